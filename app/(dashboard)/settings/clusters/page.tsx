@@ -1,0 +1,82 @@
+import { EmptyState } from "@/components/ui/empty-state";
+import { ConfigureClusterHelp } from "@/components/ui/configure-cluster-help";
+import { StatusPill } from "@/components/ui/status-pill";
+import { getConfig } from "@/lib/config";
+import { checkHealth } from "@/lib/health/check-health";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Clusters" };
+
+function describeScope(scope: ReturnType<typeof getConfig>["clusters"][number]["scope"]): string {
+  if (scope.everything) return "everything (all tenants but pulsar)";
+  return [...scope.tenants.map((t) => `tenant ${t}`), ...scope.namespaces.map((n) => `namespace ${n}`), ...scope.topics].join(", ");
+}
+
+export default async function ClustersPage() {
+  const config = getConfig();
+  const health = await checkHealth(config);
+  return (
+    <>
+      <h1>Clusters</h1>
+      <p className="page-lead">What Baton watches, and whether it can reach it.</p>
+      <section className="panel" aria-label="Database">
+        <h2>Database</h2>
+        <dl className="facts">
+          <dt>Status</dt>
+          <dd data-testid="database-status">
+            <StatusPill status={health.database.status} />
+          </dd>
+          <dt>Kind</dt>
+          <dd>{health.database.isEmbedded ? "embedded PostgreSQL (no DATABASE_URL set)" : "DATABASE_URL"}</dd>
+          {health.database.reason ? (
+            <>
+              <dt>Reason</dt>
+              <dd>{health.database.reason}</dd>
+            </>
+          ) : null}
+        </dl>
+      </section>
+      {config.clusters.length === 0 ? (
+        <EmptyState title="No Pulsar cluster configured">
+          <ConfigureClusterHelp />
+        </EmptyState>
+      ) : (
+        <section className="panel" aria-label="Pulsar clusters">
+          <h2>Pulsar clusters</h2>
+          <table className="data">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Admin URL</th>
+                <th scope="col">Status</th>
+                <th scope="col">Scope</th>
+                <th scope="col">Poll interval</th>
+                <th scope="col">Budget</th>
+                <th scope="col">Auth</th>
+              </tr>
+            </thead>
+            <tbody>
+              {config.clusters.map((cluster) => {
+                const clusterHealth = health.clusters.find((c) => c.name === cluster.name);
+                return (
+                  <tr key={cluster.name}>
+                    <th scope="row">{cluster.name}</th>
+                    <td className="mono">{cluster.adminUrl}</td>
+                    <td>
+                      {clusterHealth ? <StatusPill status={clusterHealth.status} /> : null}
+                      {clusterHealth?.reason ? <div className="muted">{clusterHealth.reason}</div> : null}
+                    </td>
+                    <td>{describeScope(cluster.scope)}</td>
+                    <td>{cluster.pollIntervalMs / 1000} s</td>
+                    <td>{cluster.requestsPerSecond} requests/s</td>
+                    <td>{cluster.token ? "bearer token" : "none"}{cluster.adminUrl.startsWith("https:") ? ", TLS" : ""}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </section>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,18 @@
+import { queryOptions } from "@tanstack/react-query";
+
+import type { HealthReport } from "@/lib/health/health-report";
+
+// react-query keys and fetchers for the client components, one factory per read.
+
+async function fetchJson<T>(url: string, acceptStatuses: number[] = []): Promise<T> {
+  const response = await fetch(url, { headers: { accept: "application/json" } });
+  if (!response.ok && !acceptStatuses.includes(response.status)) throw new Error(`${url} answered HTTP ${response.status}`);
+  return (await response.json()) as T;
+}
+
+export const HEALTH_REFRESH_MS = 15_000;
+
+export function healthQuery() {
+  // 503 still carries a report (the database is down): show it rather than an error.
+  return queryOptions({ queryKey: ["health"], queryFn: () => fetchJson<HealthReport>("/api/health", [503]), refetchInterval: HEALTH_REFRESH_MS });
+}

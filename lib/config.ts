@@ -1,0 +1,233 @@
+import "server-only";
+
+import { readFileSync } from "node:fs";
+import path from "node:path";
+
+import { z } from "zod";
+
+// Every setting Baton has, parsed once. Nothing else reads process.env.
+// README.md ("Configuration") documents each one; keep the two in step.
+
+// npm scripts, `next start` and the worker all run from the project root.
+const PROJECT_ROOT = process.cwd();
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((value) => /^https?:\/\/[^\s/]+/i.test(value) && URL.canParse(value), { message: "must be an http:// or https:// URL" })
+  .transform((value) => value.replace(/\/+$/, ""));
+
+const postgresUrl = z
+  .string()
+  .trim()
+  .refine((value) => /^postgres(ql)?:\/\/[^\s]+$/i.test(value) && URL.canParse(value), {
+    message: "must be a postgresql://user:password@host:port/database URL",
+  });
+
+const scopeSchema = z
+  .object({
+    /** Watch every topic of every tenant (except Pulsar's own `pulsar` tenant). */
+    everything: z.boolean().default(false),
+    tenants: z.array(z.string().regex(/^[\w.-]+$/, { message: "must be a tenant name" })).default([]),
+    namespaces: z.array(z.string().regex(/^[\w.-]+\/[\w.-]+$/, { message: "must be tenant/namespace" })).default([]),
+    /** Full topic names or patterns with `*`, e.g. persistent://acme/orders/user-events-*. */
+    topics: z.array(z.string().regex(/^(persistent|non-persistent):\/\/[\w.-]+\/[\w.-]+\/[\w.*-]+$/, {
+      message: "must be persistent://tenant/namespace/topic (with * as a wildcard)",
+    })).default([]),
+  })
+  .strict()
+  .transform((scope) => ({
+    ...scope,
+    // Nothing named means everything: a fresh cluster entry should show something.
+    everything: scope.everything || (scope.tenants.length === 0 && scope.namespaces.length === 0 && scope.topics.length === 0),
+  }));
+
+const tlsSchema = z
+  .object({
+    /** PEM file of the CA that signed the admin endpoint's certificate. */
+    caFile: z.string().min(1).optional(),
+    /** Client certificate and key for mutual TLS. */
+    certFile: z.string().min(1).optional(),
+    keyFile: z.string().min(1).optional(),
+    /** false accepts any certificate: for test clusters only. */
+    rejectUnauthorized: z.boolean().default(true),
+  })
+  .strict();
+
+const clusterSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/i, { message: "must be 1-63 letters, digits, '.', '_' or '-'" }),
+    adminUrl: httpUrl,
+    /** Bearer token for the admin API (Pulsar token authentication). */
+    token: z.string().min(1).optional(),
+    /** A file holding the token, read at start-up (for mounted secrets). */
+    tokenFile: z.string().min(1).optional(),
+    tls: tlsSchema.optional(),
+    scope: scopeSchema.default({ everything: true, tenants: [], namespaces: [], topics: [] }),
+    pollIntervalMs: positiveInt(500, 3_600_000).optional(),
+    discoveryIntervalMs: positiveInt(1_000, 86_400_000).default(60_000),
+    requestsPerSecond: positiveInt(1, 10_000).default(50),
+    maxConcurrency: positiveInt(1, 64).default(4),
+    requestTimeoutMs: positiveInt(100, 120_000).default(5_000),
+  })
+  .strict()
+  .refine((cluster) => !(cluster.token && cluster.tokenFile), { message: "set token or tokenFile, not both", path: ["tokenFile"] });
+
+const clustersSchema = z.array(clusterSchema).superRefine((clusters, ctx) => {
+  const seen = new Set<string>();
+  clusters.forEach((cluster, index) => {
+    if (seen.has(cluster.name)) ctx.addIssue({ code: "custom", message: `duplicate cluster name "${cluster.name}"`, path: [index, "name"] });
+    seen.add(cluster.name);
+  });
+});
+
+const configFileSchema = z.object({ clusters: clustersSchema.default([]) }).strict();
+
+const envSchema = z.object({
+  DATABASE_URL: postgresUrl.optional(),
+  BATON_DATA_DIR: z.string().min(1).default(path.join(PROJECT_ROOT, ".baton")),
+  BATON_EMBEDDED_PG_PORT: positiveInt(1024, 65535).default(54329),
+  PORT: positiveInt(1, 65535).default(3000),
+  BATON_CONFIG_FILE: z.string().min(1).optional(),
+  BATON_CLUSTERS: z.string().min(1).optional(),
+  BATON_PULSAR_ADMIN_URL: httpUrl.optional(),
+  BATON_PULSAR_TOKEN: z.string().min(1).optional(),
+  BATON_PULSAR_CLUSTER_NAME: z.string().min(1).default("local"),
+  BATON_POLL_INTERVAL_MS: positiveInt(500, 3_600_000).default(5_000),
+  BATON_HEALTH_TIMEOUT_MS: positiveInt(100, 60_000).default(2_000),
+  BATON_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type ClusterConfig = Omit<z.output<typeof clusterSchema>, "pollIntervalMs" | "tokenFile"> & { pollIntervalMs: number };
+export type ScopeConfig = z.output<typeof scopeSchema>;
+
+export type Config = {
+  /** The configured database, or null for Baton's embedded PostgreSQL. */
+  databaseUrl: string | null;
+  dataDir: string;
+  embeddedPostgresPort: number;
+  port: number;
+  clusters: ClusterConfig[];
+  healthTimeoutMs: number;
+  logLevel: "debug" | "info" | "warn" | "error";
+};
+
+/** "BATON_CLUSTERS[0].adminUrl" from a variable name and a zod issue path. */
+function describePath(variable: string, issuePath: readonly PropertyKey[]): string {
+  return issuePath.reduce<string>(
+    (acc, part) => (typeof part === "number" ? `${acc}[${part}]` : `${acc}.${String(part)}`),
+    variable,
+  );
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function valueAt(root: unknown, issuePath: readonly PropertyKey[]): unknown {
+  return issuePath.reduce<unknown>((node, key) => (node !== null && typeof node === "object" ? (node as Record<PropertyKey, unknown>)[key] : undefined), root);
+}
+
+function fail(variable: string, input: unknown, error: z.ZodError): never {
+  const issue = error.issues[0]!;
+  const got = issue.code === "unrecognized_keys" ? `unknown key "${issue.keys[0]}"` : `got ${describeValue(valueAt(input, issue.path))}`;
+  throw new ConfigError(`Invalid configuration: ${describePath(variable, issue.path)} ${issue.message} (${got})`);
+}
+
+function parseJson(variable: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${variable} is not valid JSON (${(error as Error).message})`);
+  }
+}
+
+function readText(variable: string, file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${variable} names a file that cannot be read: ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+function resolveToken(variable: string, cluster: z.output<typeof clusterSchema>): string | undefined {
+  if (!cluster.tokenFile) return cluster.token;
+  return readText(`${variable}.tokenFile`, cluster.tokenFile).trim();
+}
+
+function parseClusters(variable: string, input: unknown, defaultPollIntervalMs: number): ClusterConfig[] {
+  const parsed = clustersSchema.safeParse(input);
+  if (!parsed.success) fail(variable, input, parsed.error);
+  return parsed.data.map((cluster, index) => {
+    const { tokenFile: _tokenFile, ...rest } = cluster;
+    return { ...rest, token: resolveToken(`${variable}[${index}]`, cluster), pollIntervalMs: cluster.pollIntervalMs ?? defaultPollIntervalMs };
+  });
+}
+
+/**
+ * Parses every setting from the environment (and the config file it names). Throws a
+ * ConfigError whose message is one line naming the variable and the expected form.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty variables count as unset: `FOO= npm start` should not be an error.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const parsedEnv = envSchema.safeParse(present);
+  if (!parsedEnv.success) {
+    const issue = parsedEnv.error.issues[0]!;
+    const variable = String(issue.path[0]);
+    throw new ConfigError(`Invalid configuration: ${variable} ${issue.message} (got ${describeValue(present[variable])})`);
+  }
+  const vars = parsedEnv.data;
+
+  const clusters: ClusterConfig[] = [];
+  if (vars.BATON_CONFIG_FILE) {
+    const file = path.resolve(vars.BATON_CONFIG_FILE);
+    const input = parseJson("BATON_CONFIG_FILE", readText("BATON_CONFIG_FILE", file));
+    const parsedFile = configFileSchema.safeParse(input);
+    if (!parsedFile.success) fail("BATON_CONFIG_FILE", input, parsedFile.error);
+    clusters.push(...parseClusters("BATON_CONFIG_FILE.clusters", (input as { clusters?: unknown }).clusters ?? [], vars.BATON_POLL_INTERVAL_MS));
+  }
+  if (vars.BATON_CLUSTERS) {
+    clusters.push(...parseClusters("BATON_CLUSTERS", parseJson("BATON_CLUSTERS", vars.BATON_CLUSTERS), vars.BATON_POLL_INTERVAL_MS));
+  }
+  if (vars.BATON_PULSAR_ADMIN_URL) {
+    clusters.push(
+      ...parseClusters(
+        "BATON_PULSAR_ADMIN_URL",
+        [{ name: vars.BATON_PULSAR_CLUSTER_NAME, adminUrl: vars.BATON_PULSAR_ADMIN_URL, token: vars.BATON_PULSAR_TOKEN }],
+        vars.BATON_POLL_INTERVAL_MS,
+      ),
+    );
+  }
+  const names = new Set<string>();
+  for (const cluster of clusters) {
+    if (names.has(cluster.name)) throw new ConfigError(`Invalid configuration: cluster "${cluster.name}" is configured twice (names must be unique across BATON_CONFIG_FILE, BATON_CLUSTERS and BATON_PULSAR_ADMIN_URL)`);
+    names.add(cluster.name);
+  }
+
+  return {
+    databaseUrl: vars.DATABASE_URL ?? null,
+    dataDir: path.resolve(vars.BATON_DATA_DIR),
+    embeddedPostgresPort: vars.BATON_EMBEDDED_PG_PORT,
+    port: vars.PORT,
+    clusters,
+    healthTimeoutMs: vars.BATON_HEALTH_TIMEOUT_MS,
+    logLevel: vars.BATON_LOG_LEVEL,
+  };
+}
+
+let cached: Config | undefined;
+
+/** The process's configuration, parsed on first use. */
+export function getConfig(): Config {
+  cached ??= loadConfig();
+  return cached;
+}

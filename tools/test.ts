@@ -1,0 +1,85 @@
+// `npm test`: every test of Baton against real parts. Sets up what the tests need (Chromium,
+// a throwaway PostgreSQL, the Pulsar broker), runs unit and integration tests (vitest) and
+// browser tests (Playwright), prints one summary line and exits non-zero on any failure.
+// Everything it starts is stopped, also on failure and on Ctrl-C.
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import path from "node:path";
+
+import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
+import { ensureChromium } from "@/tests/support/ensure-chromium";
+import { addCounts, readPlaywrightCounts, readVitestCounts } from "@/tests/support/read-test-reports";
+import { startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-database";
+
+const root = process.cwd();
+const reportsDir = path.join(root, "test-results");
+const log = (line: string) => console.log(`[test] ${line}`);
+const cleanups: (() => Promise<void>)[] = [];
+const running = new Set<ReturnType<typeof spawn>>();
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: "inherit" });
+    running.add(child);
+    child.once("exit", (code, signal) => {
+      running.delete(child);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+async function cleanUp(): Promise<void> {
+  for (const child of running) child.kill("SIGTERM");
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    await cleanup().catch((error: unknown) => console.error(`[test] cleanup failed: ${(error as Error).message}`));
+  }
+}
+
+async function main(): Promise<number> {
+  rmSync(reportsDir, { recursive: true, force: true });
+  const chromium = ensureChromium(log);
+  const env: NodeJS.ProcessEnv = { ...process.env, BATON_CHROMIUM: chromium, NEXT_TELEMETRY_DISABLED: "1" };
+
+  if (!env[TEST_DATABASE_ENV]) {
+    log("starting a throwaway PostgreSQL...");
+    const database = await startTestDatabase();
+    cleanups.push(database.stop);
+    env[TEST_DATABASE_ENV] = database.url;
+  }
+
+  log("unit and integration tests (vitest)");
+  const vitestReport = path.join(reportsDir, "vitest-report.json");
+  await run(process.execPath, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`], env);
+
+  log("browser tests (Playwright, Chromium)");
+  let counts = readVitestCounts(vitestReport);
+  try {
+    ensureNextBuild(root, log);
+    await run(process.execPath, [path.join(root, "node_modules", "@playwright", "test", "cli.js"), "test"], env);
+    counts = addCounts(counts, readPlaywrightCounts(path.join(reportsDir, "e2e-report.json")));
+  } catch (error) {
+    // The build type-checks every file, tests included: its failure is a failed run, not a crash.
+    console.error(`[test] ${(error as Error).message}`);
+    counts = addCounts(counts, { passed: 0, failed: 1, skipped: 0 });
+  }
+  console.log(`\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+  return counts.failed > 0 || counts.passed === 0 ? 1 : 0;
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping everything the tests started`);
+    void cleanUp().then(() => process.exit(130));
+  });
+}
+
+main()
+  .then(async (code) => {
+    await cleanUp();
+    process.exit(code);
+  })
+  .catch(async (error: unknown) => {
+    console.error(`npm test cannot run: ${(error as Error).message}`);
+    await cleanUp();
+    process.exit(1);
+  });
