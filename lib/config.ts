@@ -102,6 +102,12 @@ const envSchema = z.object({
   BATON_POLL_INTERVAL_MS: positiveInt(500, 3_600_000).default(5_000),
   BATON_HEALTH_TIMEOUT_MS: positiveInt(100, 60_000).default(2_000),
   BATON_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  BATON_INGEST_MAX_BODY_BYTES: positiveInt(1_024, 256 * 1024 * 1024).default(16 * 1024 * 1024),
+  BATON_INGEST_MAX_EVENTS: positiveInt(1, 1_000_000).default(10_000),
+  BATON_INGEST_TOPIC: z.string().regex(/^(persistent|non-persistent):\/\/[\w.-]+\/[\w.-]+\/[\w.-]+$/, { message: "must be persistent://tenant/namespace/topic" }).optional(),
+  BATON_INGEST_TOPIC_CLUSTER: z.string().min(1).optional(),
+  BATON_INGEST_SUBSCRIPTION: z.string().regex(/^[\w.-]+$/, { message: "must be a subscription name" }).default("baton-ingest"),
+  BATON_INGEST_SUBSCRIPTION_TYPE: z.enum(["Shared", "Key_Shared"]).default("Shared"),
 });
 
 export type ClusterConfig = Omit<z.output<typeof clusterSchema>, "pollIntervalMs" | "tokenFile"> & { pollIntervalMs: number };
@@ -116,6 +122,24 @@ export type Config = {
   clusters: ClusterConfig[];
   healthTimeoutMs: number;
   logLevel: "debug" | "info" | "warn" | "error";
+  ingest: IngestConfig;
+};
+
+export type IngestTopicConfig = {
+  /** The cluster whose WebSocket API Baton consumes the topic through. */
+  cluster: ClusterConfig;
+  topic: string;
+  subscription: string;
+  subscriptionType: "Shared" | "Key_Shared";
+};
+
+export type IngestConfig = {
+  /** Larger request bodies get 413. */
+  maxBodyBytes: number;
+  /** More events in one request get 413. */
+  maxEventsPerRequest: number;
+  /** The Pulsar topic of counter events Baton consumes, or null. */
+  topic: IngestTopicConfig | null;
 };
 
 /** "BATON_CLUSTERS[0].adminUrl" from a variable name and a zod issue path. */
@@ -172,6 +196,19 @@ function parseClusters(variable: string, input: unknown, defaultPollIntervalMs: 
   });
 }
 
+function resolveIngestTopic(vars: z.output<typeof envSchema>, clusters: ClusterConfig[]): IngestTopicConfig | null {
+  if (!vars.BATON_INGEST_TOPIC) return null;
+  const clusterName = vars.BATON_INGEST_TOPIC_CLUSTER ?? (clusters.length === 1 ? clusters[0]!.name : undefined);
+  if (!clusterName) {
+    throw new ConfigError("Invalid configuration: BATON_INGEST_TOPIC_CLUSTER must name the cluster of BATON_INGEST_TOPIC when several clusters are configured");
+  }
+  const cluster = clusters.find((c) => c.name === clusterName);
+  if (!cluster) {
+    throw new ConfigError(`Invalid configuration: BATON_INGEST_TOPIC_CLUSTER names no configured cluster (got "${clusterName}"; configured: ${clusters.map((c) => c.name).join(", ") || "none"})`);
+  }
+  return { cluster, topic: vars.BATON_INGEST_TOPIC, subscription: vars.BATON_INGEST_SUBSCRIPTION, subscriptionType: vars.BATON_INGEST_SUBSCRIPTION_TYPE };
+}
+
 /**
  * Parses every setting from the environment (and the config file it names). Throws a
  * ConfigError whose message is one line naming the variable and the expected form.
@@ -214,6 +251,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 
   return {
+    ingest: {
+      maxBodyBytes: vars.BATON_INGEST_MAX_BODY_BYTES,
+      maxEventsPerRequest: vars.BATON_INGEST_MAX_EVENTS,
+      topic: resolveIngestTopic(vars, clusters),
+    },
     databaseUrl: vars.DATABASE_URL ?? null,
     dataDir: path.resolve(vars.BATON_DATA_DIR),
     embeddedPostgresPort: vars.BATON_EMBEDDED_PG_PORT,

@@ -1,5 +1,6 @@
 // `npm start`: validate the configuration, make the database ready (embedded PostgreSQL when
-// no DATABASE_URL is given), apply migrations, build the web app when needed, and run it.
+// no DATABASE_URL is given), apply migrations, build the web app when needed, and run it with
+// the background worker (the pollers).
 // Ctrl-C stops everything this started.
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
@@ -27,6 +28,8 @@ async function main(): Promise<void> {
   const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
   const web = spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(config.port)], { cwd: root, env, stdio: "inherit" });
   children.push(web);
+  const worker = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(root, "lib", "worker", "main.ts")], { cwd: root, env, stdio: "inherit" });
+  children.push(worker);
   log(`Baton is at http://localhost:${config.port}`);
 
   let isStopping = false;

@@ -1,0 +1,182 @@
+// Change detection: a pure function of (previous state, new observation). It never invents a
+// change: a resource seen for the first time has no change, and failed polls are handled by
+// markStale, which keeps the last known holder.
+
+import { computeShares, signHashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import {
+  type ChangeCause,
+  type ChangeKind,
+  type ConsumerObservation,
+  type DetectedChange,
+  MAX_RECENT_SAMPLES,
+  type Observation,
+  type ResourceState,
+} from "@/lib/poller/observation";
+
+export type DetectionContext = {
+  /** ISO time of the poll that made the observation. */
+  pollAt: string;
+  /**
+   * True when the broker side explains a reconnect of this resource's consumers: every
+   * consumer of the topic partition reconnected at once (unload), or the cluster is just back
+   * from an outage (broker restart). See detect-broker-reconnects.ts.
+   */
+  isBrokerSide: boolean;
+};
+
+export type Detection = { changes: DetectedChange[]; next: ResourceState };
+
+function connectedSinceOf(consumers: ConsumerObservation[], name: string | null): string | null {
+  if (name === null) return null;
+  for (const consumer of consumers) if (consumer.name === name) return consumer.connectedSince;
+  return null;
+}
+
+/**
+ * The fast path of a cycle where almost nothing changes: the same consumers, in the same
+ * order (the broker keeps them sorted), with the same connections.
+ */
+export function isSameConsumerSet(before: ConsumerObservation[], after: ConsumerObservation[]): boolean {
+  if (before.length !== after.length) return false;
+  for (let i = 0; i < before.length; i++) {
+    if (before[i]!.name !== after[i]!.name || before[i]!.connectedSince !== after[i]!.connectedSince) return false;
+  }
+  return true;
+}
+
+const NO_CONSUMER_CHANGE = { added: [] as string[], removed: [] as string[], reconnected: [] as string[] };
+
+/** Consumers that joined, left, or reconnected (same name, new connectedSince). */
+export function diffConsumers(before: ConsumerObservation[], after: ConsumerObservation[]) {
+  const beforeByName = new Map<string, ConsumerObservation>();
+  for (const c of before) beforeByName.set(c.name, c);
+  const afterNames = new Set<string>();
+  const added: string[] = [];
+  const reconnected: string[] = [];
+  for (const c of after) {
+    afterNames.add(c.name);
+    const old = beforeByName.get(c.name);
+    if (!old) added.push(c.name);
+    else if (old.connectedSince !== null && c.connectedSince !== null && old.connectedSince !== c.connectedSince) reconnected.push(c.name);
+  }
+  const removed: string[] = [];
+  for (const c of before) if (!afterNames.has(c.name)) removed.push(c.name);
+  return { added, removed, reconnected };
+}
+
+/** When the new holder got the hold, as far as the two polls tell. */
+function estimateHolderSince(prev: ResourceState | undefined, obs: Observation, pollAt: string): string | null {
+  if (obs.holder === null) return null;
+  const connectedSince = connectedSinceOf(obs.consumers, obs.holder);
+  if (!prev || prev.lastObservedAt === null) return connectedSince ?? pollAt;
+  // It connected inside the interval: that is when it got the hold. A standby promoted in the
+  // interval connected earlier; the first poll that saw it holding is all that is known.
+  if (connectedSince !== null && connectedSince > prev.lastObservedAt && connectedSince <= pollAt) return connectedSince;
+  return pollAt;
+}
+
+function appendSample(prev: ResourceState | undefined, obs: Observation, pollAt: string) {
+  const samples = prev?.recentSamples ?? [];
+  const next = [...samples, { at: pollAt, backlog: obs.backlog, msgRateOut: obs.msgRateOut, holder: obs.holder }];
+  return next.length > MAX_RECENT_SAMPLES ? next.slice(next.length - MAX_RECENT_SAMPLES) : next;
+}
+
+const NO_CHANGES: DetectedChange[] = [];
+
+/** Nearly every resource in a cycle: observed before, same holder, same connections, no ranges. */
+function isUnchanged(prev: ResourceState, obs: Observation): boolean {
+  return (
+    prev.lastObservedAt !== null &&
+    prev.staleSince === null &&
+    prev.holder === obs.holder &&
+    prev.hashRanges === null &&
+    obs.hashRanges === null &&
+    isSameConsumerSet(prev.consumers, obs.consumers)
+  );
+}
+
+export function detectChanges(prev: ResourceState | undefined, obs: Observation, ctx: DetectionContext): Detection {
+  if (prev !== undefined && isUnchanged(prev, obs)) {
+    const next: ResourceState = { ...prev, ...obs, holderSince: prev.holderSince, lastObservedAt: ctx.pollAt, goneAt: null, lastError: null, recentSamples: appendSample(prev, obs, ctx.pollAt) };
+    return { changes: NO_CHANGES, next };
+  }
+  const changes: DetectedChange[] = [];
+  const isKnown = prev !== undefined && prev.lastObservedAt !== null;
+  let holderSince = prev?.holderSince ?? null;
+
+  if (isKnown) {
+    const isDuringGap = prev.staleSince !== null;
+    const consumerDiff = isSameConsumerSet(prev.consumers, obs.consumers) ? NO_CONSUMER_CHANGE : diffConsumers(prev.consumers, obs.consumers);
+    // The holder's own reconnect is a hidden flap, not a change of the standbys.
+    const standbysReconnected = consumerDiff.reconnected.filter((name) => name !== obs.holder);
+    const hasConsumerChange = consumerDiff.added.length > 0 || consumerDiff.removed.length > 0 || standbysReconnected.length > 0;
+    const cause: ChangeCause = ctx.isBrokerSide ? "BROKER" : isDuringGap ? "UNKNOWN" : "CLIENT";
+    const base = { resourceKey: obs.resourceKey, cause, oldSeenAt: prev.lastObservedAt, newSeenAt: ctx.pollAt, isDuringGap };
+    const push = (kind: ChangeKind, fromHolder: string | null, toHolder: string | null, details: Record<string, unknown> = {}) =>
+      changes.push({
+        ...base,
+        kind,
+        fromHolder,
+        toHolder,
+        details: { consumersBefore: prev.consumers.map((c) => c.name), consumersAfter: obs.consumers.map((c) => c.name), ...consumerDiff, ...details },
+      });
+
+    let hasHolderChange = true;
+    if (prev.holder !== null && obs.holder !== null && prev.holder !== obs.holder) push("HOLDER_CHANGED", prev.holder, obs.holder);
+    else if (prev.holder !== null && obs.holder === null) push("HOLDER_LOST", prev.holder, null);
+    else if (prev.holder === null && obs.holder !== null) push("HOLDER_APPEARED", null, obs.holder);
+    else hasHolderChange = false;
+
+    if (!hasHolderChange && obs.holder !== null) {
+      // Same name at both polls, but a new connection: it lost the hold and regained it, or
+      // the hold moved away and back between the two polls.
+      const before = connectedSinceOf(prev.consumers, prev.holder);
+      const after = connectedSinceOf(obs.consumers, obs.holder);
+      if (before !== null && after !== null && before !== after) {
+        push("HIDDEN_FLAP", prev.holder, obs.holder, { connectedSinceBefore: before, connectedSinceAfter: after });
+      }
+    }
+    if (hasHolderChange || changes.length > 0) holderSince = estimateHolderSince(prev, obs, ctx.pollAt);
+
+    // A consumer-set change that moved no holder gets its own row; one that did is in the
+    // holder change's details (it explains it).
+    if (hasConsumerChange && !hasHolderChange) push("CONSUMERS_CHANGED", prev.holder, obs.holder);
+
+    const hasRanges = prev.hashRanges !== null || obs.hashRanges !== null;
+    if (hasRanges && signHashRangeSplit(prev.hashRanges) !== signHashRangeSplit(obs.hashRanges)) {
+      const sharesBefore = prev.hashRanges ? computeShares(prev.hashRanges) : {};
+      const sharesAfter = obs.hashRanges ? computeShares(obs.hashRanges) : {};
+      const names = new Set([...Object.keys(sharesBefore), ...Object.keys(sharesAfter)]);
+      const shareDelta = Object.fromEntries([...names].map((n) => [n, (sharesAfter[n] ?? 0) - (sharesBefore[n] ?? 0)]));
+      push("RANGES_MOVED", null, null, { sharesBefore, sharesAfter, shareDelta });
+    }
+  } else {
+    holderSince = estimateHolderSince(undefined, obs, ctx.pollAt);
+  }
+
+  const next: ResourceState = {
+    ...obs,
+    holderSince,
+    lastObservedAt: ctx.pollAt,
+    staleSince: null,
+    lastError: null,
+    lastErrorAt: prev?.lastErrorAt ?? null,
+    goneAt: null,
+    lastChangeAt: changes.length > 0 ? ctx.pollAt : (prev?.lastChangeAt ?? null),
+    recentSamples: appendSample(prev, obs, ctx.pollAt),
+  };
+  return { changes, next };
+}
+
+/**
+ * A poll of the resource failed: the state becomes stale (since the first failure), keeps its
+ * last known holder, and records the error. Never a change.
+ */
+export function markStale(prev: ResourceState, error: string, at: string): ResourceState {
+  return { ...prev, staleSince: prev.staleSince ?? at, lastError: error, lastErrorAt: at };
+}
+
+/** Discovery or the topic's stats no longer list the resource (deleted). Never a change. */
+export function markGone(prev: ResourceState, at: string): ResourceState {
+  return prev.goneAt ? prev : { ...prev, goneAt: at };
+}

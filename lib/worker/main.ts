@@ -1,0 +1,43 @@
+// The background process: polls every configured cluster (one poller per cluster across all
+// Baton processes; the others stand by). Runs outside Next's request handling so that several
+// web replicas do not mean several pollers. `npm start` runs it; `npm run worker` alone too.
+import "server-only";
+
+import os from "node:os";
+
+import { syncClusters } from "@/lib/clusters/sync-clusters";
+import { ConfigError, loadConfig } from "@/lib/config";
+import { createDb } from "@/lib/db/client";
+import { resolveDatabaseUrl } from "@/lib/db/database-url";
+import { pollClusterWhileLeader } from "@/lib/worker/poll-cluster-while-leader";
+
+const pollerId = `${os.hostname()}:${process.pid}`;
+const log = (line: string) => console.log(`[worker] ${line}`);
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const databaseUrl = resolveDatabaseUrl(config);
+  const db = createDb(databaseUrl);
+  await syncClusters(db, config);
+  const clusters = await db.cluster.findMany({ where: { name: { in: config.clusters.map((c) => c.name) } }, select: { id: true, name: true } });
+  const ids = new Map(clusters.map((c) => [c.name, c.id]));
+
+  const shutdown = new AbortController();
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => shutdown.abort());
+  if (config.clusters.length === 0) log("no cluster configured: nothing to poll");
+  await Promise.all(
+    config.clusters.map((cluster) =>
+      pollClusterWhileLeader({ db, databaseUrl, cluster, clusterId: ids.get(cluster.name)!, pollerId, signal: shutdown.signal, log }),
+    ),
+  );
+  if (config.clusters.length === 0) await new Promise<void>((resolve) => shutdown.signal.addEventListener("abort", () => resolve(), { once: true }));
+  await db.$disconnect();
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`[worker] cannot run: ${error instanceof ConfigError ? error.message : (error as Error).stack ?? String(error)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,42 @@
+import "server-only";
+
+import type { ClusterConfig } from "@/lib/config";
+import type { Db } from "@/lib/db/client";
+import { runClusterPoller } from "@/lib/poller/cluster-poller";
+import { acquirePollerLease } from "@/lib/poller/poller-lease";
+import { PollerDeposedError } from "@/lib/poller/resource-store";
+
+type Options = { db: Db; databaseUrl: string; cluster: ClusterConfig; clusterId: number; pollerId: string; signal: AbortSignal; log: (line: string) => void };
+
+const RESTART_DELAY_MS = 2_000;
+
+/**
+ * Stands by until this process holds the cluster's poller lease, polls while it holds it, and
+ * goes back to standing by when it loses it, until `signal` aborts.
+ */
+export async function pollClusterWhileLeader(options: Options): Promise<void> {
+  const { cluster, signal, log } = options;
+  while (!signal.aborted) {
+    const lease = await acquirePollerLease({ databaseUrl: options.databaseUrl, clusterId: options.clusterId, pollerId: options.pollerId, signal, log });
+    if (!lease) return;
+    log(`${cluster.name}: polling as poller ${options.pollerId}, epoch ${lease.epoch}`);
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    void lease.lost.then((reason) => {
+      if (!stop.signal.aborted) log(`${cluster.name}: lost the poller lease (${reason}); standing by`);
+      stop.abort();
+    });
+    try {
+      await runClusterPoller({ ...options, epoch: lease.epoch, signal: stop.signal });
+    } catch (error) {
+      if (error instanceof PollerDeposedError) log(`${cluster.name}: ${error.message}; standing by`);
+      else log(`${cluster.name}: poller failed: ${(error as Error).message}; restarting`);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      stop.abort();
+      await lease.release();
+    }
+    if (!signal.aborted) await new Promise((resolve) => setTimeout(resolve, RESTART_DELAY_MS));
+  }
+}
