@@ -102,6 +102,9 @@ const envSchema = z.object({
   BATON_POLL_INTERVAL_MS: positiveInt(500, 3_600_000).default(5_000),
   BATON_HEALTH_TIMEOUT_MS: positiveInt(100, 60_000).default(2_000),
   BATON_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  BATON_FLAP_CHANGES: positiveInt(2, 1_000).default(4),
+  BATON_FLAP_WINDOW_MINUTES: positiveInt(1, 1_440).default(10),
+  BATON_STUCK_SAMPLES: positiveInt(2, 12).default(3),
   BATON_INGEST_MAX_BODY_BYTES: positiveInt(1_024, 256 * 1024 * 1024).default(16 * 1024 * 1024),
   BATON_INGEST_MAX_EVENTS: positiveInt(1, 1_000_000).default(10_000),
   BATON_INGEST_TOPIC: z.string().regex(/^(persistent|non-persistent):\/\/[\w.-]+\/[\w.-]+\/[\w.-]+$/, { message: "must be persistent://tenant/namespace/topic" }).optional(),
@@ -123,6 +126,17 @@ export type Config = {
   healthTimeoutMs: number;
   logLevel: "debug" | "info" | "warn" | "error";
   ingest: IngestConfig;
+  board: BoardConfig;
+};
+
+/** Thresholds of the leaders board's health flags. */
+export type BoardConfig = {
+  /** Flapping: more than this many leader changes... */
+  flapChanges: number;
+  /** ...within this window. */
+  flapWindowMs: number;
+  /** Stuck leader: backlog grew over this many consecutive samples with the leader unchanged. */
+  stuckSamples: number;
 };
 
 export type IngestTopicConfig = {
@@ -251,6 +265,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 
   return {
+    board: { flapChanges: vars.BATON_FLAP_CHANGES, flapWindowMs: vars.BATON_FLAP_WINDOW_MINUTES * 60_000, stuckSamples: vars.BATON_STUCK_SAMPLES },
     ingest: {
       maxBodyBytes: vars.BATON_INGEST_MAX_BODY_BYTES,
       maxEventsPerRequest: vars.BATON_INGEST_MAX_EVENTS,

@@ -13,7 +13,7 @@ const clusterListSchema = z.array(z.string());
  * API answers and the token is accepted.
  */
 export async function checkCluster(cluster: ClusterConfig, timeoutMs: number): Promise<ClusterHealth> {
-  const base = { name: cluster.name, adminUrl: cluster.adminUrl };
+  const base = { name: cluster.name, adminUrl: cluster.adminUrl, poller: null };
   const started = performance.now();
   try {
     await requestAdmin(cluster, "admin/v2/clusters", clusterListSchema, { timeoutMs });

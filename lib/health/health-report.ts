@@ -9,7 +9,22 @@ export type ComponentHealth = {
   latencyMs: number | null;
 };
 
-export type ClusterHealth = ComponentHealth & { name: string; adminUrl: string };
+/** Baton's own poller of a cluster: who holds the lease, and how its last cycle went. */
+export type PollerStatus = {
+  pollerId: string | null;
+  epoch: number | null;
+  acquiredAt: string | null;
+  heartbeatAt: string | null;
+  lastPollAt: string | null;
+  lastCycleMs: number | null;
+  lastDurationMs: number | null;
+  lastErrorCount: number | null;
+  lastError: string | null;
+  topicCount: number | null;
+  resourceCount: number | null;
+};
+
+export type ClusterHealth = ComponentHealth & { name: string; adminUrl: string; poller: PollerStatus | null };
 
 export type HealthReport = {
   status: HealthStatus;

@@ -1,7 +1,7 @@
 // One poll cycle's results applied to the previous states: the new states and the changes.
 // Pure: the cycle's I/O happens before (fetch) and after (store).
 
-import { findTopicWideReconnects, isBrokerSideChange } from "@/lib/poller/detect-broker-reconnects";
+import { findReconnectedPartitions, isBrokerSideChange } from "@/lib/poller/detect-broker-reconnects";
 import { detectChanges, markGone, markStale } from "@/lib/poller/detect-changes";
 import type { TopicFetchResult } from "@/lib/poller/fetch-topic-observations";
 import type { DetectedChange, ResourceState } from "@/lib/poller/observation";
@@ -23,27 +23,42 @@ export type CycleOutcome = {
   errors: { topic: string; message: string }[];
 };
 
-function groupByTopic(previous: ReadonlyMap<string, ResourceState>): Map<string, ResourceState[]> {
-  const byTopic = new Map<string, ResourceState[]>();
+type TopicIndex = {
+  states: ResourceState[];
+  /** subscription -> states by partition + 1 (index 0: the non-partitioned topic). */
+  bySubscription: Map<string, (ResourceState | undefined)[]>;
+};
+
+/**
+ * The previous states by topic, subscription and partition. Looking up a built
+ * "topic|subscription|partition" key costs a fresh string hash per resource; the topic name is
+ * the same string every cycle and subscription names come from JSON keys (interned).
+ */
+function indexByTopic(previous: ReadonlyMap<string, ResourceState>): Map<string, TopicIndex> {
+  const index = new Map<string, TopicIndex>();
   for (const state of previous.values()) {
-    let list = byTopic.get(state.topic);
-    if (!list) byTopic.set(state.topic, (list = []));
-    list.push(state);
+    let entry = index.get(state.topic);
+    if (!entry) index.set(state.topic, (entry = { states: [], bySubscription: new Map() }));
+    entry.states.push(state);
+    let byPartition = entry.bySubscription.get(state.subscription);
+    if (!byPartition) entry.bySubscription.set(state.subscription, (byPartition = []));
+    byPartition[state.partition + 1] = state;
   }
-  return byTopic;
+  return index;
 }
 
 export function applyObservations(input: CycleInput): CycleOutcome {
   const { previous, pollAt } = input;
-  const byTopic = groupByTopic(previous);
-  const topicWide = findTopicWideReconnects(previous, input.results);
+  const byTopic = indexByTopic(previous);
+  const sampleCutoff = new Date(Date.parse(pollAt) - 60_000).toISOString();
 
   const states: ResourceState[] = [];
   const changes: DetectedChange[] = [];
   const errors: CycleOutcome["errors"] = [];
 
   for (const result of input.results) {
-    const known = byTopic.get(result.topic.fullName) ?? [];
+    const topicIndex = byTopic.get(result.topic.fullName);
+    const known = topicIndex?.states ?? [];
     if (!result.isOk) {
       errors.push({ topic: result.topic.fullName, message: result.error });
       // 404: the topic was deleted. Anything else: nothing is known now; keep the last state.
@@ -51,11 +66,15 @@ export function applyObservations(input: CycleInput): CycleOutcome {
       continue;
     }
     const observedKeys = new Set<string>();
-    for (const obs of result.observations) {
-      observedKeys.add(obs.resourceKey);
-      const prev = previous.get(obs.resourceKey);
-      const isBrokerSide = isBrokerSideChange(prev, obs, topicWide, input.isRecoveringFromOutage);
-      const detection = detectChanges(prev, obs, { pollAt, isBrokerSide });
+    // One lookup per resource, shared by the reconnect check and the detection.
+    const prevs = result.observations.map((obs) => topicIndex?.bySubscription.get(obs.subscription)?.[obs.partition + 1]);
+    const reconnectedPartitions = findReconnectedPartitions(result.observations, prevs);
+    for (let i = 0; i < result.observations.length; i++) {
+      const obs = result.observations[i]!;
+      const prev = prevs[i];
+      if (known.length > 0) observedKeys.add(obs.resourceKey);
+      const isBrokerSide = isBrokerSideChange(prev, obs, reconnectedPartitions, input.isRecoveringFromOutage);
+      const detection = detectChanges(prev, obs, { pollAt, isBrokerSide, sampleCutoff });
       states.push(detection.next);
       for (const change of detection.changes) changes.push(change);
     }
@@ -71,7 +90,7 @@ export function applyObservations(input: CycleInput): CycleOutcome {
     }
   }
   for (const topic of input.removedTopics ?? []) {
-    for (const prev of byTopic.get(topic) ?? []) if (prev.goneAt === null) states.push(markGone(prev, pollAt));
+    for (const prev of byTopic.get(topic)?.states ?? []) if (prev.goneAt === null) states.push(markGone(prev, pollAt));
   }
   return { states, changes, errors };
 }

@@ -9,6 +9,7 @@ import type { ResourceState } from "@/lib/poller/observation";
 import { createRateLimiter } from "@/lib/poller/rate-limiter";
 import { loadResourceStates, saveCycle } from "@/lib/poller/resource-store";
 import { parseStandaloneTopicName, parseTopicName } from "@/lib/pulsar/topic-name";
+import { sleep } from "@/lib/poller/sleep";
 
 /** After an outage, for this long, a resource that lost every connection is put down to the broker. */
 const OUTAGE_RECOVERY_WINDOW_MS = 60_000;
@@ -25,13 +26,6 @@ export type ClusterPollerOptions = {
   onCycle?: (cycle: { changeCount: number; errorCount: number; topicCount: number; cycleMs: number | null }) => void;
 };
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
-  });
-}
 
 /** Topics known from saved states: a restarted poller polls them before discovery answers. */
 function topicsFromStates(states: Map<string, ResourceState>): WatchedTopic[] {

@@ -4,6 +4,7 @@
 
 import { computeShares, signHashRangeSplit } from "@/lib/pulsar/hash-ranges";
 import {
+  type BacklogSample,
   type ChangeCause,
   type ChangeKind,
   type ConsumerObservation,
@@ -22,6 +23,8 @@ export type DetectionContext = {
    * from an outage (broker restart). See detect-broker-reconnects.ts.
    */
   isBrokerSide: boolean;
+  /** pollAt minus a minute, computed once per cycle (see appendSample); derived when absent. */
+  sampleCutoff?: string;
 };
 
 export type Detection = { changes: DetectedChange[]; next: ResourceState };
@@ -64,21 +67,67 @@ export function diffConsumers(before: ConsumerObservation[], after: ConsumerObse
   return { added, removed, reconnected };
 }
 
+/** The broker's connectedSince has nanoseconds ("...12.983817679Z"): compare and store as milliseconds. */
+function toMillisIso(time: string | null): string | null {
+  if (time === null) return null;
+  const ms = Date.parse(time);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
 /** When the new holder got the hold, as far as the two polls tell. */
 function estimateHolderSince(prev: ResourceState | undefined, obs: Observation, pollAt: string): string | null {
   if (obs.holder === null) return null;
-  const connectedSince = connectedSinceOf(obs.consumers, obs.holder);
+  const connectedSince = toMillisIso(connectedSinceOf(obs.consumers, obs.holder));
   if (!prev || prev.lastObservedAt === null) return connectedSince ?? pollAt;
   // It connected inside the interval: that is when it got the hold. A standby promoted in the
   // interval connected earlier; the first poll that saw it holding is all that is known.
-  if (connectedSince !== null && connectedSince > prev.lastObservedAt && connectedSince <= pollAt) return connectedSince;
+  const connectedAt = connectedSince === null ? Number.NaN : Date.parse(connectedSince);
+  if (connectedAt > Date.parse(prev.lastObservedAt) && connectedAt <= Date.parse(pollAt)) return connectedSince;
   return pollAt;
 }
 
-function appendSample(prev: ResourceState | undefined, obs: Observation, pollAt: string) {
+/** A backlog sample is kept when something moved, or at least this often while nothing does. */
+const SAMPLE_EVERY_MS = 60_000;
+
+/**
+ * Appends a sample when backlog, rate or holder moved, or the last sample is a minute old: a
+ * stuck holder shows as a growing backlog, and most subscriptions sit still between polls.
+ */
+function appendSample(prev: ResourceState | undefined, obs: Observation, ctx: DetectionContext): BacklogSample[] {
   const samples = prev?.recentSamples ?? [];
-  const next = [...samples, { at: pollAt, backlog: obs.backlog, msgRateOut: obs.msgRateOut, holder: obs.holder }];
-  return next.length > MAX_RECENT_SAMPLES ? next.slice(next.length - MAX_RECENT_SAMPLES) : next;
+  const last = samples[samples.length - 1];
+  const cutoff = ctx.sampleCutoff ?? new Date(Date.parse(ctx.pollAt) - SAMPLE_EVERY_MS).toISOString();
+  if (last && last.backlog === obs.backlog && last.msgRateOut === obs.msgRateOut && last.holder === obs.holder && last.at > cutoff) return samples;
+  const next = samples.length >= MAX_RECENT_SAMPLES ? samples.slice(samples.length - MAX_RECENT_SAMPLES + 1) : samples.slice();
+  next.push({ at: ctx.pollAt, backlog: obs.backlog, msgRateOut: obs.msgRateOut, holder: obs.holder });
+  return next;
+}
+
+/** The next state, written out field by field: one fixed shape, cheap to create 100,000 times a cycle. */
+function buildState(obs: Observation, fields: Omit<ResourceState, keyof Observation> & { subscriptionType: string | null }): ResourceState {
+  return {
+    resourceKey: obs.resourceKey,
+    topic: obs.topic,
+    tenant: obs.tenant,
+    namespace: obs.namespace,
+    partition: obs.partition,
+    subscription: obs.subscription,
+    subscriptionType: fields.subscriptionType,
+    isDurable: obs.isDurable,
+    holder: obs.holder,
+    consumers: obs.consumers,
+    hashRanges: obs.hashRanges,
+    backlog: obs.backlog,
+    msgRateOut: obs.msgRateOut,
+    holderSince: fields.holderSince,
+    lastObservedAt: fields.lastObservedAt,
+    staleSince: fields.staleSince,
+    lastError: fields.lastError,
+    lastErrorAt: fields.lastErrorAt,
+    goneAt: fields.goneAt,
+    lastChangeAt: fields.lastChangeAt,
+    recentSamples: fields.recentSamples,
+  };
 }
 
 const NO_CHANGES: DetectedChange[] = [];
@@ -97,7 +146,17 @@ function isUnchanged(prev: ResourceState, obs: Observation): boolean {
 
 export function detectChanges(prev: ResourceState | undefined, obs: Observation, ctx: DetectionContext): Detection {
   if (prev !== undefined && isUnchanged(prev, obs)) {
-    const next: ResourceState = { ...prev, ...obs, holderSince: prev.holderSince, lastObservedAt: ctx.pollAt, goneAt: null, lastError: null, recentSamples: appendSample(prev, obs, ctx.pollAt) };
+    const next = buildState(obs, {
+      subscriptionType: obs.subscriptionType ?? prev.subscriptionType,
+      holderSince: prev.holderSince,
+      lastObservedAt: ctx.pollAt,
+      staleSince: null,
+      lastError: null,
+      lastErrorAt: prev.lastErrorAt,
+      goneAt: null,
+      lastChangeAt: prev.lastChangeAt,
+      recentSamples: appendSample(prev, obs, ctx),
+    });
     return { changes: NO_CHANGES, next };
   }
   const changes: DetectedChange[] = [];
@@ -154,8 +213,9 @@ export function detectChanges(prev: ResourceState | undefined, obs: Observation,
     holderSince = estimateHolderSince(undefined, obs, ctx.pollAt);
   }
 
-  const next: ResourceState = {
-    ...obs,
+  const next = buildState(obs, {
+    // Without consumers the broker does not say the type; the last known one still holds.
+    subscriptionType: obs.subscriptionType ?? prev?.subscriptionType ?? null,
     holderSince,
     lastObservedAt: ctx.pollAt,
     staleSince: null,
@@ -163,8 +223,8 @@ export function detectChanges(prev: ResourceState | undefined, obs: Observation,
     lastErrorAt: prev?.lastErrorAt ?? null,
     goneAt: null,
     lastChangeAt: changes.length > 0 ? ctx.pollAt : (prev?.lastChangeAt ?? null),
-    recentSamples: appendSample(prev, obs, ctx.pollAt),
-  };
+    recentSamples: appendSample(prev, obs, ctx),
+  });
   return { changes, next };
 }
 

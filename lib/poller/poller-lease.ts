@@ -1,6 +1,7 @@
 import "server-only";
 
 import pg from "pg";
+import { sleep } from "@/lib/poller/sleep";
 
 // Exactly one active poller per cluster, across any number of Baton processes. The holder keeps
 // a PostgreSQL session advisory lock on a connection of its own (a pooled connection could be
@@ -29,12 +30,6 @@ type Options = {
   log?: (line: string) => void;
 };
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
-  });
-}
 
 async function tryLock(client: pg.Client, clusterId: number): Promise<boolean> {
   const result = await client.query<{ locked: boolean }>("select pg_try_advisory_lock($1::int, $2::int) as locked", [LOCK_CLASS, clusterId]);

@@ -112,13 +112,20 @@ describe("detectChanges", () => {
     expect(markGone(state, T1)).toMatchObject({ holder: "w1", goneAt: T1 });
   });
 
-  it("keeps a bounded backlog history", () => {
+  it("keeps a bounded backlog history of what moved", () => {
     let state = stateFrom(observation({ holder: "w1", consumers: [consumer("w1")] }), T0);
     for (let i = 0; i < 30; i++) {
       state = detectChanges(state, observation({ holder: "w1", consumers: [consumer("w1")], backlog: i }), { pollAt: new Date(Date.parse(T1) + i * 1000).toISOString(), isBrokerSide: false }).next;
     }
     expect(state.recentSamples).toHaveLength(12);
     expect(state.recentSamples.at(-1)!.backlog).toBe(29);
+  });
+
+  it("samples a backlog that sits still once a minute, not every poll", () => {
+    let state = stateFrom(observation({ holder: "w1", consumers: [consumer("w1")] }), T0);
+    const at = (seconds: number) => new Date(Date.parse(T1) + seconds * 1000).toISOString();
+    for (let s = 0; s <= 125; s += 5) state = detectChanges(state, observation({ holder: "w1", consumers: [consumer("w1")], backlog: 7 }), { pollAt: at(s), isBrokerSide: false }).next;
+    expect(state.recentSamples.map((x) => x.at)).toEqual([at(0), at(60), at(120)]);
   });
 });
 
@@ -129,5 +136,18 @@ describe("diffConsumers", () => {
       removed: ["c"],
       reconnected: ["b"],
     });
+  });
+});
+
+describe("detectChanges on the broker's nanosecond timestamps", () => {
+  it("stores connectedSince-based times in milliseconds", () => {
+    const obs = observation({ holder: "w1", consumers: [consumer("w1", "2026-11-22T10:00:04.983817679Z")] });
+    expect(detectChanges(undefined, obs, ctx).next.holderSince).toBe("2026-11-22T10:00:04.983Z");
+  });
+
+  it("compares them by time: a holder that connected inside the interval is dated by its connection", () => {
+    const before = observation({ holder: "w1", consumers: [consumer("w1", "2026-11-22T09:00:00.123456789Z")] });
+    const after = observation({ holder: "w0", consumers: [consumer("w0", "2026-11-22T10:00:04.983817679Z"), consumer("w1", "2026-11-22T09:00:00.123456789Z")] });
+    expect(detectChanges(stateFrom(before, "2026-11-22T10:00:00.000Z"), after, ctx).next.holderSince).toBe("2026-11-22T10:00:04.983Z");
   });
 });

@@ -1,7 +1,9 @@
 import { EmptyState } from "@/components/ui/empty-state";
 import { ConfigureClusterHelp } from "@/components/ui/configure-cluster-help";
 import { StatusPill } from "@/components/ui/status-pill";
+import { PollerSummary } from "@/components/ui/poller-summary";
 import { getConfig } from "@/lib/config";
+import { getDb } from "@/lib/db/client";
 import { checkHealth } from "@/lib/health/check-health";
 
 export const dynamic = "force-dynamic";
@@ -14,7 +16,7 @@ function describeScope(scope: ReturnType<typeof getConfig>["clusters"][number]["
 
 export default async function ClustersPage() {
   const config = getConfig();
-  const health = await checkHealth(config);
+  const health = await checkHealth(config, getDb());
   return (
     <>
       <h1>Clusters</h1>
@@ -53,6 +55,7 @@ export default async function ClustersPage() {
                 <th scope="col">Poll interval</th>
                 <th scope="col">Budget</th>
                 <th scope="col">Auth</th>
+                <th scope="col">Poller</th>
               </tr>
             </thead>
             <tbody>
@@ -70,6 +73,9 @@ export default async function ClustersPage() {
                     <td>{cluster.pollIntervalMs / 1000} s</td>
                     <td>{cluster.requestsPerSecond} requests/s</td>
                     <td>{cluster.token ? "bearer token" : "none"}{cluster.adminUrl.startsWith("https:") ? ", TLS" : ""}</td>
+                    <td>
+                      <PollerSummary poller={clusterHealth?.poller ?? null} />
+                    </td>
                   </tr>
                 );
               })}

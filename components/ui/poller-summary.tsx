@@ -1,0 +1,21 @@
+import type { PollerStatus } from "@/lib/health/health-report";
+
+function formatMs(ms: number | null): string {
+  if (ms === null) return "?";
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Which Baton process polls the cluster (lease holder, epoch) and its last cycle. */
+export function PollerSummary({ poller }: { poller: PollerStatus | null }) {
+  if (!poller || poller.pollerId === null) return <span className="muted">no poller yet</span>;
+  return (
+    <div data-testid="poller-summary">
+      <div className="mono">
+        {poller.pollerId}, epoch {poller.epoch}
+      </div>
+      <div className="muted">
+        {poller.lastPollAt ? `last cycle ${poller.lastPollAt}, ${formatMs(poller.lastDurationMs)} (cycle ${formatMs(poller.lastCycleMs)}), ${poller.resourceCount ?? 0} subscription partitions` : "no cycle yet"}
+      </div>
+    </div>
+  );
+}
