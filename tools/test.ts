@@ -1,5 +1,5 @@
 // `npm test`: every test of Baton against real parts. Sets up what the tests need (Chromium,
-// a throwaway PostgreSQL, the Pulsar broker), runs unit and integration tests (vitest) and
+// a throwaway PostgreSQL, a real Pulsar broker), runs unit and integration tests (vitest) and
 // browser tests (Playwright), prints one summary line and exits non-zero on any failure.
 // Everything it starts is stopped, also on failure and on Ctrl-C.
 import { spawn } from "node:child_process";
@@ -9,6 +9,7 @@ import path from "node:path";
 import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { ensureChromium } from "@/tests/support/ensure-chromium";
 import { addCounts, readPlaywrightCounts, readVitestCounts } from "@/tests/support/read-test-reports";
+import { startTestBroker, TEST_PULSAR_ADMIN_URL_ENV, TEST_PULSAR_WS_URL_ENV } from "@/tests/support/pulsar";
 import { startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-database";
 
 const root = process.cwd();
@@ -45,6 +46,15 @@ async function main(): Promise<number> {
     const database = await startTestDatabase();
     cleanups.push(database.stop);
     env[TEST_DATABASE_ENV] = database.url;
+  }
+
+  if (!env[TEST_PULSAR_ADMIN_URL_ENV]) {
+    log("starting a Pulsar broker (the first run downloads its jars through Maven)...");
+    const broker = await startTestBroker({ log });
+    cleanups.push(() => broker.stop());
+    env[TEST_PULSAR_ADMIN_URL_ENV] = broker.adminUrl;
+    env[TEST_PULSAR_WS_URL_ENV] = broker.wsUrl;
+    log(`broker ${broker.version} up in ${(broker.startupMs / 1000).toFixed(1)} s at ${broker.adminUrl}`);
   }
 
   log("unit and integration tests (vitest)");

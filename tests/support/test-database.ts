@@ -6,7 +6,7 @@ import pg from "pg";
 
 import { startEmbeddedPostgres } from "@/lib/db/embedded-postgres";
 import { applyMigrations } from "@/lib/db/migrate";
-import { findFreePort } from "@/tests/support/free-port";
+import { findFreePort } from "@/tools/free-port";
 
 export const TEST_DATABASE_ENV = "BATON_TEST_DATABASE_URL";
 

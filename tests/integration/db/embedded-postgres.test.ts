@@ -6,7 +6,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 
 import { startEmbeddedPostgres } from "@/lib/db/embedded-postgres";
-import { findFreePort } from "@/tests/support/free-port";
+import { findFreePort } from "@/tools/free-port";
 
 const baseDir = mkdtempSync(path.join(os.tmpdir(), "baton-embedded-"));
 afterAll(() => rmSync(baseDir, { recursive: true, force: true }));

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 
 import { describe, expect, it } from "vitest";
 
-import { findFreePort } from "@/tests/support/free-port";
+import { findFreePort } from "@/tools/free-port";
 
 /** Runs `npm start`'s entry with the given environment; returns its exit code and output. */
 function start(env: Record<string, string>): { status: number | null; stderr: string } {
