@@ -105,6 +105,14 @@ const envSchema = z.object({
   BATON_FLAP_CHANGES: positiveInt(2, 1_000).default(4),
   BATON_FLAP_WINDOW_MINUTES: positiveInt(1, 1_440).default(10),
   BATON_STUCK_SAMPLES: positiveInt(2, 12).default(3),
+  BATON_DEPLOYMENT_GRACE_MINUTES: z.coerce.number().int().min(0).max(1_440).default(5),
+  BATON_DRILLDOWN_WINDOW_MINUTES: positiveInt(1, 1_440).default(2),
+  BATON_TRACE_URL_TEMPLATE: z
+    .string()
+    .refine((value) => value.includes("{traceId}") && /^https?:\/\//.test(value), { message: "must be an http(s) URL containing {traceId}" })
+    .optional(),
+  BATON_RETENTION_DAYS: positiveInt(1, 3_650).default(30),
+  BATON_RETENTION_BATCH_SIZE: positiveInt(100, 1_000_000).default(10_000),
   BATON_INGEST_MAX_BODY_BYTES: positiveInt(1_024, 256 * 1024 * 1024).default(16 * 1024 * 1024),
   BATON_INGEST_MAX_EVENTS: positiveInt(1, 1_000_000).default(10_000),
   BATON_INGEST_TOPIC: z.string().regex(/^(persistent|non-persistent):\/\/[\w.-]+\/[\w.-]+\/[\w.-]+$/, { message: "must be persistent://tenant/namespace/topic" }).optional(),
@@ -127,6 +135,20 @@ export type Config = {
   logLevel: "debug" | "info" | "warn" | "error";
   ingest: IngestConfig;
   board: BoardConfig;
+  violations: ViolationsConfig;
+};
+
+export type ViolationsConfig = {
+  /** A violation up to this long after a deployment of its service finished still counts as inside it. */
+  deploymentGraceMs: number;
+  /** The drill-down shows leader changes and deployments this far around each event. */
+  drilldownWindowMs: number;
+  /** A trace link: an http(s) URL with {traceId}, e.g. a Jaeger or Tempo search; null for no links. */
+  traceUrlTemplate: string | null;
+  /** Raw counter events older than this are deleted (rollups stay). */
+  retentionDays: number;
+  /** Rows deleted per statement, so retention never blocks ingestion for long. */
+  retentionBatchSize: number;
 };
 
 /** Thresholds of the leaders board's health flags. */
@@ -265,6 +287,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 
   return {
+    violations: {
+      deploymentGraceMs: vars.BATON_DEPLOYMENT_GRACE_MINUTES * 60_000,
+      drilldownWindowMs: vars.BATON_DRILLDOWN_WINDOW_MINUTES * 60_000,
+      traceUrlTemplate: vars.BATON_TRACE_URL_TEMPLATE ?? null,
+      retentionDays: vars.BATON_RETENTION_DAYS,
+      retentionBatchSize: vars.BATON_RETENTION_BATCH_SIZE,
+    },
     board: { flapChanges: vars.BATON_FLAP_CHANGES, flapWindowMs: vars.BATON_FLAP_WINDOW_MINUTES * 60_000, stuckSamples: vars.BATON_STUCK_SAMPLES },
     ingest: {
       maxBodyBytes: vars.BATON_INGEST_MAX_BODY_BYTES,
