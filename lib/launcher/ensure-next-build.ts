@@ -14,17 +14,20 @@ function newestMtime(entry: string): number {
   return readdirSync(entry).reduce((newest, name) => Math.max(newest, newestMtime(path.join(entry, name))), stat.mtimeMs);
 }
 
-/** True when there is no production build, or a source file is newer than it. */
-export function isNextBuildStale(root: string): boolean {
-  const buildId = path.join(root, ".next", "BUILD_ID");
+/** True when there is no production build in `distDir`, or a source file is newer than it. */
+export function isNextBuildStale(root: string, distDir = ".next"): boolean {
+  const buildId = path.join(root, distDir, "BUILD_ID");
   if (!existsSync(buildId)) return true;
   const builtAt = statSync(buildId).mtimeMs;
   return [...SOURCE_DIRS, ...SOURCE_FILES].some((entry) => newestMtime(path.join(root, entry)) > builtAt);
 }
 
-/** Runs `next build` when the production build is missing or older than the sources. */
-export function ensureNextBuild(root: string, log: (line: string) => void): void {
-  if (!isNextBuildStale(root)) return;
+/**
+ * Runs `next build` when the production build is missing or older than the sources.
+ * `distDir` must match next.config.js (BATON_NEXT_DIST_DIR there).
+ */
+export function ensureNextBuild(root: string, log: (line: string) => void, distDir = ".next"): void {
+  if (!isNextBuildStale(root, distDir)) return;
   log("building the web app (next build)...");
   const result = spawnSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
     cwd: root,

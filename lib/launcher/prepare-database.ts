@@ -28,7 +28,8 @@ export async function prepareDatabase(config: Config, log: (line: string) => voi
   } else {
     const baseDir = path.join(config.dataDir, "postgres");
     try {
-      embedded = await startEmbeddedPostgres({ baseDir, port: config.embeddedPostgresPort, database: EMBEDDED_DATABASE_NAME, log });
+      // The launchers stop the server themselves, last, on Ctrl-C.
+      embedded = await startEmbeddedPostgres({ baseDir, port: config.embeddedPostgresPort, database: EMBEDDED_DATABASE_NAME, log, isShutdownOrdered: true });
     } catch (error) {
       throw new StartupError(
         `the embedded PostgreSQL in ${baseDir} did not start on port ${config.embeddedPostgresPort}: ${(error as Error).message.split("\n")[0]} (set BATON_EMBEDDED_PG_PORT for another port, or DATABASE_URL for your own server)`,

@@ -1,6 +1,7 @@
 // The background process: polls every configured cluster (one poller per cluster across all
-// Baton processes; the others stand by). Runs outside Next's request handling so that several
-// web replicas do not mean several pollers. `npm start` runs it; `npm run worker` alone too.
+// Baton processes; the others stand by) and consumes the ingest topic when one is configured.
+// Runs outside Next's request handling so that several web replicas do not mean several
+// pollers. `npm start` runs it; `npm run worker` alone too.
 import "server-only";
 
 import os from "node:os";
@@ -9,6 +10,8 @@ import { syncClusters } from "@/lib/clusters/sync-clusters";
 import { ConfigError, loadConfig } from "@/lib/config";
 import { createDb } from "@/lib/db/client";
 import { resolveDatabaseUrl } from "@/lib/db/database-url";
+import { createIngestPool } from "@/lib/ingest/ingest-pool";
+import { runTopicSource } from "@/lib/ingest/topic-source/run-topic-source";
 import { pollClusterWhileLeader } from "@/lib/worker/poll-cluster-while-leader";
 
 const pollerId = `${os.hostname()}:${process.pid}`;
@@ -25,12 +28,18 @@ async function main(): Promise<void> {
   const shutdown = new AbortController();
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => shutdown.abort());
   if (config.clusters.length === 0) log("no cluster configured: nothing to poll");
-  await Promise.all(
-    config.clusters.map((cluster) =>
+  const ingestPool = config.ingest.topic ? createIngestPool(databaseUrl) : null;
+  const stopped = new Promise<void>((resolve) => shutdown.signal.addEventListener("abort", () => resolve(), { once: true }));
+  await Promise.all([
+    ...config.clusters.map((cluster) =>
       pollClusterWhileLeader({ db, databaseUrl, cluster, clusterId: ids.get(cluster.name)!, pollerId, signal: shutdown.signal, log }),
     ),
-  );
-  if (config.clusters.length === 0) await new Promise<void>((resolve) => shutdown.signal.addEventListener("abort", () => resolve(), { once: true }));
+    config.ingest.topic && ingestPool
+      ? runTopicSource({ topic: config.ingest.topic, db: ingestPool, consumerName: `baton-${pollerId.replace(/[^\w.-]/g, "-")}`, signal: shutdown.signal, log })
+      : Promise.resolve(),
+    stopped,
+  ]);
+  await ingestPool?.end();
   await db.$disconnect();
 }
 

@@ -1,0 +1,20 @@
+import { requireBearerToken } from "@/lib/auth/require-bearer-token";
+import { getConfig } from "@/lib/config";
+import { withErrorHandling } from "@/lib/http/route-handler";
+import { ingestEvents } from "@/lib/ingest/ingest-events";
+import { getIngestPool } from "@/lib/ingest/ingest-pool";
+import { toIngestResponse } from "@/lib/ingest/ingest-response";
+import { readEventsBody } from "@/lib/ingest/parse-events-body";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * POST /api/v1/exclusivity-events: counter events as a JSON array (or one object) or NDJSON.
+ * 200 with counts, also when some items were rejected; docs/ingest.md has every status.
+ */
+export const POST = withErrorHandling(async (request) => {
+  await requireBearerToken(request);
+  const items = await readEventsBody(request, getConfig().ingest);
+  const result = await ingestEvents(getIngestPool(), items, "HTTP");
+  return Response.json(toIngestResponse(result), { headers: { "cache-control": "no-store" } });
+});

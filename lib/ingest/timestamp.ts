@@ -1,0 +1,79 @@
+import "server-only";
+
+import { z } from "zod";
+
+import { MAX_FUTURE_SKEW_MS, MIN_TIMESTAMP_MS } from "@/lib/ingest/limits";
+
+export type TimestampParse = { isValid: true; ms: number } | { isValid: false; message: string };
+
+// RFC 3339 date-time: a full date, a time with optional fraction, and a required offset.
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  const isLeapYear = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && isLeapYear ? 29 : DAYS_IN_MONTH[month - 1]!;
+}
+
+/**
+ * The instant an RFC 3339 string names, or null when it is not one. Date.parse is not used: it
+ * accepts forms RFC 3339 does not (no offset means local time) and rolls 2025-02-30 over to
+ * March 2, so every field is checked here.
+ */
+function parseRfc3339(text: string): number | null {
+  const match = RFC3339.exec(text);
+  if (!match) return null;
+  const [, y, mo, d, h, mi, s, fraction, zulu, sign, oh, om] = match;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  // Leap seconds (:60) cannot be represented by a JavaScript or PostgreSQL timestamp.
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  const offsetHours = zulu ? 0 : Number(oh);
+  const offsetMinutes = zulu ? 0 : Number(om);
+  if (offsetHours > 23 || offsetMinutes > 59) return null;
+  const millis = fraction ? Number(fraction.slice(0, 3).padEnd(3, "0")) : 0;
+  const offsetMs = (offsetHours * 60 + offsetMinutes) * 60_000 * (sign === "-" ? -1 : 1);
+  return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMs;
+}
+
+function checkRange(ms: number, nowMs: number): TimestampParse {
+  if (ms < MIN_TIMESTAMP_MS) {
+    return { isValid: false, message: "is before 2000-01-01 (epoch values must be in milliseconds, not seconds)" };
+  }
+  if (ms > nowMs + MAX_FUTURE_SKEW_MS) return { isValid: false, message: "is more than one day in the future" };
+  return { isValid: true, ms };
+}
+
+/** An RFC 3339 string or epoch milliseconds (digits, for query strings) as epoch ms, unchecked range. */
+export function parseInstant(text: string): number | null {
+  if (/^\d{1,15}$/.test(text)) return Number(text);
+  return parseRfc3339(text);
+}
+
+/** An RFC 3339 string with an offset, or epoch milliseconds; neither before 2000 nor a day ahead. */
+export function parseTimestamp(value: unknown, nowMs: number): TimestampParse {
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value)) return { isValid: false, message: "must be an integer number of epoch milliseconds" };
+    return checkRange(value, nowMs);
+  }
+  if (typeof value === "string") {
+    const ms = parseRfc3339(value);
+    if (ms === null) return { isValid: false, message: "must be an RFC 3339 date-time with an offset (e.g. 2026-11-22T10:15:30.123Z) or epoch milliseconds" };
+    return checkRange(ms, nowMs);
+  }
+  return { isValid: false, message: "must be an RFC 3339 string or a number of epoch milliseconds" };
+}
+
+/** A zod schema for parseTimestamp: its output is epoch milliseconds. */
+export const timestampSchema = z.unknown().transform((value, ctx) => {
+  const parsed = parseTimestamp(value, Date.now());
+  if (parsed.isValid) return parsed.ms;
+  ctx.addIssue({ code: "custom", message: parsed.message });
+  return z.NEVER;
+});

@@ -1,0 +1,127 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import { validateEvents } from "@/lib/ingest/validate-events";
+
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+
+function event(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: "0b9c1f7e-1",
+    key: "user-42",
+    counter: 0,
+    service: "orders",
+    worker: "orders-7f9c-1",
+    topic: "persistent://acme/orders/events",
+    subscription: "orders-sub",
+    partition: 3,
+    traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+    observedAt: "2026-11-22T11:59:00.000Z",
+    ...overrides,
+  };
+}
+
+function without(field: string): Record<string, unknown> {
+  const copy = event();
+  delete copy[field];
+  return copy;
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(NOW);
+});
+afterEach(() => vi.useRealTimers());
+
+describe("validateEvents", () => {
+  it("turns a valid item into a row", () => {
+    const { events, rejected } = validateEvents([event({ attributes: { region: "eu" } })]);
+    expect(rejected).toEqual([]);
+    expect(events).toEqual([
+      {
+        eventId: "0b9c1f7e-1",
+        key: "user-42",
+        counter: 0,
+        service: "orders",
+        worker: "orders-7f9c-1",
+        topic: "persistent://acme/orders/events",
+        subscription: "orders-sub",
+        partition: 3,
+        traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+        observedAtMs: Date.UTC(2026, 10, 22, 11, 59),
+        attributesJson: '{"region":"eu"}',
+      },
+    ]);
+  });
+
+  it("takes optional fields as absent or null, and epoch milliseconds", () => {
+    const minimal = { id: "m", key: "k", counter: 2, service: "s", worker: "w", observedAt: NOW - 1_000 };
+    const nulls = { ...minimal, id: "n", topic: null, subscription: null, partition: null, traceId: null };
+    const { events, rejected } = validateEvents([minimal, nulls]);
+    expect(rejected).toEqual([]);
+    expect(events.map((e) => [e.eventId, e.topic, e.partition, e.observedAtMs, e.attributesJson])).toEqual([
+      ["m", null, null, NOW - 1_000, null],
+      ["n", null, null, NOW - 1_000, null],
+    ]);
+  });
+
+  // Every way an item can be wrong, with the field and message the client gets back.
+  it.each([
+    ["not an object", 42, null, /must be a JSON object/],
+    ["an array", [event()], null, /must be a JSON object/],
+    ["null", null, null, /must be a JSON object/],
+    ["id missing", without("id"), "id", /is required/],
+    ["id a number", event({ id: 7 }), "id", /must be a string/],
+    ["id empty", event({ id: "" }), "id", /must not be empty/],
+    ["id too long", event({ id: "x".repeat(201) }), "id", /at most 200/],
+    ["id with NUL", event({ id: "a\u0000b" }), "id", /NUL/],
+    ["key missing", without("key"), "key", /is required/],
+    ["key too long", event({ key: "k".repeat(513) }), "key", /at most 512/],
+    ["key with a lone surrogate", event({ key: "k\ud800" }), "key", /surrogates/],
+    ["counter missing", without("counter"), "counter", /is required/],
+    ["counter a string", event({ counter: "1" }), "counter", /must be a number/],
+    ["counter fractional", event({ counter: 1.5 }), "counter", /integer/],
+    ["counter negative", event({ counter: -1 }), "counter", /0 or more/],
+    ["counter too large", event({ counter: 2 ** 31 }), "counter", /at most 2147483647/],
+    ["service missing", without("service"), "service", /is required/],
+    ["service too long", event({ service: "s".repeat(201) }), "service", /at most 200/],
+    ["worker missing", without("worker"), "worker", /is required/],
+    ["worker an object", event({ worker: { name: "w" } }), "worker", /must be a string/],
+    ["topic too long", event({ topic: "t".repeat(513) }), "topic", /at most 512/],
+    ["subscription a number", event({ subscription: 1 }), "subscription", /must be a string/],
+    ["partition below -1", event({ partition: -2 }), "partition", /-1/],
+    ["partition a string", event({ partition: "3" }), "partition", /must be a number/],
+    ["traceId too long", event({ traceId: "t".repeat(201) }), "traceId", /at most 200/],
+    ["observedAt missing", without("observedAt"), "observedAt", /is required/],
+    ["observedAt not a date", event({ observedAt: "2026-02-30T00:00:00Z" }), "observedAt", /RFC 3339/],
+    ["observedAt without offset", event({ observedAt: "2026-11-22T11:00:00" }), "observedAt", /RFC 3339/],
+    ["observedAt in seconds", event({ observedAt: Math.floor(NOW / 1000) }), "observedAt", /seconds/],
+    ["observedAt two days ahead", event({ observedAt: NOW + 2 * 86_400_000 }), "observedAt", /future/],
+    ["attributes an array", event({ attributes: [1] }), "attributes", /JSON object/],
+    ["attributes too large", event({ attributes: { x: "y".repeat(9_000) } }), "attributes", /8192 bytes/],
+    ["an unknown field", event({ observed_at: "x" }), "observed_at", /not a known field/],
+  ])("rejects %s", (_label, item, field, message) => {
+    const { events, rejected } = validateEvents([item]);
+    expect(events).toEqual([]);
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]).toMatchObject({ index: 0, field });
+    expect(rejected[0]!.message).toMatch(message);
+  });
+
+  it("validates each item on its own and reports indexes", () => {
+    const { events, rejected } = validateEvents([event({ id: "a" }), event({ id: "b", counter: -1 }), event({ id: "c" }), "junk"]);
+    expect(events.map((e) => e.eventId)).toEqual(["a", "c"]);
+    expect(rejected.map((r) => [r.index, r.field])).toEqual([
+      [1, "counter"],
+      [3, null],
+    ]);
+  });
+
+  it("counts a repeated id within the batch as a duplicate, keeping the first", () => {
+    const { events, duplicatesInBatch } = validateEvents([event({ id: "a", key: "first" }), event({ id: "a", key: "second" }), event({ id: "b" })]);
+    expect(events.map((e) => [e.eventId, e.key])).toEqual([
+      ["a", "first"],
+      ["b", "user-42"],
+    ]);
+    expect(duplicatesInBatch).toBe(1);
+  });
+});
