@@ -65,14 +65,15 @@ export function applyObservations(input: CycleInput): CycleOutcome {
       for (const prev of known) states.push(result.isNotFound ? markGone(prev, pollAt) : markStale(prev, result.error, pollAt));
       continue;
     }
-    const observedKeys = new Set<string>();
+    // Identity, not keys: hashing a fresh key string per resource is what a cycle cannot afford.
+    const observed = new Set<ResourceState>();
     // One lookup per resource, shared by the reconnect check and the detection.
     const prevs = result.observations.map((obs) => topicIndex?.bySubscription.get(obs.subscription)?.[obs.partition + 1]);
     const reconnectedPartitions = findReconnectedPartitions(result.observations, prevs);
     for (let i = 0; i < result.observations.length; i++) {
       const obs = result.observations[i]!;
       const prev = prevs[i];
-      if (known.length > 0) observedKeys.add(obs.resourceKey);
+      if (prev) observed.add(prev);
       const isBrokerSide = isBrokerSideChange(prev, obs, reconnectedPartitions, input.isRecoveringFromOutage);
       const detection = detectChanges(prev, obs, { pollAt, isBrokerSide, sampleCutoff });
       states.push(detection.next);
@@ -81,7 +82,7 @@ export function applyObservations(input: CycleInput): CycleOutcome {
     const missing = new Set(result.missingPartitions);
     if (missing.size > 0) errors.push({ topic: result.topic.fullName, message: `the broker left partitions ${[...missing].join(", ")} out of partitioned-stats` });
     for (const prev of known) {
-      if (observedKeys.has(prev.resourceKey) || prev.goneAt !== null) continue;
+      if (observed.has(prev) || prev.goneAt !== null) continue;
       states.push(
         missing.has(prev.partition)
           ? markStale(prev, `the broker left partition ${prev.partition} out of partitioned-stats`, pollAt)

@@ -11,7 +11,16 @@ import type { Observation, ResourceState } from "@/lib/poller/observation";
  * connection (each is gone or has a new connectedSince). `previous[i]` is the state before
  * `observations[i]`.
  */
-export function findReconnectedPartitions(observations: readonly Observation[], previous: readonly (ResourceState | undefined)[]): Set<number> {
+const NONE: ReadonlySet<number> = new Set();
+
+export function findReconnectedPartitions(observations: readonly Observation[], previous: readonly (ResourceState | undefined)[]): ReadonlySet<number> {
+  // Nearly always nobody reconnected anywhere in the topic: say so without building anything.
+  let isAnyConsumerSetChanged = false;
+  for (let i = 0; i < observations.length && !isAnyConsumerSetChanged; i++) {
+    const prev = previous[i];
+    if (prev && prev.consumers.length > 0 && !isSameConsumerSet(prev.consumers, observations[i]!.consumers)) isAnyConsumerSetChanged = true;
+  }
+  if (!isAnyConsumerSetChanged) return NONE;
   const consumersBefore = new Map<number, number>();
   const kept = new Set<number>();
   for (let i = 0; i < observations.length; i++) {
