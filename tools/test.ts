@@ -6,11 +6,12 @@ import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import path from "node:path";
 
+import { applyMigrations } from "@/lib/db/migrate";
 import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { ensureChromium } from "@/tests/support/ensure-chromium";
 import { addCounts, readPlaywrightCounts, readVitestCounts } from "@/tests/support/read-test-reports";
 import { startTestBroker, TEST_PULSAR_ADMIN_URL_ENV, TEST_PULSAR_WS_URL_ENV } from "@/tests/support/pulsar";
-import { startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-database";
+import { createScratchDatabase, startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-database";
 
 const root = process.cwd();
 const reportsDir = path.join(root, "test-results");
@@ -64,8 +65,13 @@ async function main(): Promise<number> {
   log("browser tests (Playwright, Chromium)");
   let counts = readVitestCounts(vitestReport);
   try {
+    // The browser tests get a database of their own: what the integration tests wrote must not
+    // fill the pages they expect empty.
+    const e2eDatabase = await createScratchDatabase(env[TEST_DATABASE_ENV]!, "baton_e2e");
+    cleanups.push(e2eDatabase.drop);
+    await applyMigrations(e2eDatabase.url);
     ensureNextBuild(root, log, env.BATON_NEXT_DIST_DIR || ".next");
-    await run(process.execPath, [path.join(root, "node_modules", "@playwright", "test", "cli.js"), "test"], env);
+    await run(process.execPath, [path.join(root, "node_modules", "@playwright", "test", "cli.js"), "test"], { ...env, [TEST_DATABASE_ENV]: e2eDatabase.url });
     counts = addCounts(counts, readPlaywrightCounts(path.join(reportsDir, "e2e-report.json")));
   } catch (error) {
     // The build type-checks every file, tests included: its failure is a failed run, not a crash.
