@@ -9,11 +9,28 @@ const baseURL = `http://127.0.0.1:${port}`;
 // 49151 is IANA-reserved: nothing listens there.
 export const UNREACHABLE_CLUSTER = { name: "unreachable", adminUrl: "http://127.0.0.1:49151" };
 
+/**
+ * The broker of the leaders e2e (tests/e2e/leaders.spec.ts): that test starts it and stops it
+ * (the shared test broker must not be stopped under other tests), on fixed ports next to the
+ * web app's, so that the web server and the worker below know its cluster from the start.
+ * The worker polls it fast; until the test starts it, its polls fail and cost nothing.
+ */
+export const LEADERS_E2E_BROKER = { cluster: "e2e-leaders", webPort: port + 1, brokerPort: port + 2, pollIntervalMs: 500 };
+const leadersCluster = {
+  name: LEADERS_E2E_BROKER.cluster,
+  adminUrl: `http://127.0.0.1:${LEADERS_E2E_BROKER.webPort}`,
+  pollIntervalMs: LEADERS_E2E_BROKER.pollIntervalMs,
+  discoveryIntervalMs: 1000,
+  requestTimeoutMs: 2000,
+};
+
 function e2eClusters(): string {
-  const clusters: { name: string; adminUrl: string }[] = [UNREACHABLE_CLUSTER];
+  const clusters: object[] = [UNREACHABLE_CLUSTER, leadersCluster];
   if (process.env.BATON_TEST_PULSAR_ADMIN_URL) clusters.unshift({ name: "test-broker", adminUrl: process.env.BATON_TEST_PULSAR_ADMIN_URL });
   return JSON.stringify(clusters);
 }
+
+const databaseUrl = process.env.BATON_TEST_DATABASE_URL ?? "";
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -34,15 +51,31 @@ export default defineConfig({
       args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
     },
   },
-  webServer: {
-    command: `node node_modules/next/dist/bin/next start -H 127.0.0.1 -p ${port}`,
-    port,
-    reuseExistingServer: false,
-    timeout: 60_000,
-    env: {
-      DATABASE_URL: process.env.BATON_TEST_DATABASE_URL ?? "",
-      BATON_CLUSTERS: e2eClusters(),
-      NEXT_TELEMETRY_DISABLED: "1",
+  webServer: [
+    {
+      name: "web",
+      command: `node node_modules/next/dist/bin/next start -H 127.0.0.1 -p ${port}`,
+      port,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      env: {
+        DATABASE_URL: databaseUrl,
+        BATON_CLUSTERS: e2eClusters(),
+        NEXT_TELEMETRY_DISABLED: "1",
+      },
     },
-  },
+    {
+      // Baton's worker, as `npm start` runs it beside the web app: it polls the leaders e2e's
+      // broker only (the shared test broker is nobody's to poll here).
+      name: "worker",
+      command: "node --conditions=react-server --import tsx lib/worker/main.ts",
+      wait: { stdout: /polling as poller/ },
+      reuseExistingServer: false,
+      timeout: 60_000,
+      env: {
+        DATABASE_URL: databaseUrl,
+        BATON_CLUSTERS: JSON.stringify([leadersCluster]),
+      },
+    },
+  ],
 });

@@ -9,7 +9,7 @@ import type { ResourceState } from "@/lib/poller/observation";
 import { createRateLimiter } from "@/lib/poller/rate-limiter";
 import { loadResourceStates, saveCycle } from "@/lib/poller/resource-store";
 import { parseStandaloneTopicName, parseTopicName } from "@/lib/pulsar/topic-name";
-import { sleep } from "@/lib/poller/sleep";
+import { sleep } from "@/lib/sleep";
 
 /** After an outage, for this long, a resource that lost every connection is put down to the broker. */
 const OUTAGE_RECOVERY_WINDOW_MS = 60_000;

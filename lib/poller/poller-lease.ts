@@ -1,7 +1,7 @@
 import "server-only";
 
 import pg from "pg";
-import { sleep } from "@/lib/poller/sleep";
+import { sleep } from "@/lib/sleep";
 
 // Exactly one active poller per cluster, across any number of Baton processes. The holder keeps
 // a PostgreSQL session advisory lock on a connection of its own (a pooled connection could be

@@ -1,5 +1,6 @@
 // The background process: polls every configured cluster (one poller per cluster across all
-// Baton processes; the others stand by) and consumes the ingest topic when one is configured.
+// Baton processes; the others stand by), consumes the ingest topic when one is configured, and
+// deletes raw counter events older than the retention period (the rollups stay).
 // Runs outside Next's request handling so that several web replicas do not mean several
 // pollers. `npm start` runs it; `npm run worker` alone too.
 import "server-only";
@@ -12,6 +13,7 @@ import { createDb } from "@/lib/db/client";
 import { resolveDatabaseUrl } from "@/lib/db/database-url";
 import { createIngestPool } from "@/lib/ingest/ingest-pool";
 import { runTopicSource } from "@/lib/ingest/topic-source/run-topic-source";
+import { runRetentionLoop } from "@/lib/retention/retention-loop";
 import { pollClusterWhileLeader } from "@/lib/worker/poll-cluster-while-leader";
 
 const pollerId = `${os.hostname()}:${process.pid}`;
@@ -37,6 +39,8 @@ async function main(): Promise<void> {
     config.ingest.topic && ingestPool
       ? runTopicSource({ topic: config.ingest.topic, db: ingestPool, consumerName: `baton-${pollerId.replace(/[^\w.-]/g, "-")}`, signal: shutdown.signal, log })
       : Promise.resolve(),
+    // Deletes are idempotent: several workers may each run it; none blocks ingestion.
+    runRetentionLoop(db, config.violations, shutdown.signal, log),
     stopped,
   ]);
   await ingestPool?.end();

@@ -9,7 +9,6 @@ test.describe("app shell", () => {
     const health = page.getByRole("link", { name: /^Degraded: .*unreachable: cannot reach 127\.0\.0\.1:49151: ECONNREFUSED/ });
     await expect(health).toBeVisible();
     await expect(page.getByTestId("health-status")).toHaveText("Degraded");
-    await page.screenshot({ path: "docs/screenshots/leaders.png", fullPage: true });
 
     const nav = page.getByRole("navigation", { name: "Main" });
     await expect(nav.getByRole("link", { name: "Leaders" })).toHaveAttribute("aria-current", "page");

@@ -1,53 +1,70 @@
+import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
+import { cookies } from "next/headers";
+
+import { DeploymentsView } from "@/app/(dashboard)/deployments/deployments-view";
 import { EmptyState } from "@/components/ui/empty-state";
 import { UnavailableNotice } from "@/components/ui/unavailable-notice";
+import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
-import { listRecentDeployments } from "@/lib/queries/list-recent-deployments";
 import { runQuery } from "@/lib/queries/query-result";
+import { DEPLOYMENTS_PAGE_LIMIT, deploymentCoincidencesQuery } from "@/lib/violations/client/violation-queries";
+import { hasAnyDeployments } from "@/lib/violations/queries/has-any-deployments";
+import { listDeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
+import { TIME_ZONE_COOKIE, timeZoneFromCookie } from "@/lib/violations/time-zone-cookie";
+import { isLiveRange, readDeploymentsView, resolveRange } from "@/lib/violations/view-params";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Deployments" };
 
-export default async function DeploymentsPage() {
-  const deployments = await runQuery(() => listRecentDeployments(getDb(), 100));
-  return (
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export default async function DeploymentsPage({ searchParams }: Props) {
+  const state = readDeploymentsView(await searchParams);
+  const timeZone = timeZoneFromCookie((await cookies()).get(TIME_ZONE_COOKIE)?.value);
+  const nowMs = Date.now();
+  const range = resolveRange(state.range, nowMs);
+  const filters = { service: state.service, environment: state.environment };
+  const db = getDb();
+  const result = await runQuery(async () => {
+    if (!(await hasAnyDeployments(db))) return null;
+    return listDeploymentCoincidences(db, { ...range, ...filters, limit: DEPLOYMENTS_PAGE_LIMIT, graceMs: getConfig().violations.deploymentGraceMs, nowMs });
+  });
+
+  const heading = (
     <>
       <h1>Deployments</h1>
-      <p className="page-lead">Rollouts: the context that tells real violations from deployment noise.</p>
-      {!deployments.isAvailable ? (
-        <UnavailableNotice what="Deployments" reason={deployments.reason} />
-      ) : deployments.data.length === 0 ? (
+      <p className="page-lead">Rollouts, and the violations each coincided with: the context that tells real exclusivity failures from deployment noise.</p>
+    </>
+  );
+  if (!result.isAvailable) {
+    return (
+      <>
+        {heading}
+        <UnavailableNotice what="Deployments" reason={result.reason} />
+      </>
+    );
+  }
+  if (result.data === null) {
+    return (
+      <>
+        {heading}
         <EmptyState title="No deployments recorded yet">
           <p>
-            Post each rollout to <code>POST /api/v1/deployments</code> from your CI/CD pipeline (service, version, environment, start and
-            finish), the way you would send a Grafana annotation or a Datadog deployment event.
+            Post each rollout to <code>POST /api/v1/deployments</code> from your CI/CD pipeline (service, version, environment, start and finish), the way you would send
+            a Grafana annotation or a Datadog deployment event.
           </p>
         </EmptyState>
-      ) : (
-        <section className="panel">
-          <table className="data">
-            <thead>
-              <tr>
-                <th scope="col">Service</th>
-                <th scope="col">Version</th>
-                <th scope="col">Environment</th>
-                <th scope="col">Started</th>
-                <th scope="col">Finished</th>
-              </tr>
-            </thead>
-            <tbody>
-              {deployments.data.map((d) => (
-                <tr key={d.id}>
-                  <td>{d.service}</td>
-                  <td className="mono">{d.version}</td>
-                  <td>{d.environment}</td>
-                  <td>{d.startedAt}</td>
-                  <td>{d.finishedAt ?? "in progress"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
-      )}
+      </>
+    );
+  }
+  const queryClient = new QueryClient();
+  queryClient.setQueryData(deploymentCoincidencesQuery({ ...range, isLive: isLiveRange(state.range) }, filters).queryKey, result.data);
+  return (
+    <>
+      {heading}
+      <HydrationBoundary state={dehydrate(queryClient)}>
+        <DeploymentsView initialState={state} initialRange={range} serverTimeZone={timeZone} />
+      </HydrationBoundary>
     </>
   );
 }

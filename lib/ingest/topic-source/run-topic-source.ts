@@ -6,7 +6,7 @@ import { ingestEvents } from "@/lib/ingest/ingest-events";
 import type { IngestDb } from "@/lib/ingest/ingest-pool";
 import { decodeTopicMessage } from "@/lib/ingest/topic-source/decode-topic-message";
 import { type DeadLetter, writeDeadLetters } from "@/lib/ingest/topic-source/write-dead-letters";
-import { sleep } from "@/lib/poller/sleep";
+import { sleep } from "@/lib/sleep";
 import { type ConsumerMessage, openConsumer, type PulsarConsumer } from "@/lib/pulsar/websocket";
 
 // Baton's second ingest source: a Pulsar topic of counter events, consumed over the WebSocket

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { sleep } from "@/lib/poller/sleep";
+import { sleep } from "@/lib/sleep";
 
 describe("sleep", () => {
   it("removes its abort listener when it ends on time (no leak across poll cycles)", async () => {

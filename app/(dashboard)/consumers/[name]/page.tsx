@@ -1,0 +1,52 @@
+import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
+
+import { ConsumerView } from "@/app/(dashboard)/consumers/[name]/consumer-view";
+import { UnavailableNotice } from "@/components/ui/unavailable-notice";
+import { consumerQuery } from "@/lib/client/read-api-queries";
+import { getConfig } from "@/lib/config";
+import { getDb } from "@/lib/db/client";
+import { getConsumer } from "@/lib/queries/get-consumer";
+import { runQuery } from "@/lib/queries/query-result";
+import { RANGE_PRESETS } from "@/lib/timeline/time-range";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Consumer" };
+
+type Props = { params: Promise<{ name: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/** The consumer's history covers this long. */
+const HISTORY_SPAN_MS = RANGE_PRESETS["7d"];
+
+export default async function ConsumerPage({ params, searchParams }: Props) {
+  const name = decodeURIComponent((await params).name);
+  const clusterParam = (await searchParams).cluster;
+  const config = getConfig();
+  const clusterNames = config.clusters.map((c) => c.name);
+  const cluster = typeof clusterParam === "string" && clusterNames.includes(clusterParam) ? clusterParam : null;
+  const heading = (
+    <>
+      <h1>{name}</h1>
+      <p className="page-lead">A consumer: what it holds or stands by for now, and the holds it gained and lost in the last 7 days.</p>
+    </>
+  );
+  const nowMs = Date.now();
+  const report = await runQuery(() => getConsumer(getDb(), { clusterNames, name, cluster, fromMs: nowMs - HISTORY_SPAN_MS, toMs: nowMs }));
+  if (!report.isAvailable) {
+    return (
+      <>
+        {heading}
+        <UnavailableNotice what="This consumer" reason={report.reason} />
+      </>
+    );
+  }
+  const queryClient = new QueryClient();
+  queryClient.setQueryData(consumerQuery(name, { cluster, span: HISTORY_SPAN_MS }).queryKey, report.data);
+  return (
+    <>
+      {heading}
+      <HydrationBoundary state={dehydrate(queryClient)}>
+        <ConsumerView name={name} cluster={cluster} span={HISTORY_SPAN_MS} />
+      </HydrationBoundary>
+    </>
+  );
+}

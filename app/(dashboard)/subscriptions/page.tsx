@@ -1,0 +1,107 @@
+import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
+
+import { SubscriptionView } from "@/app/(dashboard)/subscriptions/subscription-view";
+import { EmptyState } from "@/components/ui/empty-state";
+import { UnavailableNotice } from "@/components/ui/unavailable-notice";
+import { subscriptionChangesQuery, subscriptionTimelineQuery } from "@/lib/client/read-api-queries";
+import { getConfig } from "@/lib/config";
+import { getDb } from "@/lib/db/client";
+import { ApiError } from "@/lib/http/api-error";
+import { getSubscriptionTimeline } from "@/lib/queries/get-subscription-timeline";
+import { listSubscriptionChanges } from "@/lib/queries/list-subscription-changes";
+import { runQuery } from "@/lib/queries/query-result";
+import { isLiveRange, readRangeSelection, resolveRange } from "@/lib/timeline/time-range";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Subscription" };
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+function first(value: string | string[] | undefined): string | null {
+  const text = Array.isArray(value) ? value[0] : value;
+  return text && text.trim() !== "" ? text : null;
+}
+
+export default async function SubscriptionPage({ searchParams }: Props) {
+  const params = await searchParams;
+  const cluster = first(params.cluster);
+  const topic = first(params.topic);
+  const subscription = first(params.subscription);
+  if (!cluster || !topic || !subscription) {
+    return (
+      <>
+        <h1>Subscription</h1>
+        <EmptyState title="No subscription chosen">
+          <p>Open a subscription from the Leaders board: its page shows who held each partition over time, and every change.</p>
+        </EmptyState>
+      </>
+    );
+  }
+  const ref = { cluster, topic, subscription };
+  const heading = (
+    <>
+      <h1>{subscription}</h1>
+      <p className="page-lead">
+        <span className="mono">{topic}</span> on cluster <strong>{cluster}</strong>
+      </p>
+    </>
+  );
+  const config = getConfig();
+  if (!config.clusters.some((c) => c.name === cluster)) {
+    return (
+      <>
+        {heading}
+        <EmptyState title={`No configured cluster is named ${cluster}`}>
+          <p>Configured: {config.clusters.map((c) => c.name).join(", ") || "none"}.</p>
+        </EmptyState>
+      </>
+    );
+  }
+
+  const selection = readRangeSelection(params);
+  const isLive = isLiveRange(selection);
+  const range = resolveRange(selection, Date.now());
+  const db = getDb();
+  const result = await runQuery(async () => {
+    try {
+      const [timeline, changes] = await Promise.all([
+        getSubscriptionTimeline(db, { ...ref, ...range, thresholds: config.board }),
+        listSubscriptionChanges(db, { ...ref, ...range }),
+      ]);
+      return { isFound: true as const, timeline, changes };
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return { isFound: false as const, message: error.message };
+      throw error;
+    }
+  });
+  if (!result.isAvailable) {
+    return (
+      <>
+        {heading}
+        <UnavailableNotice what="This subscription" reason={result.reason} />
+      </>
+    );
+  }
+  if (!result.data.isFound) {
+    return (
+      <>
+        {heading}
+        <EmptyState title="Not seen">
+          <p>{result.data.message}</p>
+        </EmptyState>
+      </>
+    );
+  }
+
+  const queryClient = new QueryClient();
+  queryClient.setQueryData(subscriptionTimelineQuery(ref, range, { isLive, allDeployments: false }).queryKey, result.data.timeline);
+  queryClient.setQueryData(subscriptionChangesQuery(ref, range, { isLive }).queryKey, { pages: [result.data.changes], pageParams: [null] });
+  return (
+    <>
+      {heading}
+      <HydrationBoundary state={dehydrate(queryClient)}>
+        <SubscriptionView subscriptionRef={ref} initialSelection={selection} initialRange={range} />
+      </HydrationBoundary>
+    </>
+  );
+}

@@ -1,0 +1,120 @@
+import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
+import { cookies } from "next/headers";
+import Link from "next/link";
+
+import { DrilldownView } from "@/app/(dashboard)/violations/drilldown/drilldown-view";
+import { EmptyState } from "@/components/ui/empty-state";
+import { UnavailableNotice } from "@/components/ui/unavailable-notice";
+import { getDb } from "@/lib/db/client";
+import { ApiError } from "@/lib/http/api-error";
+import { runQuery } from "@/lib/queries/query-result";
+import { drilldownQuery } from "@/lib/violations/client/violation-queries";
+import { drilldownSettings } from "@/lib/violations/queries/drilldown-settings";
+import { getEventDrilldown, getKeyDrilldown } from "@/lib/violations/queries/get-key-drilldown";
+import { TIME_ZONE_COOKIE, timeZoneFromCookie } from "@/lib/violations/time-zone-cookie";
+import { isLiveRange, readParam, readRange, resolveRange } from "@/lib/violations/view-params";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Violation drill-down" };
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+function KeyForm() {
+  return (
+    <form action="/violations/drilldown" method="get" className="vio-key-form">
+      <label>
+        Key <input name="key" type="search" required placeholder="user-42" />
+      </label>
+      <input type="hidden" name="range" value="24h" />
+      <button type="submit">Drill down</button>
+    </form>
+  );
+}
+
+export default async function DrilldownPage({ searchParams }: Props) {
+  const params = await searchParams;
+  const key = readParam(params, "key");
+  const eventId = readParam(params, "event");
+  const timeZone = timeZoneFromCookie((await cookies()).get(TIME_ZONE_COOKIE)?.value);
+  const back = (
+    <p className="vio-back">
+      <Link href="/violations">← Violations</Link>
+    </p>
+  );
+  if (key === null && eventId === null) {
+    return (
+      <>
+        {back}
+        <h1>Drill-down</h1>
+        <EmptyState title="No key chosen">
+          <p>Open a key from the Violations page&apos;s top list, or name one: every event of the key, the workers involved, and the leader changes and deployments around each violation.</p>
+          <KeyForm />
+        </EmptyState>
+      </>
+    );
+  }
+
+  const nowMs = Date.now();
+  const settings = { ...drilldownSettings(), nowMs };
+  const db = getDb();
+  const selection = readRange(params);
+  const range = resolveRange(selection, nowMs);
+  const result = await runQuery(async () => {
+    try {
+      return eventId !== null ? await getEventDrilldown(db, eventId, settings) : await getKeyDrilldown(db, { key: key!, ...range }, settings);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return { notFound: error.message };
+      throw error;
+    }
+  });
+
+  const title = eventId !== null ? `Event ${eventId}` : `Key ${key}`;
+  if (!result.isAvailable) {
+    return (
+      <>
+        {back}
+        <h1>{title}</h1>
+        <UnavailableNotice what="The drill-down" reason={result.reason} />
+      </>
+    );
+  }
+  if ("notFound" in result.data) {
+    return (
+      <>
+        {back}
+        <h1>{title}</h1>
+        <EmptyState title="No such event">
+          <p>{result.data.notFound}</p>
+          <KeyForm />
+        </EmptyState>
+      </>
+    );
+  }
+
+  const drilldown = result.data;
+  const queryClient = new QueryClient();
+  const target = eventId !== null ? ({ kind: "event", eventId } as const) : ({ kind: "key", key: key!, range: { ...range, isLive: isLiveRange(selection) } } as const);
+  queryClient.setQueryData(drilldownQuery(target).queryKey, drilldown);
+  return (
+    <>
+      {back}
+      <h1>{title}</h1>
+      <p className="page-lead">
+        {eventId !== null ? (
+          <>
+            An entry into key <strong className="mono">{drilldown.key}</strong>, with the key&apos;s other entries around it.
+          </>
+        ) : (
+          "Every entry into this key in the range, who was inside when another entered, and what coincides with each violation."
+        )}
+      </p>
+      <HydrationBoundary state={dehydrate(queryClient)}>
+        {eventId !== null ? (
+          <DrilldownView mode="event" eventId={eventId} serverTimeZone={timeZone} serverNowMs={nowMs} />
+        ) : (
+          <DrilldownView mode="key" drilldownKey={key!} initialSelection={selection} initialRange={range} serverTimeZone={timeZone} serverNowMs={nowMs} />
+        )}
+      </HydrationBoundary>
+    </>
+  );
+}

@@ -1,0 +1,20 @@
+import { getConfig } from "@/lib/config";
+import { getDb } from "@/lib/db/client";
+import { withErrorHandling } from "@/lib/http/route-handler";
+import { jsonResponse } from "@/lib/queries/json-response";
+import { getConsumer } from "@/lib/queries/get-consumer";
+import { assertConfiguredCluster, consumerParamsSchema, parseReadParams } from "@/lib/queries/read-api-params";
+
+export const dynamic = "force-dynamic";
+
+type Context = { params: Promise<{ name: string }> };
+
+/** GET /api/v1/consumers/{name}?cluster=&from=&to=&limit=&cursor=: where it holds or stands by, and its changes. */
+export const GET = withErrorHandling(async (request, context: Context) => {
+  const { name } = await context.params;
+  const params = parseReadParams(consumerParamsSchema, request.url, { name: decodeURIComponent(name) });
+  const clusterNames = getConfig().clusters.map((c) => c.name);
+  assertConfiguredCluster(clusterNames, params.cluster ?? null);
+  const report = await getConsumer(getDb(), { ...params, cluster: params.cluster ?? null, clusterNames });
+  return jsonResponse(request, report, { headers: { "cache-control": "no-store" } });
+});

@@ -1,0 +1,17 @@
+import { getConfig } from "@/lib/config";
+import { getDb } from "@/lib/db/client";
+import { withErrorHandling } from "@/lib/http/route-handler";
+import { jsonResponse } from "@/lib/queries/json-response";
+import { getSubscriptionTimeline } from "@/lib/queries/get-subscription-timeline";
+import { assertConfiguredCluster, parseReadParams, timelineParamsSchema } from "@/lib/queries/read-api-params";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/v1/subscriptions/timeline?cluster=&topic=&subscription=&from=&to=&deployments=: lanes, markers, bands. */
+export const GET = withErrorHandling(async (request) => {
+  const params = parseReadParams(timelineParamsSchema, request.url);
+  const config = getConfig();
+  assertConfiguredCluster(config.clusters.map((c) => c.name), params.cluster);
+  const timeline = await getSubscriptionTimeline(getDb(), { ...params, thresholds: config.board });
+  return jsonResponse(request, timeline, { headers: { "cache-control": "no-store" } });
+});

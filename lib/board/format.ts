@@ -1,0 +1,78 @@
+// Words for times, durations and counts on the board and the timeline. Client-safe and pure
+// (the time zone is a parameter so that tests do not depend on the machine's).
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/** "42 s", "12 m 5 s", "3 h 12 m", "2 d 4 h": the two largest units. */
+export function formatDuration(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / SECOND));
+  const days = Math.floor(total / 86_400);
+  const hours = Math.floor((total % 86_400) / 3_600);
+  const minutes = Math.floor((total % 3_600) / 60);
+  const seconds = total % 60;
+  if (days > 0) return hours > 0 ? `${days} d ${hours} h` : `${days} d`;
+  if (hours > 0) return minutes > 0 ? `${hours} h ${minutes} m` : `${hours} h`;
+  if (minutes > 0) return seconds > 0 ? `${minutes} m ${seconds} s` : `${minutes} m`;
+  return `${seconds} s`;
+}
+
+const clockFormats = new Map<string, Intl.DateTimeFormat>();
+
+function clockFormat(options: Intl.DateTimeFormatOptions, timeZone: string | undefined): Intl.DateTimeFormat {
+  const key = `${JSON.stringify(options)}|${timeZone ?? ""}`;
+  let format = clockFormats.get(key);
+  if (!format) clockFormats.set(key, (format = new Intl.DateTimeFormat("en-GB", { ...options, timeZone })));
+  return format;
+}
+
+function dayOf(ms: number, timeZone: string | undefined): string {
+  return clockFormat({ year: "numeric", month: "2-digit", day: "2-digit" }, timeZone).format(ms);
+}
+
+/** "14:02" today, "21 Nov 14:02" on another day (in `timeZone`, default the reader's). */
+export function formatClock(iso: string, nowMs: number, timeZone?: string): string {
+  const ms = Date.parse(iso);
+  const time = clockFormat({ hour: "2-digit", minute: "2-digit", hourCycle: "h23" }, timeZone).format(ms);
+  if (dayOf(ms, timeZone) === dayOf(nowMs, timeZone)) return time;
+  return `${clockFormat({ day: "numeric", month: "short" }, timeZone).format(ms)} ${time}`;
+}
+
+/** Exact time for lists of changes: "2026-11-22 14:02:07.123". */
+export function formatExactTime(iso: string, timeZone?: string): string {
+  const ms = Date.parse(iso);
+  const date = clockFormat({ year: "numeric", month: "2-digit", day: "2-digit" }, timeZone).formatToParts(ms);
+  const part = (type: string) => date.find((p) => p.type === type)?.value ?? "";
+  const time = clockFormat({ hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }, timeZone).format(ms);
+  return `${part("year")}-${part("month")}-${part("day")} ${time}.${String(ms % 1000).padStart(3, "0")}`;
+}
+
+/** "since 14:02, 3 h 12 m" */
+export function formatTenure(sinceIso: string, nowMs: number, timeZone?: string): string {
+  return `since ${formatClock(sinceIso, nowMs, timeZone)}, ${formatDuration(nowMs - Date.parse(sinceIso))}`;
+}
+
+/** "3 m ago" ("just now" under a second). */
+export function formatAgo(iso: string, nowMs: number): string {
+  const ms = nowMs - Date.parse(iso);
+  return ms < SECOND ? "just now" : `${formatDuration(ms)} ago`;
+}
+
+const counts = new Intl.NumberFormat("en-US");
+
+/** "12,345", or "?" when unknown. */
+export function formatCount(value: number | null): string {
+  return value === null ? "?" : counts.format(value);
+}
+
+/** "33.3%" */
+export function formatShare(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}
+
+/** "10 min", "1 h", "90 min": a window length in words. */
+export function formatWindow(ms: number): string {
+  if (ms >= HOUR && ms % HOUR === 0) return `${ms / HOUR} h`;
+  return `${Math.round(ms / MINUTE)} min`;
+}

@@ -1,0 +1,9 @@
+// Addresses of the board's pages. Client-safe and pure.
+
+export function subscriptionHref(ref: { cluster: string; topic: string; subscription: string }, extra: Record<string, string> = {}): string {
+  return `/subscriptions?${new URLSearchParams({ cluster: ref.cluster, topic: ref.topic, subscription: ref.subscription, ...extra })}`;
+}
+
+export function consumerHref(name: string, cluster?: string): string {
+  return `/consumers/${encodeURIComponent(name)}${cluster ? `?${new URLSearchParams({ cluster })}` : ""}`;
+}

@@ -1,0 +1,215 @@
+import "server-only";
+
+import type { BoardThresholds, ClusterSnapshot, DeploymentWindow, LeadersBoard, ResourceSnapshot, SampleSnapshot } from "@/lib/board/board-types";
+import { filterGroups } from "@/lib/board/board-filters";
+import { buildBoard } from "@/lib/board/build-board";
+import { OPEN_DEPLOYMENT_MAX_MS } from "@/lib/board/health-rules";
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/client";
+import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+
+export type LeadersQuery = {
+  cluster: string | null;
+  tenant: string | null;
+  namespace: string | null;
+  /** Exact topic and subscription: the subscription page reads one subscription. */
+  topic: string | null;
+  subscription: string | null;
+  q: string;
+  includeGone: boolean;
+};
+
+export const ALL_LEADERS: LeadersQuery = { cluster: null, tenant: null, namespace: null, topic: null, subscription: null, q: "", includeGone: false };
+
+const NO_SAMPLES: SampleSnapshot[] = [];
+
+/**
+ * Key_Shared splits by resource id, with the lastChangeAt they were read at. A split has up to
+ * ~330 ranges and changes rarely; when it does, the poller records a change (RANGES_MOVED, or a
+ * holder or consumer change), which moves lastChangeAt: so (id, lastChangeAt) names one version
+ * of it, and the board asks the database only for splits it does not hold in that version.
+ */
+type CachedSplit = { lastChangeAt: number | null; split: HashRangeSplit };
+const splitCache = new Map<number, CachedSplit>();
+/** Past this many, the cache starts over (a board this large re-reads its splits once). */
+const MAX_CACHED_SPLITS = 50_000;
+
+/** The holder-change kinds that count towards flapping. */
+const FLAP_KINDS = Prisma.sql`('HOLDER_CHANGED', 'HOLDER_LOST', 'HOLDER_APPEARED', 'HIDDEN_FLAP')`;
+
+/**
+ * One resource as a positional JSON array (json_build_array): the answer for 10,000 resources
+ * is one JSON text that Node parses natively, instead of 200,000 values the driver converts one
+ * by one. (Nesting partitions under their subscription in SQL measured slower.) Times are epoch
+ * milliseconds.
+ */
+type Row = [
+  id: number,
+  cluster: string,
+  tenant: string | null,
+  namespace: string | null,
+  topic: string | null,
+  partition: number | null,
+  subscription: string | null,
+  subscriptionType: string | null,
+  isDurable: boolean,
+  holder: string | null,
+  holderSince: number | null,
+  consumerNames: string[],
+  /** true: unchanged since the copy this process holds (see splitCache). */
+  hashRanges: HashRangeSplit | true | null,
+  backlog: number | null,
+  msgRateOut: number | null,
+  /** Only where the stuck-leader rule may fire; all of them (trimmed in Node). */
+  samples: SampleSnapshot[] | null,
+  lastObservedAt: number | null,
+  staleSince: number | null,
+  lastError: string | null,
+  goneAt: number | null,
+  lastChangeAt: number | null,
+  flaps: number,
+];
+
+/** JSON from json_build_object: timestamps arrive as PostgreSQL's ISO text ("...+00:00"). */
+type ContextRow = {
+  clusters: { name: string; pollIntervalMs: number; lastPollAt: string | null; lastCycleMs: number | null; lastPollErrorCount: number | null; lastPollError: string | null }[];
+  deployments: { service: string; version: string; startedAt: string; finishedAt: string | null }[];
+};
+
+/** A timestamp as epoch milliseconds (cheaper for PostgreSQL than formatting text, and for Node than parsing it). */
+function msOf(column: Prisma.Sql): Prisma.Sql {
+  // date_part, not extract: extract computes in numeric, several times slower over 50,000 values.
+  return Prisma.sql`(date_part('epoch', ${column}) * 1000)::bigint`;
+}
+
+const isoText = (text: string | null): string | null => (text === null ? null : new Date(text).toISOString());
+
+/** The split of a row: the one sent, remembered for next time, or the one held ("true"). */
+function resolveSplit(id: number, sent: HashRangeSplit | true | null, lastChangeAt: number | null, known: Map<number, CachedSplit>): HashRangeSplit | null {
+  if (sent === null) return null;
+  if (sent === true) return known.get(id)!.split;
+  if (splitCache.size >= MAX_CACHED_SPLITS) splitCache.clear();
+  splitCache.set(id, { lastChangeAt, split: sent });
+  return sent;
+}
+
+/**
+ * The leaders board for the given clusters, in two statements. Raw SQL because the rows are
+ * trimmed and shaped in the database (consumer names only, samples only where they matter, one
+ * JSON text for all rows) and the flapping counts are joined in: at 10,000 rows, what Node has
+ * to parse is most of the request's time.
+ */
+export async function listLeaders(
+  db: Db,
+  options: { clusterNames: string[]; thresholds: BoardThresholds; query: LeadersQuery; nowMs?: number },
+): Promise<LeadersBoard> {
+  const { thresholds, query } = options;
+  const stuckSamples = Math.max(2, thresholds.stuckSamples);
+  const nowMs = options.nowMs ?? Date.now();
+  const clusterNames = query.cluster === null ? options.clusterNames : options.clusterNames.filter((name) => name === query.cluster);
+  const windowStart = new Date(nowMs - thresholds.flapWindowMs);
+  const now = new Date(nowMs);
+
+  const conditions = [Prisma.sql`r.kind = 'PULSAR_SUBSCRIPTION_PARTITION'`, Prisma.sql`r.subscription_type is distinct from 'Shared'`];
+  if (!query.includeGone) conditions.push(Prisma.sql`r.gone_at is null`);
+  if (query.tenant !== null) conditions.push(Prisma.sql`r.tenant = ${query.tenant}`);
+  if (query.namespace !== null) conditions.push(Prisma.sql`r.namespace = ${query.namespace}`);
+  if (query.topic !== null) conditions.push(Prisma.sql`r.topic = ${query.topic}`);
+  if (query.subscription !== null) conditions.push(Prisma.sql`r.subscription = ${query.subscription}`);
+
+  // The versions this process holds, fixed for this request (the cache may be refilled below).
+  const known = new Map(splitCache);
+  const knownIds = [...known.keys()];
+  const knownChanges = knownIds.map((id) => known.get(id)!.lastChangeAt);
+  const [[context], [result]] = await Promise.all([
+    // The small things, in one statement: each cluster's latest poll, and the deployments
+    // that overlap the flapping window (an open one counts for a day at most).
+    db.$queryRaw<ContextRow[]>(Prisma.sql`
+      select
+        (select coalesce(json_agg(json_build_object('name', c.name, 'pollIntervalMs', c.poll_interval_ms, 'lastPollAt', p.finished_at, 'lastCycleMs', p.cycle_ms,
+             'lastPollErrorCount', p.error_count, 'lastPollError', p.errors->0->>'message')), '[]')
+           from cluster c
+           left join lateral (select finished_at, cycle_ms, error_count, errors from poll_run where cluster_id = c.id order by started_at desc limit 1) p on true
+           where c.name = any(${clusterNames}::text[])) as clusters,
+        (select coalesce(json_agg(json_build_object('service', d.service, 'version', d.version, 'startedAt', d.started_at, 'finishedAt', d.finished_at)), '[]')
+           from deployment d
+           where d.started_at <= ${now}
+             and (d.finished_at >= ${windowStart} or (d.finished_at is null and d.started_at > ${new Date(nowMs - OPEN_DEPLOYMENT_MAX_MS)}))) as deployments`),
+    // Every resource in scope with its flapping count: one grouped scan of holder_change over
+    // its (cluster, time) index, not one query per resource.
+    db.$queryRaw<{ rows: string }[]>(Prisma.sql`
+      with f as (
+        select h.resource_id, count(*)::int as flaps
+        from holder_change h
+        where h.cluster_id in (select id from cluster where name = any(${clusterNames}::text[]))
+          and h.new_seen_at > ${windowStart} and h.kind in ${FLAP_KINDS}
+        group by h.resource_id
+      )
+      select coalesce(json_agg(json_build_array(
+        r.id, c.name, r.tenant, r.namespace, r.topic, r.partition, r.subscription, r.subscription_type, r.is_durable,
+        r.holder, ${msOf(Prisma.sql`r.holder_since`)}, jsonb_path_query_array(r.consumers, '$[*].name'),
+        case when r.hash_ranges is null then null
+          when k.id is not null and k.last_change_at is not distinct from ${msOf(Prisma.sql`r.last_change_at`)} then 'true'::jsonb
+          else r.hash_ranges end,
+        r.backlog, r.msg_rate_out,
+        -- Samples only where the stuck-leader rule can fire: a holder, and a backlog that grew
+        -- from the first to the last of its newest N samples (a necessary condition).
+        case when r.holder is not null and jsonb_array_length(r.recent_samples) >= ${stuckSamples}::int
+          and (r.recent_samples -> -1 ->> 'backlog')::float8 > (r.recent_samples -> ${-stuckSamples}::int ->> 'backlog')::float8
+          then r.recent_samples end,
+        ${msOf(Prisma.sql`r.last_observed_at`)}, ${msOf(Prisma.sql`r.stale_since`)}, r.last_error, ${msOf(Prisma.sql`r.gone_at`)},
+        ${msOf(Prisma.sql`r.last_change_at`)}, coalesce(f.flaps, 0)
+      )), '[]')::text as rows
+      from held_resource r
+      join cluster c on c.id = r.cluster_id
+      left join f on f.resource_id = r.id
+      left join unnest(${knownIds}::bigint[], ${knownChanges}::bigint[]) as k(id, last_change_at) on k.id = r.id
+      where c.name = any(${clusterNames}::text[]) and ${Prisma.join(conditions, " and ")}`),
+  ]);
+
+  const byName = new Map(context!.clusters.map((c) => [c.name, c]));
+  const clusterSnapshots: ClusterSnapshot[] = clusterNames.map((name) => {
+    const c = byName.get(name);
+    return {
+      name,
+      pollIntervalMs: c?.pollIntervalMs ?? 0,
+      lastPollAt: isoText(c?.lastPollAt ?? null),
+      lastCycleMs: c?.lastCycleMs ?? null,
+      lastPollErrorCount: c?.lastPollErrorCount ?? null,
+      lastPollError: c?.lastPollError ?? null,
+    };
+  });
+  const resources: ResourceSnapshot[] = (JSON.parse(result!.rows) as Row[]).map((r) => ({
+    cluster: r[1],
+    tenant: r[2] ?? "",
+    namespace: r[3] ?? "",
+    topic: r[4] ?? "",
+    partition: r[5] ?? -1,
+    subscription: r[6] ?? "",
+    subscriptionType: r[7],
+    isDurable: r[8],
+    holder: r[9],
+    holderSince: r[10],
+    consumers: r[11],
+    hashRanges: resolveSplit(r[0], r[12], r[20], known),
+    backlog: r[13],
+    msgRateOut: r[14],
+    recentSamples: r[15] === null ? NO_SAMPLES : r[15].slice(-stuckSamples),
+    lastObservedAt: r[16],
+    staleSince: r[17],
+    lastError: r[18],
+    goneAt: r[19],
+    lastChangeAt: r[20],
+    changesInWindow: r[21],
+  }));
+  const deploymentWindows: DeploymentWindow[] = context!.deployments.map((d) => ({
+    service: d.service,
+    version: d.version,
+    startedAt: new Date(d.startedAt).toISOString(),
+    finishedAt: isoText(d.finishedAt),
+  }));
+
+  const board = buildBoard({ nowMs, thresholds, clusters: clusterSnapshots, resources, deployments: deploymentWindows });
+  if (!query.q.trim()) return board;
+  return { ...board, subscriptions: filterGroups(board.subscriptions, { ...query, cluster: null, tenant: null, namespace: null }) };
+}

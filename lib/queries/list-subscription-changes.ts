@@ -1,0 +1,131 @@
+import "server-only";
+
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/client";
+import type { ChangeCause, ChangeKind } from "@/lib/timeline/timeline-types";
+
+export type ChangeEntry = {
+  id: string;
+  partition: number;
+  kind: ChangeKind;
+  cause: ChangeCause;
+  fromHolder: string | null;
+  toHolder: string | null;
+  /** The change happened in (oldSeenAt, newSeenAt]. */
+  oldSeenAt: string | null;
+  newSeenAt: string;
+  detectedAt: string;
+  isDuringGap: boolean;
+  /** Consumers before and after, hash-space shares moved, reconnect times (see lib/poller/detect-changes.ts). */
+  details: Record<string, unknown>;
+};
+
+export type ChangePage = {
+  changes: ChangeEntry[];
+  /** Every change in the range, not only this page. */
+  total: number;
+  /** Pass as `cursor` for the next (older) page; null on the last. */
+  nextCursor: string | null;
+};
+
+export const DEFAULT_CHANGE_LIMIT = 200;
+
+type Row = {
+  id: bigint;
+  partition: number | null;
+  kind: ChangeKind;
+  cause: ChangeCause;
+  from_holder: string | null;
+  to_holder: string | null;
+  old_seen_at: Date | null;
+  new_seen_at: Date;
+  detected_at: Date;
+  is_during_gap: boolean;
+  details: Record<string, unknown>;
+};
+
+/** "<newSeenAt ms>_<id>": the keyset position of a change, newest first. */
+export function encodeChangeCursor(newSeenAtMs: number, id: string): string {
+  return `${newSeenAtMs}_${id}`;
+}
+
+function decodeChangeCursor(cursor: string): { at: Date; id: bigint } {
+  const [at, id] = cursor.split("_");
+  return { at: new Date(Number(at)), id: BigInt(id!) };
+}
+
+/** The scope of a change listing: one subscription (all partitions), or one consumer's changes. */
+export type ChangeScope =
+  | { kind: "subscription"; cluster: string; topic: string; subscription: string }
+  | { kind: "consumer"; name: string; clusters: string[] };
+
+function scopeCondition(scope: ChangeScope): Prisma.Sql {
+  if (scope.kind === "subscription") {
+    return Prisma.sql`c.name = ${scope.cluster} and r.topic = ${scope.topic} and r.subscription = ${scope.subscription}`;
+  }
+  return Prisma.sql`(h.to_holder = ${scope.name} or h.from_holder = ${scope.name}) and c.name = any(${scope.clusters}::text[])`;
+}
+
+export type ChangeRow = ChangeEntry & { cluster: string; topic: string; subscription: string };
+
+/**
+ * Changes in [from, to], newest first, a page at a time (keyset on newSeenAt, id), and how many
+ * there are in the whole range (counted apart: the page reads details of its rows only).
+ */
+export async function listChanges(
+  db: Db,
+  scope: ChangeScope,
+  options: { fromMs: number; toMs: number; limit?: number; cursor?: string },
+): Promise<{ changes: ChangeRow[]; total: number; nextCursor: string | null }> {
+  const limit = options.limit ?? DEFAULT_CHANGE_LIMIT;
+  const from = new Date(options.fromMs);
+  const to = new Date(options.toMs);
+  const after = options.cursor ? decodeChangeCursor(options.cursor) : null;
+  const where = Prisma.sql`${scopeCondition(scope)} and h.new_seen_at >= ${from} and h.new_seen_at <= ${to}`;
+  const [rows, [count]] = await Promise.all([
+    db.$queryRaw<(Row & { cluster: string; topic: string | null; subscription: string | null })[]>(Prisma.sql`
+      select h.id, h.kind, h.cause, h.from_holder, h.to_holder, h.old_seen_at, h.new_seen_at, h.detected_at, h.is_during_gap, h.details,
+        r.partition, r.topic, r.subscription, c.name as cluster
+      from holder_change h
+      join held_resource r on r.id = h.resource_id
+      join cluster c on c.id = h.cluster_id
+      where ${where} ${after ? Prisma.sql`and (h.new_seen_at, h.id) < (${after.at}, ${after.id})` : Prisma.empty}
+      order by h.new_seen_at desc, h.id desc
+      limit ${limit + 1}`),
+    db.$queryRaw<{ total: number }[]>(Prisma.sql`
+      select count(*)::int as total
+      from holder_change h join held_resource r on r.id = h.resource_id join cluster c on c.id = h.cluster_id
+      where ${where}`),
+  ]);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    changes: page.map((row) => ({
+      id: row.id.toString(),
+      cluster: row.cluster,
+      topic: row.topic ?? "",
+      subscription: row.subscription ?? "",
+      partition: row.partition ?? -1,
+      kind: row.kind,
+      cause: row.cause,
+      fromHolder: row.from_holder,
+      toHolder: row.to_holder,
+      oldSeenAt: row.old_seen_at?.toISOString() ?? null,
+      newSeenAt: row.new_seen_at.toISOString(),
+      detectedAt: row.detected_at.toISOString(),
+      isDuringGap: row.is_during_gap,
+      details: row.details,
+    })),
+    total: count?.total ?? 0,
+    nextCursor: rows.length > limit && last ? encodeChangeCursor(last.new_seen_at.getTime(), last.id.toString()) : null,
+  };
+}
+
+/** One subscription's changes in a range, newest first, paged. */
+export async function listSubscriptionChanges(
+  db: Db,
+  input: { cluster: string; topic: string; subscription: string; fromMs: number; toMs: number; limit?: number; cursor?: string },
+): Promise<ChangePage> {
+  const { changes, total, nextCursor } = await listChanges(db, { kind: "subscription", ...input }, input);
+  return { changes: changes.map(({ cluster: _c, topic: _t, subscription: _s, ...change }) => change), total, nextCursor };
+}

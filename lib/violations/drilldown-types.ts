@@ -1,0 +1,75 @@
+// The key (and single-event) drill-down's answer. Client-safe types.
+
+import type { ResourceRef } from "@/lib/violations/resource-ref";
+import type { DeploymentBand, LeaderChangeMarker, ViolationCounts } from "@/lib/violations/violation-types";
+
+/** A key's counts: its entries (events) and their violations. */
+export type KeyCounts = ViolationCounts & { events: number };
+
+export type DrilldownEvent = {
+  eventId: string;
+  key: string;
+  counter: number;
+  isViolation: boolean;
+  service: string;
+  worker: string;
+  topic: string | null;
+  subscription: string | null;
+  partition: number | null;
+  traceId: string | null;
+  /** The trace through the configured URL template; null without a template or a trace id. */
+  traceUrl: string | null;
+  observedAt: string;
+  receivedAt: string;
+  /** The subscription partition the event names, normalised; null without topic or subscription. */
+  resource: ResourceRef | null;
+};
+
+export type WorkerActivity = {
+  worker: string;
+  services: string[];
+  events: number;
+  violations: number;
+  firstAt: string;
+  lastAt: string;
+};
+
+/** "`entered` came in while `inside` was (probably) in": how often, over the drill-down. */
+export type WorkerOverlap = { entered: string; inside: string; count: number };
+
+export type Verdict = "deployment" | "failover" | "deployment-and-failover" | "unexplained";
+
+export type ViolationExplanation = {
+  eventId: string;
+  /** The latest entry into the key by another worker before this one: who was probably inside. */
+  previousEntry: { eventId: string; worker: string; observedAt: string; gapMs: number } | null;
+  /** Deployments of the event's service whose window (with grace) covers it: the classification. */
+  insideDeploymentIds: string[];
+  /** Other deployments within the drill-down window (any service). */
+  nearbyDeploymentIds: string[];
+  /** Leader changes of the event's subscription partition within the window. */
+  leaderChangeIds: string[];
+  verdict: Verdict;
+};
+
+export type KeyDrilldown = {
+  key: string;
+  from: string;
+  to: string;
+  /** The event the drill-down was opened for, if any. */
+  focusEventId: string | null;
+  windowMs: number;
+  graceMs: number;
+  /** Raw events older than this are deleted by retention (the charts keep their counts). */
+  rawSince: string;
+  /** The key's events in the range, oldest first, at most `eventLimit`. */
+  events: DrilldownEvent[];
+  eventLimit: number;
+  isTruncated: boolean;
+  counts: KeyCounts;
+  workers: WorkerActivity[];
+  overlaps: WorkerOverlap[];
+  leaderChanges: LeaderChangeMarker[];
+  deployments: DeploymentBand[];
+  explanations: ViolationExplanation[];
+};

@@ -1,0 +1,229 @@
+import "server-only";
+
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/client";
+import { ApiError } from "@/lib/http/api-error";
+import { OWNERSHIP_CHANGE_KINDS } from "@/lib/violations/change-kinds";
+import type { DrilldownEvent, KeyDrilldown } from "@/lib/violations/drilldown-types";
+import { changesNearEvents, countOverlaps, explainViolations, findPreviousEntries, summariseWorkers } from "@/lib/violations/explain-violations";
+import { serviceWindowsSql, windowEndSql } from "@/lib/violations/queries/classification-sql";
+import { toBand } from "@/lib/violations/queries/list-deployment-bands";
+import { resourceRefOf } from "@/lib/violations/resource-ref";
+import { buildTraceUrl } from "@/lib/violations/trace-url";
+import type { LeaderChangeMarker } from "@/lib/violations/violation-types";
+
+/** The drill-down shows at most this many events of a key (the latest). */
+export const DRILLDOWN_EVENT_LIMIT = 1_000;
+/** At most this many leader changes. */
+const CHANGE_LIMIT = 2_000;
+/** A single event's drill-down shows the key this far around it (at least the coincidence window). */
+const EVENT_CONTEXT_MS = 15 * 60_000;
+
+
+export type DrilldownSettings = {
+  windowMs: number;
+  graceMs: number;
+  traceUrlTemplate: string | null;
+  retentionDays: number;
+  nowMs?: number;
+};
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+type CountRow = { events: number; violations: number; inside: number };
+type ChangeRow = {
+  id: bigint;
+  cluster: string;
+  topic: string;
+  partition: number;
+  subscription: string;
+  kind: string;
+  cause: string;
+  from_holder: string | null;
+  to_holder: string | null;
+  old_seen_at: Date | null;
+  new_seen_at: Date;
+};
+type BandRow = Parameters<typeof toBand>[0];
+
+/** ±window around each event, merged, as a multirange (SQL), from the events' instants. */
+function eventWindowsSql(times: readonly string[], windowMs: number): Prisma.Sql {
+  return Prisma.sql`(select range_agg(tstzrange(t - ${windowMs}::double precision * interval '1 millisecond', t + ${windowMs}::double precision * interval '1 millisecond', '[]'))
+    from unnest(${times}::timestamptz[]) as t)`;
+}
+
+type EventRow = {
+  event_id: string;
+  key: string;
+  counter: number;
+  service: string;
+  worker: string;
+  topic: string | null;
+  subscription: string | null;
+  partition: number | null;
+  trace_id: string | null;
+  observed_at: string;
+  received_at: string;
+};
+
+/** The key's latest events in the range (one more than shown, to tell a truncation), newest first. */
+function latestEventsSql(key: string, fromMs: number, toMs: number): Prisma.Sql {
+  return Prisma.sql`
+    select event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_at, received_at
+    from exclusivity_event
+    where key = ${key} and observed_at >= ${iso(fromMs)}::timestamptz and observed_at < ${iso(toMs)}::timestamptz
+    order by observed_at desc, id desc
+    limit ${DRILLDOWN_EVENT_LIMIT + 1}`;
+}
+
+/**
+ * The key's events as one JSON value: mapping a thousand rows through Prisma's row decoding
+ * costs several times the query itself (measured: findMany 40-75 ms, raw rows 30-40 ms, one JSON
+ * value 25-30 ms, of which the query is 8).
+ */
+async function readEvents(db: Db, key: string, fromMs: number, toMs: number, settings: DrilldownSettings): Promise<{ events: DrilldownEvent[]; isTruncated: boolean }> {
+  const [result] = await db.$queryRaw<{ rows: EventRow[] }[]>(Prisma.sql`select coalesce(json_agg(x), '[]') as rows from (${latestEventsSql(key, fromMs, toMs)}) x`);
+  const rows = result?.rows ?? [];
+  // A key's events name a handful of subscription partitions: normalise each name once.
+  const refs = new Map<string, ReturnType<typeof resourceRefOf>>();
+  const refOf = (row: EventRow) => {
+    const cacheKey = `${row.topic}\u0000${row.subscription}\u0000${row.partition}`;
+    if (!refs.has(cacheKey)) refs.set(cacheKey, resourceRefOf(row));
+    return refs.get(cacheKey)!;
+  };
+  const events = rows
+    .slice(0, DRILLDOWN_EVENT_LIMIT)
+    .reverse()
+    .map((row): DrilldownEvent => ({
+      eventId: row.event_id,
+      key: row.key,
+      counter: row.counter,
+      isViolation: row.counter > 0,
+      service: row.service,
+      worker: row.worker,
+      topic: row.topic,
+      subscription: row.subscription,
+      partition: row.partition,
+      traceId: row.trace_id,
+      traceUrl: row.trace_id === null ? null : buildTraceUrl(settings.traceUrlTemplate, row.trace_id),
+      observedAt: new Date(row.observed_at).toISOString(),
+      receivedAt: new Date(row.received_at).toISOString(),
+      resource: refOf(row),
+    }));
+  return { events, isTruncated: rows.length > DRILLDOWN_EVENT_LIMIT };
+}
+
+/** The key's counts over the whole range (not only the events shown), classified. */
+async function countKey(db: Db, key: string, fromMs: number, toMs: number, settings: DrilldownSettings, nowMs: number): Promise<CountRow> {
+  const scope = { startMs: fromMs, endMs: toMs, graceMs: settings.graceMs, nowMs, service: null, subscription: null, environment: null };
+  const [row] = await db.$queryRaw<CountRow[]>(Prisma.sql`
+    select count(*)::int as events, count(*) filter (where e.counter > 0)::int as violations,
+      count(*) filter (where e.counter > 0 and e.observed_at <@ w.w)::int as inside
+    from exclusivity_event e
+    left join (${serviceWindowsSql(scope)}) w on w.service = e.service
+    where e.key = ${key} and e.observed_at >= ${iso(fromMs)}::timestamptz and e.observed_at < ${iso(toMs)}::timestamptz`);
+  return row ?? { events: 0, violations: 0, inside: 0 };
+}
+
+/**
+ * Ownership changes of the subscriptions the events name, within the window of some event: one
+ * statement over holder_change's (resource, time) index. The partition is matched afterwards
+ * (changesNearEvents): an event may name it in its topic, in its partition field, or not at all.
+ */
+async function readLeaderChanges(db: Db, events: readonly DrilldownEvent[], windowMs: number): Promise<LeaderChangeMarker[]> {
+  const refs = new Map<string, { topic: string; subscription: string }>();
+  for (const e of events) if (e.resource) refs.set(`${e.resource.topic}|${e.resource.subscription}`, e.resource);
+  if (refs.size === 0) return [];
+  const times = events.map((e) => e.observedAt);
+  const firstMs = Date.parse(times[0]!);
+  const lastMs = Date.parse(times[times.length - 1]!);
+  const pairs = [...refs.values()];
+  const rows = await db.$queryRaw<ChangeRow[]>(Prisma.sql`
+    select h.id, c.name as cluster, r.topic, coalesce(r.partition, -1) as partition, r.subscription, h.kind::text as kind, h.cause::text as cause,
+      h.from_holder, h.to_holder, h.old_seen_at, h.new_seen_at
+    from held_resource r
+    join cluster c on c.id = r.cluster_id
+    join holder_change h on h.resource_id = r.id
+    where (r.topic, r.subscription) in (select * from unnest(${pairs.map((p) => p.topic)}::text[], ${pairs.map((p) => p.subscription)}::text[]))
+      and h.kind::text = any(${[...OWNERSHIP_CHANGE_KINDS]}::text[])
+      and h.new_seen_at >= ${iso(firstMs - windowMs)}::timestamptz
+      and coalesce(h.old_seen_at, h.new_seen_at) <= ${iso(lastMs + windowMs)}::timestamptz
+      and tstzrange(coalesce(h.old_seen_at, h.new_seen_at), h.new_seen_at, '[]') && ${eventWindowsSql(times, windowMs)}
+    order by h.new_seen_at, h.id
+    limit ${CHANGE_LIMIT}`);
+  return rows.map((r) => ({
+    id: r.id.toString(),
+    cluster: r.cluster,
+    topic: r.topic,
+    partition: r.partition,
+    subscription: r.subscription,
+    kind: r.kind,
+    cause: r.cause,
+    fromHolder: r.from_holder,
+    toHolder: r.to_holder,
+    oldSeenAt: r.old_seen_at?.toISOString() ?? null,
+    newSeenAt: r.new_seen_at.toISOString(),
+  }));
+}
+
+/**
+ * Deployments (any service) whose window, grace included, comes within the window of one of the
+ * events shown. The events' windows are derived in SQL from the same events, so that this runs
+ * beside the events' own read instead of after it.
+ */
+async function readDeployments(db: Db, input: { key: string; fromMs: number; toMs: number }, settings: DrilldownSettings, nowMs: number) {
+  const windowEnd = windowEndSql({ nowMs, graceMs: settings.graceMs });
+  const rows = await db.$queryRaw<BandRow[]>(Prisma.sql`
+    with around as (
+      select range_agg(tstzrange(e.observed_at - ${settings.windowMs}::double precision * interval '1 millisecond',
+        e.observed_at + ${settings.windowMs}::double precision * interval '1 millisecond', '[]')) as w,
+        max(e.observed_at) as last_at
+      from (${latestEventsSql(input.key, input.fromMs, input.toMs)}) e
+    )
+    select d.id, d.service, d.version, d.environment, d.started_at, d.finished_at, ${windowEnd} as window_end, d.link
+    from deployment d, around
+    where around.w is not null and d.started_at <= around.last_at + ${settings.windowMs}::double precision * interval '1 millisecond'
+      and tstzrange(d.started_at, ${windowEnd}, '[)') && around.w
+    order by d.started_at, d.id`);
+  return rows.map(toBand);
+}
+
+/** Every event of a key in a range, the workers and their overlaps, and what coincides with each violation. */
+export async function getKeyDrilldown(db: Db, input: { key: string; fromMs: number; toMs: number; focusEventId?: string | null }, settings: DrilldownSettings): Promise<KeyDrilldown> {
+  const nowMs = settings.nowMs ?? Date.now();
+  const [{ events, isTruncated }, counts, deployments] = await Promise.all([
+    readEvents(db, input.key, input.fromMs, input.toMs, settings),
+    countKey(db, input.key, input.fromMs, input.toMs, settings, nowMs),
+    readDeployments(db, input, settings, nowMs),
+  ]);
+  const subscriptionChanges = await readLeaderChanges(db, events, settings.windowMs);
+  const leaderChanges = changesNearEvents(subscriptionChanges, events, settings.windowMs);
+  const previous = findPreviousEntries(events);
+  return {
+    key: input.key,
+    from: iso(input.fromMs),
+    to: iso(input.toMs),
+    focusEventId: input.focusEventId ?? null,
+    windowMs: settings.windowMs,
+    graceMs: settings.graceMs,
+    rawSince: iso(nowMs - settings.retentionDays * 86_400_000),
+    events,
+    eventLimit: DRILLDOWN_EVENT_LIMIT,
+    isTruncated,
+    counts: { events: counts.events, violations: counts.violations, inside: counts.inside, outside: counts.violations - counts.inside },
+    workers: summariseWorkers(events),
+    overlaps: countOverlaps(events, previous),
+    leaderChanges,
+    deployments,
+    explanations: explainViolations({ events, changes: leaderChanges, deployments, windowMs: settings.windowMs, nowMs }),
+  };
+}
+
+/** A single event's drill-down: its key around it, with the event in focus. 404 for an unknown id. */
+export async function getEventDrilldown(db: Db, eventId: string, settings: DrilldownSettings): Promise<KeyDrilldown> {
+  const event = await db.exclusivityEvent.findUnique({ where: { eventId }, select: { key: true, observedAt: true } });
+  if (!event) throw new ApiError(404, "event_not_found", `No counter event has the id "${eventId}" (raw events older than ${settings.retentionDays} days are deleted).`);
+  const around = Math.max(EVENT_CONTEXT_MS, settings.windowMs);
+  const atMs = event.observedAt.getTime();
+  return getKeyDrilldown(db, { key: event.key, fromMs: atMs - around, toMs: atMs + around, focusEventId: eventId }, settings);
+}

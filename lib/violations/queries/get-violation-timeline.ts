@@ -1,0 +1,61 @@
+import "server-only";
+
+import type { Db } from "@/lib/db/client";
+import { describeTrend } from "@/lib/violations/describe-trend";
+import type { ClassificationScope } from "@/lib/violations/queries/classification-sql";
+import { listDeploymentBands } from "@/lib/violations/queries/list-deployment-bands";
+import { probeObservations, readViolationRows, wallClockBinning } from "@/lib/violations/queries/read-violation-rows";
+import { assignBuckets, missingObservations, summariseBuckets } from "@/lib/violations/summarise-buckets";
+import { buildBuckets, chooseBucketMs, minuteWindow } from "@/lib/violations/time-buckets";
+import { offsetSpans } from "@/lib/violations/time-zone";
+import type { ViolationTimeline } from "@/lib/violations/violation-types";
+
+export type ViolationQuery = {
+  fromMs: number;
+  toMs: number;
+  timeZone: string;
+  service: string | null;
+  subscription: string | null;
+  environment: string | null;
+  graceMs: number;
+  nowMs?: number;
+};
+
+/** The scope a query reads: whole minutes, the classification settings. */
+export function scopeOf(query: ViolationQuery, nowMs: number): ClassificationScope {
+  const { startMs, endMs } = minuteWindow(query.fromMs, query.toMs);
+  return { startMs, endMs, graceMs: query.graceMs, nowMs, service: query.service, subscription: query.subscription, environment: query.environment };
+}
+
+/**
+ * Violations per bucket (size chosen from the range, on the reader's wall clock), classified
+ * against deployments, with the deployments overlapping the range and the trend. Three
+ * statements: the classified rollup rows with violations and the deployment bands (together),
+ * then index probes for the buckets and services the rows say nothing about (reported events
+ * but no violation, or reported nothing).
+ */
+export async function getViolationTimeline(db: Db, query: ViolationQuery): Promise<ViolationTimeline> {
+  const nowMs = query.nowMs ?? Date.now();
+  const scope = scopeOf(query, nowMs);
+  const bucketMs = chooseBucketMs(query.toMs - query.fromMs);
+  const buckets = buildBuckets({ fromMs: query.fromMs, toMs: query.toMs, bucketMs, timeZone: query.timeZone, nowMs });
+  const binning = wallClockBinning(bucketMs, offsetSpans(query.timeZone, scope.startMs, scope.endMs));
+  const [binned, deployments] = await Promise.all([readViolationRows(db, scope, binning), listDeploymentBands(db, scope)]);
+  const rows = assignBuckets(binned, buckets);
+  const observed = await probeObservations(db, scope, buckets, missingObservations(buckets.length, rows));
+  const summary = summariseBuckets(buckets, rows, observed);
+  // With a subscription filter, the bands are those of the services that consume it.
+  const servicesInScope = new Set(summary.services.map((s) => s.name));
+  const bands = query.subscription === null ? deployments : deployments.filter((d) => servicesInScope.has(d.service));
+  return {
+    from: new Date(query.fromMs).toISOString(),
+    to: new Date(query.toMs).toISOString(),
+    timeZone: query.timeZone,
+    bucketMs,
+    graceMs: query.graceMs,
+    environment: query.environment,
+    ...summary,
+    trend: describeTrend(summary.buckets),
+    deployments: bands,
+  };
+}

@@ -1,0 +1,119 @@
+// What the violations, drill-down and deployments pages keep in their URL: the range (a preset
+// ending now, `range=1h|6h|24h|7d`, or a fixed `from`/`to`, ISO) and the filters. The presets
+// are the leader timeline's. Client-safe and pure.
+
+import { CHART_MODES, type ChartMode } from "@/lib/violations/chart-data";
+import type { TopRanking } from "@/lib/violations/violation-types";
+
+export const RANGE_PRESETS = { "1h": 3_600_000, "6h": 21_600_000, "24h": 86_400_000, "7d": 604_800_000 } as const;
+export type RangePreset = keyof typeof RANGE_PRESETS;
+export const DEFAULT_PRESET: RangePreset = "24h";
+/** The longest range: a little over the default retention of raw events (30 days). */
+export const MAX_RANGE_MS = 31 * 86_400_000;
+
+export type RangeSelection = { preset: RangePreset } | { preset: "custom"; from: string; to: string };
+
+export type ParamSource = URLSearchParams | Record<string, string | string[] | undefined>;
+
+export function readParam(params: ParamSource, name: string): string | null {
+  const value = params instanceof URLSearchParams ? params.get(name) : params[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text === null || text.trim() === "" ? null : text;
+}
+
+export function isRangePreset(value: string): value is RangePreset {
+  return Object.hasOwn(RANGE_PRESETS, value);
+}
+
+/** A fixed from/to when both parse and from < to (range=custom is accepted too); else the preset; else the default. */
+export function readRange(params: ParamSource, defaultPreset: RangePreset = DEFAULT_PRESET): RangeSelection {
+  const from = readParam(params, "from");
+  const to = readParam(params, "to");
+  if (from !== null && to !== null) {
+    const fromMs = Date.parse(from);
+    const toMs = Date.parse(to);
+    if (Number.isFinite(fromMs) && Number.isFinite(toMs) && fromMs < toMs) return { preset: "custom", from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
+  }
+  const range = readParam(params, "range");
+  return { preset: range !== null && isRangePreset(range) ? range : defaultPreset };
+}
+
+export function writeRange(selection: RangeSelection): Record<string, string> {
+  return selection.preset === "custom" ? { from: selection.from, to: selection.to } : { range: selection.preset };
+}
+
+/** Epoch ms: presets end now; a custom range longer than the maximum keeps its end. */
+export function resolveRange(selection: RangeSelection, nowMs: number): { fromMs: number; toMs: number } {
+  if (selection.preset !== "custom") return { fromMs: nowMs - RANGE_PRESETS[selection.preset], toMs: nowMs };
+  const toMs = Date.parse(selection.to);
+  return { fromMs: Math.max(Date.parse(selection.from), toMs - MAX_RANGE_MS), toMs };
+}
+
+/** A preset follows now (and refreshes); a custom range is fixed. */
+export function isLiveRange(selection: RangeSelection): boolean {
+  return selection.preset !== "custom";
+}
+
+export type ViolationsViewState = {
+  range: RangeSelection;
+  service: string | null;
+  subscription: string | null;
+  /** Only deployments of this environment classify. */
+  environment: string | null;
+  mode: ChartMode;
+  showLeaderChanges: boolean;
+  /** How the top lists rank: by all violations or by those outside deployments. */
+  ranking: TopRanking;
+};
+
+export function readViolationsView(params: ParamSource): ViolationsViewState {
+  const mode = readParam(params, "mode");
+  return {
+    range: readRange(params),
+    service: readParam(params, "service"),
+    subscription: readParam(params, "subscription"),
+    environment: readParam(params, "environment"),
+    mode: mode !== null && (CHART_MODES as readonly string[]).includes(mode) ? (mode as ChartMode) : "classification",
+    showLeaderChanges: readParam(params, "changes") === "1",
+    ranking: readParam(params, "rank") === "outside" ? "outside" : "violations",
+  };
+}
+
+/** The URL's query for a view state; defaults are left out. */
+export function writeViolationsView(state: ViolationsViewState): URLSearchParams {
+  const params = new URLSearchParams(writeRange(state.range));
+  if (state.service !== null) params.set("service", state.service);
+  if (state.subscription !== null) params.set("subscription", state.subscription);
+  if (state.environment !== null) params.set("environment", state.environment);
+  if (state.mode !== "classification") params.set("mode", state.mode);
+  if (state.showLeaderChanges) params.set("changes", "1");
+  if (state.ranking !== "violations") params.set("rank", state.ranking);
+  return params;
+}
+
+/** The violations page for one service over a span (a deployment's window, say). */
+export function violationsHref(target: { service: string; fromMs: number; toMs: number }): string {
+  return `/violations?${new URLSearchParams({ from: new Date(target.fromMs).toISOString(), to: new Date(target.toMs).toISOString(), service: target.service })}`;
+}
+
+/** The drill-down's URL for a key over a range, or for one event. */
+export function drilldownHref(target: { key: string; range: RangeSelection } | { eventId: string }): string {
+  const params = "eventId" in target ? new URLSearchParams({ event: target.eventId }) : new URLSearchParams({ key: target.key, ...writeRange(target.range) });
+  return `/violations/drilldown?${params}`;
+}
+
+export type DeploymentsViewState = { range: RangeSelection; service: string | null; environment: string | null };
+
+/** The deployments page looks further back by default: a week of rollouts. */
+export const DEPLOYMENTS_DEFAULT_PRESET: RangePreset = "7d";
+
+export function readDeploymentsView(params: ParamSource): DeploymentsViewState {
+  return { range: readRange(params, DEPLOYMENTS_DEFAULT_PRESET), service: readParam(params, "service"), environment: readParam(params, "environment") };
+}
+
+export function writeDeploymentsView(state: DeploymentsViewState): URLSearchParams {
+  const params = new URLSearchParams(writeRange(state.range));
+  if (state.service !== null) params.set("service", state.service);
+  if (state.environment !== null) params.set("environment", state.environment);
+  return params;
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+
+import {
+  drilldownHref,
+  MAX_RANGE_MS,
+  readDeploymentsView,
+  readRange,
+  readViolationsView,
+  resolveRange,
+  violationsHref,
+  writeViolationsView,
+} from "@/lib/violations/view-params";
+
+const NOW = Date.parse("2026-11-22T12:00:00Z");
+
+describe("the URL's range and filters", () => {
+  it.each([
+    [{}, { preset: "24h" }],
+    [{ range: "7d" }, { preset: "7d" }],
+    [{ range: "2h" }, { preset: "24h" }],
+    [{ from: "2026-11-22T10:00:00+02:00", to: "2026-11-22T09:00:00Z" }, { preset: "custom", from: "2026-11-22T08:00:00.000Z", to: "2026-11-22T09:00:00.000Z" }],
+    [{ range: "custom", from: "2026-11-22T08:00:00Z", to: "2026-11-22T09:00:00Z" }, { preset: "custom", from: "2026-11-22T08:00:00.000Z", to: "2026-11-22T09:00:00.000Z" }],
+    [{ from: "2026-11-22T09:00:00Z", to: "2026-11-22T08:00:00Z" }, { preset: "24h" }],
+    [{ from: "yesterday", to: "2026-11-22T08:00:00Z", range: "6h" }, { preset: "6h" }],
+  ])("reads %j as %j", (params, expected) => {
+    expect(readRange(params)).toEqual(expected);
+  });
+
+  it("resolves presets to end now and keeps a long custom range's end", () => {
+    expect(resolveRange({ preset: "1h" }, NOW)).toEqual({ fromMs: NOW - 3_600_000, toMs: NOW });
+    expect(resolveRange({ preset: "custom", from: "2026-01-01T00:00:00Z", to: "2026-11-22T00:00:00Z" }, NOW)).toEqual({
+      fromMs: Date.parse("2026-11-22T00:00:00Z") - MAX_RANGE_MS,
+      toMs: Date.parse("2026-11-22T00:00:00Z"),
+    });
+  });
+
+  it("writes only what differs from the defaults, and reads back what it wrote", () => {
+    const state = readViolationsView(new URLSearchParams("range=7d&service=orders&mode=split&changes=1&rank=outside"));
+    expect(state).toEqual({ range: { preset: "7d" }, service: "orders", subscription: null, environment: null, mode: "split", showLeaderChanges: true, ranking: "outside" });
+    expect(writeViolationsView(state).toString()).toBe("range=7d&service=orders&mode=split&changes=1&rank=outside");
+    expect(readViolationsView(writeViolationsView(state))).toEqual(state);
+    expect(writeViolationsView(readViolationsView({})).toString()).toBe("range=24h");
+    expect(readViolationsView({ mode: "pie" }).mode).toBe("classification");
+  });
+
+  it("defaults the deployments page to a week", () => {
+    expect(readDeploymentsView({}).range).toEqual({ preset: "7d" });
+  });
+
+  it("links to a drill-down and to the violations of a service over a span", () => {
+    expect(drilldownHref({ key: "user 42/x", range: { preset: "6h" } })).toBe("/violations/drilldown?key=user+42%2Fx&range=6h");
+    expect(drilldownHref({ eventId: "e-1" })).toBe("/violations/drilldown?event=e-1");
+    expect(violationsHref({ service: "orders", fromMs: NOW - 60_000, toMs: NOW })).toBe(
+      "/violations?from=2026-11-22T11%3A59%3A00.000Z&to=2026-11-22T12%3A00%3A00.000Z&service=orders",
+    );
+  });
+});

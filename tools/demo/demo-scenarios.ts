@@ -1,0 +1,127 @@
+// What goes wrong in the demo, on a schedule: the failures the articles describe, done for
+// real against the broker (no simulated stats).
+import { getPartitionedStats, getTopicStats } from "@/lib/pulsar/admin-client";
+import { parseStandaloneTopicName } from "@/lib/pulsar/topic-name";
+import type { DemoSchedule } from "@/tools/demo/demo-plan";
+import type { RunningService } from "@/tools/demo/demo-service";
+
+export type ScenarioDeps = {
+  /** Until when violations count as inside a deployment (its end plus the grace period). */
+  deploymentWindow: { until: number };
+  deploymentGraceMs: number;
+  adminUrl: string;
+  baton: { url: string; token: string };
+  services: Map<string, RunningService>;
+  schedule: DemoSchedule;
+  log: (line: string) => void;
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The broker's active consumer of one partition (or of the topic when it is not partitioned). */
+async function activeConsumerOf(adminUrl: string, service: RunningService, partition: number): Promise<string | null> {
+  const target = { adminUrl, requestTimeoutMs: 5_000 };
+  const name = parseStandaloneTopicName(service.fullTopic)!;
+  if (service.plan.partitions > 1) {
+    const stats = await getPartitionedStats(target, name);
+    return stats.partitions[`${service.fullTopic}-partition-${partition}`]?.subscriptions[service.plan.subscription]?.activeConsumerName ?? null;
+  }
+  return (await getTopicStats(target, name)).subscriptions[service.plan.subscription]?.activeConsumerName ?? null;
+}
+
+async function postJson(deps: ScenarioDeps, path: string, body: unknown): Promise<unknown> {
+  const response = await fetch(`${deps.baton.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${deps.baton.token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
+  return response.json();
+}
+
+function service(deps: ScenarioDeps, name: string): RunningService {
+  const found = deps.services.get(name);
+  if (!found) throw new Error(`no demo service ${name}`);
+  return found;
+}
+
+/** A leader crashes (socket dropped, as a killed process); its pod comes back a little later. */
+export async function crashLeader(deps: ScenarioDeps, serviceName: string): Promise<void> {
+  const target = service(deps, serviceName);
+  const leader = await activeConsumerOf(deps.adminUrl, target, 0);
+  if (!leader) return;
+  deps.log(`crash: ${leader}, the leader of ${serviceName} partition 0, dies; it restarts in ${deps.schedule.crashDownMs / 1000} s`);
+  await target.crashWorker(leader, deps.schedule.crashDownMs);
+}
+
+let rolloutNumber = 1;
+
+/**
+ * A rolling deployment, as an orchestrator does it: for each old pod, start its replacement,
+ * then stop the old one. Old and new pods overlap on the same keys while leadership moves:
+ * violations inside the deployment window.
+ */
+export async function rollingDeployment(deps: ScenarioDeps, serviceName: string): Promise<void> {
+  const target = service(deps, serviceName);
+  const version = `v${++rolloutNumber}`;
+  const old = target.workerNames().sort();
+  const created = (await postJson(deps, "/api/v1/deployments", {
+    service: serviceName,
+    version,
+    environment: "demo",
+    startedAt: new Date().toISOString(),
+    description: `rolling deployment of ${old.length} pods`,
+  })) as { id: string };
+  deps.deploymentWindow.until = Number.POSITIVE_INFINITY;
+  deps.log(`deploy: ${serviceName} ${version} rolling over ${old.join(", ")}`);
+  for (const [index, pod] of old.entries()) {
+    await target.startWorker(`${serviceName.split("-")[0]}-${version}-${index}`);
+    await sleep(deps.schedule.rollStepMs);
+    await target.stopWorker(pod);
+    await sleep(deps.schedule.rollStepMs);
+  }
+  await postJson(deps, `/api/v1/deployments/${created.id}/finish`, { finishedAt: new Date().toISOString() });
+  deps.deploymentWindow.until = Date.now() + deps.deploymentGraceMs;
+  deps.log(`deploy: ${serviceName} ${version} finished`);
+}
+
+/** The GC-pause case, outside any deployment: a leader freezes mid-message and wakes up late. */
+export async function stallLeader(deps: ScenarioDeps, serviceName: string): Promise<void> {
+  if (Date.now() < deps.deploymentWindow.until) {
+    deps.log("stall: postponed, a deployment window is open (the stall is the case outside deployments)");
+    return;
+  }
+  const target = service(deps, serviceName);
+  const leader = await activeConsumerOf(deps.adminUrl, target, 0);
+  if (!leader || !target.workerNames().includes(leader)) return;
+  deps.log(`stall: ${leader} (${serviceName}) freezes for ${deps.schedule.stallMs / 1000} s in the middle of a message; its partitions move meanwhile`);
+  await target.stallWorker(leader, deps.schedule.stallMs);
+}
+
+let isScaledUp = false;
+
+/** A Key_Shared consumer joins or leaves: the hash ranges of every consumer move. */
+export async function scaleKeyShared(deps: ScenarioDeps, serviceName: string): Promise<void> {
+  const target = service(deps, serviceName);
+  const extra = `${serviceName.split("-")[0]}-extra`;
+  isScaledUp = !isScaledUp;
+  deps.log(`scale: ${extra} ${isScaledUp ? "joins" : "leaves"} ${serviceName} (Key_Shared ranges move)`);
+  if (isScaledUp) await target.startWorker(extra);
+  else await target.stopWorker(extra);
+}
+
+/** Runs `action` every `everyMs` (first after `firstMs`), one at a time, until stopped. */
+export function every(firstMs: number, everyMs: number, action: () => Promise<void>, log: (line: string) => void): () => void {
+  let isStopped = false;
+  let timer: NodeJS.Timeout;
+  const tick = async () => {
+    if (isStopped) return;
+    await action().catch((error: unknown) => log(`scenario failed: ${(error as Error).message}`));
+    if (!isStopped) timer = setTimeout(tick, everyMs);
+  };
+  timer = setTimeout(tick, firstMs);
+  return () => {
+    isStopped = true;
+    clearTimeout(timer);
+  };
+}

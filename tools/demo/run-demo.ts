@@ -1,0 +1,156 @@
+// `npm run demo`: Baton against a living fleet, everything real. Starts an embedded PostgreSQL
+// and a Pulsar broker of the demo's own (under .baton/demo), Baton's worker and web app, and a
+// fleet of services whose workers process keyed messages through the mutual-exclusivity
+// counter; then crashes leaders, rolls deployments, stalls a worker and scales a Key_Shared
+// group on a schedule. Ctrl-C stops every process it started.
+//   npm run demo                 the normal schedule
+//   npm run demo -- --fast       everything within the first minute (the e2e test uses it)
+//   npm run demo -- --port 3001  another web port
+//   npm run demo -- --data-dir D where its database and broker live (default .baton/demo, wiped at start)
+//   npm run demo -- --postgres-port P  its embedded PostgreSQL's port (default 54339)
+import { type ChildProcess, spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+
+import Redis from "ioredis";
+
+import { createApiToken } from "@/lib/auth/create-api-token";
+import { ConfigError, loadConfig } from "@/lib/config";
+import { createDb } from "@/lib/db/client";
+import { createInProcessCounter, createRedisCounter, type CounterBackend } from "@/lib/exclusivity-client";
+import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
+import { prepareDatabase, StartupError } from "@/lib/launcher/prepare-database";
+import { DEMO_DEPLOYMENT_GRACE_MINUTES, DEMO_NAMESPACE, DEMO_SERVICES, DEMO_TENANT, FAST_SCHEDULE, NORMAL_SCHEDULE } from "@/tools/demo/demo-plan";
+import { crashLeader, every, rollingDeployment, scaleKeyShared, stallLeader } from "@/tools/demo/demo-scenarios";
+import { type RunningService, startService } from "@/tools/demo/demo-service";
+import { createNamespace, createNonPartitionedTopic, createPartitionedTopic, createTenant } from "@/tools/pulsar/admin-setup";
+import { isPortFree } from "@/tools/free-port";
+import { type BrokerHandle, startBroker } from "@/tools/pulsar/broker";
+
+const root = process.cwd();
+const log = (line: string) => console.log(`[demo] ${line}`);
+
+const { values: args } = parseArgs({
+  options: {
+    fast: { type: "boolean", default: false },
+    port: { type: "string", default: "3000" },
+    "data-dir": { type: "string", default: path.join(root, ".baton", "demo") },
+    "postgres-port": { type: "string", default: "54339" },
+  },
+});
+const DEMO_POSTGRES_PORT = Number(args["postgres-port"]);
+const schedule = args.fast ? FAST_SCHEDULE : NORMAL_SCHEDULE;
+
+/** Real Redis when one answers on 127.0.0.1:6379, else a counter in this process (still atomic). */
+async function createCounter(): Promise<{ counter: CounterBackend; close(): Promise<void> }> {
+  const redis = new Redis({ host: "127.0.0.1", port: 6379, lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  redis.on("error", () => undefined); // the failed connect below says it
+  try {
+    await redis.connect();
+    await redis.ping();
+    log("counters in Redis at 127.0.0.1:6379");
+    return { counter: createRedisCounter(redis, { ttlMs: 120_000 }), close: async () => void (await redis.quit().catch(() => undefined)) };
+  } catch {
+    redis.disconnect();
+    log("no Redis at 127.0.0.1:6379: counters in this process (atomic all the same)");
+    return { counter: createInProcessCounter(), close: async () => undefined };
+  }
+}
+
+async function waitForWeb(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    const response = await fetch(`${url}/api/health`).catch(() => null);
+    if (response) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new StartupError(`the web app did not answer at ${url}`);
+}
+
+async function main(): Promise<void> {
+  const stops: (() => Promise<void>)[] = [];
+  let isStopping = false;
+  const stopAll = async (code: number) => {
+    if (isStopping) return;
+    isStopping = true;
+    log("stopping everything the demo started...");
+    for (const stop of stops.reverse()) await stop().catch((error: unknown) => log(`while stopping: ${(error as Error).message}`));
+    process.exit(code);
+  };
+  // Persistent listeners: with once() Node drops ours before calling it, and the broker's process
+  // guard, seeing itself alone, would exit before the ordered stop finishes.
+  process.on("SIGINT", () => void stopAll(0));
+  process.on("SIGTERM", () => void stopAll(0));
+
+  try {
+    if (!(await isPortFree(Number(args.port)))) throw new StartupError(`port ${args.port} is in use (another Baton?): stop it or pass --port`);
+    if (!(await isPortFree(DEMO_POSTGRES_PORT))) throw new StartupError(`port ${DEMO_POSTGRES_PORT} is in use: is another demo running?`);
+    const dataDir = path.resolve(args["data-dir"]);
+    // Every demo starts from nothing: a deployment left open by an interrupted run must not
+    // colour this run's violations.
+    rmSync(dataDir, { recursive: true, force: true });
+    // The demo has a database of its own: its rows never mix with what `npm start` keeps.
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: "", BATON_DATA_DIR: dataDir, BATON_EMBEDDED_PG_PORT: String(DEMO_POSTGRES_PORT), PORT: args.port, BATON_DEPLOYMENT_GRACE_MINUTES: String(DEMO_DEPLOYMENT_GRACE_MINUTES), NEXT_TELEMETRY_DISABLED: "1" };
+    const config = loadConfig(env);
+    const database = await prepareDatabase(config, log);
+    if (database.embedded) stops.push(() => database.embedded!.stop());
+
+    log("starting the demo's Pulsar broker (the first run downloads its jars through Maven)...");
+    const broker: BrokerHandle = await startBroker({ dataDir: path.join(dataDir, "pulsar"), keepData: false, log });
+    stops.push(() => broker.stop({ keepData: true }));
+    await createTenant(broker.adminUrl, DEMO_TENANT);
+    await createNamespace(broker.adminUrl, DEMO_NAMESPACE);
+    for (const plan of DEMO_SERVICES) {
+      const topic = `persistent://${DEMO_NAMESPACE}/${plan.topic}`;
+      if (plan.partitions > 1) await createPartitionedTopic(broker.adminUrl, topic, plan.partitions);
+      else await createNonPartitionedTopic(broker.adminUrl, topic);
+    }
+
+    const db = createDb(database.url);
+    const token = (await createApiToken(db, `demo-${Date.now()}`)).token;
+    await db.$disconnect();
+
+    env.BATON_CLUSTERS = JSON.stringify([{ name: "demo", adminUrl: broker.adminUrl, scope: { tenants: [DEMO_TENANT] }, pollIntervalMs: args.fast ? 1_000 : 2_000, discoveryIntervalMs: 10_000 }]);
+    ensureNextBuild(root, log, env.BATON_NEXT_DIST_DIR || ".next");
+    const children: ChildProcess[] = [
+      spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(root, "lib", "worker", "main.ts")], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] }),
+      spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-p", args.port], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] }),
+    ];
+    stops.push(async () => {
+      for (const child of children) child.kill("SIGTERM");
+      await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once("exit", resolve)) : undefined)));
+    });
+    for (const child of children) child.once("exit", (code) => void (isStopping ? undefined : (log(`a Baton process exited (${code})`), stopAll(1))));
+
+    const url = `http://localhost:${args.port}`;
+    await waitForWeb(url);
+    const { counter, close: closeCounter } = await createCounter();
+    stops.push(closeCounter);
+    const services = new Map<string, RunningService>();
+    stops.push(async () => {
+      for (const service of services.values()) await service.close();
+    });
+    const connection = { wsUrl: broker.wsUrl };
+    for (const plan of DEMO_SERVICES) services.set(plan.service, await startService(plan, { connection, counter, baton: { url, token }, namespace: DEMO_NAMESPACE, log }));
+
+    const deps = { adminUrl: broker.adminUrl, baton: { url, token }, services, schedule, log, deploymentWindow: { until: 0 }, deploymentGraceMs: DEMO_DEPLOYMENT_GRACE_MINUTES * 60_000 };
+    const stopSchedules = [
+      every(schedule.firstAfterMs, schedule.crashEveryMs, async () => {
+        await crashLeader(deps, "daily-job");
+        await crashLeader(deps, "audit-writer");
+      }, log),
+      every(schedule.firstDeployAfterMs, schedule.deployEveryMs, () => rollingDeployment(deps, "user-orchestrator"), log),
+      every(schedule.firstStallAfterMs, schedule.stallEveryMs, () => stallLeader(deps, "user-orchestrator"), log),
+      every(schedule.firstAfterMs, schedule.scaleEveryMs, () => scaleKeyShared(deps, "click-tracker"), log),
+    ];
+    stops.push(async () => stopSchedules.forEach((stop) => stop()));
+
+    log(`Baton is at ${url} (demo cluster "demo" on ${broker.adminUrl}); Ctrl-C stops everything`);
+    log(`services: ${DEMO_SERVICES.map((s) => `${s.service} (${s.subscriptionType}, ${s.workers.join(", ")})`).join("; ")}`);
+  } catch (error) {
+    console.error(`The demo cannot start: ${error instanceof ConfigError || error instanceof StartupError ? error.message : (error as Error).stack}`);
+    await stopAll(1);
+  }
+}
+
+void main();
