@@ -7,3 +7,12 @@ export function subscriptionHref(ref: { cluster: string; topic: string; subscrip
 export function consumerHref(name: string, cluster?: string): string {
   return `/consumers/${encodeURIComponent(name)}${cluster ? `?${new URLSearchParams({ cluster })}` : ""}`;
 }
+
+/** A consumer name from its page's path segment; a name with a stray "%" comes back as it is. */
+export function decodeConsumerName(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -73,7 +73,8 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
       .toBeGreaterThan(0);
     await page.screenshot({ path: "docs/screenshots/demo-leaders.png", fullPage: true });
     await page.goto(`${base}/subscriptions?${dailyJob}`);
-    await expect(page.getByText(/scheduler-[abc]\s*→\s*scheduler-[abc]/).first()).toBeVisible({ timeout: 30_000 });
+    // A row of the change list: a leader change between two of the daily job's schedulers.
+    await expect(page.locator('tr[data-kind="HOLDER_CHANGED"]').filter({ hasText: /scheduler-[abc][\s\S]*scheduler-[abc]/ }).first()).toBeVisible({ timeout: 30_000 });
     await page.screenshot({ path: "docs/screenshots/demo-subscription.png", fullPage: true });
 
     // The rollout's overlaps count inside its window; the stalled worker's, after it, outside.

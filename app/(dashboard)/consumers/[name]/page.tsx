@@ -2,6 +2,7 @@ import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query
 
 import { ConsumerView } from "@/app/(dashboard)/consumers/[name]/consumer-view";
 import { UnavailableNotice } from "@/components/ui/unavailable-notice";
+import { decodeConsumerName } from "@/lib/board/links";
 import { consumerQuery } from "@/lib/client/read-api-queries";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
@@ -18,7 +19,7 @@ type Props = { params: Promise<{ name: string }>; searchParams: Promise<Record<s
 const HISTORY_SPAN_MS = RANGE_PRESETS["7d"];
 
 export default async function ConsumerPage({ params, searchParams }: Props) {
-  const name = decodeURIComponent((await params).name);
+  const name = decodeConsumerName((await params).name);
   const clusterParam = (await searchParams).cluster;
   const config = getConfig();
   const clusterNames = config.clusters.map((c) => c.name);
