@@ -61,6 +61,8 @@ export default defineConfig({
       env: {
         DATABASE_URL: databaseUrl,
         BATON_CLUSTERS: e2eClusters(),
+        // The violations e2e checks that trace ids become links through this template.
+        BATON_TRACE_URL_TEMPLATE: "http://127.0.0.1:16686/trace/{traceId}",
         NEXT_TELEMETRY_DISABLED: "1",
       },
     },
