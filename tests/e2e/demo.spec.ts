@@ -103,7 +103,7 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
       .toBe(true);
     await page.goto(`${base}/violations?range=1h`);
     await expect(page.getByRole("heading", { level: 1, name: "Violations" })).toBeVisible();
-    await expect(page.getByText("user-orchestrator").first()).toBeVisible();
+    await expect(page.locator("main").getByText("user-orchestrator", { exact: true }).filter({ visible: true }).first()).toBeVisible();
     await page.screenshot({ path: "docs/screenshots/demo-violations.png", fullPage: true });
 
     const { keys } = await readJson<{ keys: TopEntry[] }>(page, `${base}/api/v1/violations/top?range=1h&lists=keys&ranking=outside&service=user-orchestrator`);

@@ -13,7 +13,9 @@ const service = uniquePrefix("dd");
 const otherService = uniquePrefix("dd-other");
 const topic = `persistent://acme/${uniquePrefix("ns")}/events`;
 const subscription = uniquePrefix("sub");
-const NOW = Date.now();
+// Days in the past, at a random moment: other test files write deployments and leader changes
+// at the real now into the same database, and the drill-down shows anything within its window.
+const NOW = Date.now() - 3 * 24 * 60 * MINUTE - Math.floor(Math.random() * 24 * 60) * MINUTE;
 const T = NOW - 30 * MINUTE;
 const settings = { windowMs: 2 * MINUTE, graceMs: 5 * MINUTE, traceUrlTemplate: "http://127.0.0.1:16686/trace/{traceId}", retentionDays: 30, nowMs: NOW };
 const keys = { partitioned: uniquePrefix("k-part"), base: uniquePrefix("k-base"), far: uniquePrefix("k-far"), hot: uniquePrefix("k-hot") };
