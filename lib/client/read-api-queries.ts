@@ -1,7 +1,7 @@
 import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
 
 import type { LeadersBoard } from "@/lib/board/board-types";
-import type { ApiErrorBody } from "@/lib/http/api-error";
+import { fetchApi } from "@/lib/client/fetch-api";
 import type { ConsumerReport } from "@/lib/queries/get-consumer";
 import type { SubscriptionTimeline } from "@/lib/queries/get-subscription-timeline";
 import type { ChangePage } from "@/lib/queries/list-subscription-changes";
@@ -12,18 +12,6 @@ import type { ChangePage } from "@/lib/queries/list-subscription-changes";
 /** How often the live views refresh: about a default poll interval. */
 export const LIVE_REFRESH_MS = 5_000;
 
-/** Fetches JSON; a failure says what the API said (its error message), not just the status. */
-async function fetchApi<T>(path: string, params: Record<string, string | number | boolean | null | undefined>): Promise<T> {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== null && value !== undefined && value !== "") search.set(key, String(value));
-  const query = search.toString();
-  const response = await fetch(query ? `${path}?${query}` : path, { headers: { accept: "application/json" } });
-  if (!response.ok) {
-    const body = (await response.json().catch(() => null)) as ApiErrorBody | null;
-    throw new Error(body?.error?.message ?? `${path} answered HTTP ${response.status}`);
-  }
-  return (await response.json()) as T;
-}
 
 /** The board's read: every subscription in scope (filters by cluster, tenant, namespace and text apply in the browser, as you type). */
 export function leadersQuery(params: { includeGone: boolean }) {

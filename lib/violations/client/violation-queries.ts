@@ -1,6 +1,6 @@
 import { queryOptions } from "@tanstack/react-query";
 
-import type { ApiErrorBody } from "@/lib/http/api-error";
+import { fetchApi } from "@/lib/client/fetch-api";
 import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { DeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
 import type { DeploymentViolations } from "@/lib/violations/queries/get-deployment-violations";
@@ -12,19 +12,6 @@ import type { LeaderChangeMarkers, TopRanking, TopViolations, ViolationTimeline 
 /** Live (preset) ranges refresh this often: a minute bucket fills within a minute. */
 export const VIOLATIONS_REFRESH_MS = 15_000;
 
-type Params = Record<string, string | number | null | undefined>;
-
-async function fetchApi<T>(path: string, params: Params): Promise<T> {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== null && value !== undefined && value !== "") search.set(key, String(value));
-  const query = search.toString();
-  const response = await fetch(query ? `${path}?${query}` : path, { headers: { accept: "application/json" } });
-  if (!response.ok) {
-    const body = (await response.json().catch(() => null)) as ApiErrorBody | null;
-    throw new Error(body?.error?.message ?? `${path} answered HTTP ${response.status}`);
-  }
-  return (await response.json()) as T;
-}
 
 /** A range as a query holds it: a live one by its length (now moves on), a fixed one by its ends. */
 export type QueryRange = { fromMs: number; toMs: number; isLive: boolean };
