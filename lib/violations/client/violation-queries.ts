@@ -12,7 +12,6 @@ import type { LeaderChangeMarkers, TopRanking, TopViolations, ViolationTimeline 
 /** Live (preset) ranges refresh this often: a minute bucket fills within a minute. */
 export const VIOLATIONS_REFRESH_MS = 15_000;
 
-
 /** A range as a query holds it: a live one by its length (now moves on), a fixed one by its ends. */
 export type QueryRange = { fromMs: number; toMs: number; isLive: boolean };
 
