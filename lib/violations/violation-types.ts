@@ -79,13 +79,11 @@ export type TopViolations = {
   from: string;
   to: string;
   ranking: TopRanking;
-  /** null when the range is too long to rank from raw events (see `rawLimitMs`), or when not asked for. */
+  /** Ranked from raw violations (the rollup does not keep keys and workers); null when not asked for. */
   keys: NamedCounts[] | null;
   workers: NamedCounts[] | null;
   services: NamedCounts[];
   subscriptions: SubscriptionCounts[];
-  /** Keys and workers are ranked from raw events, for ranges up to this long. */
-  rawLimitMs: number;
 };
 
 export type LeaderChangeMarker = {

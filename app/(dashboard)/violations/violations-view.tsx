@@ -112,7 +112,8 @@ export function ViolationsView({
     .sort(rank)
     .slice(0, 10)
     .map((s) => ({ id: `${s.service}/${s.subscription}`, name: s.subscription || "(no subscription)", detail: s.service, violations: s.violations, outside: s.outside, inside: s.inside }));
-  const isRawTooLong = topQuery.data !== undefined && topQuery.data.keys === null;
+  // A failed read is not "no violation": say it could not be read.
+  const rawListEmptyText = topQuery.isError ? `Unavailable: ${topQuery.error.message}` : topQuery.isPending ? "Loading…" : "No violation in this range.";
 
   return (
     <>
@@ -209,13 +210,13 @@ export function ViolationsView({
           title="Keys"
           testId="top-keys"
           rows={keyRows}
-          emptyText={isRawTooLong ? `Keys are ranked from raw events for ranges up to ${formatDuration(topQuery.data!.rawLimitMs)}: choose a shorter range.` : topQuery.isPending ? "Loading…" : "No violation in this range."}
+          emptyText={rawListEmptyText}
         />
         <TopList
           title="Workers"
           testId="top-workers"
           rows={workerRows}
-          emptyText={isRawTooLong ? `Workers are ranked from raw events for ranges up to ${formatDuration(topQuery.data!.rawLimitMs)}: choose a shorter range.` : topQuery.isPending ? "Loading…" : "No violation in this range."}
+          emptyText={rawListEmptyText}
         />
         <TopList title="Services" testId="top-services" rows={serviceRows} emptyText="No violation in this range." />
         <TopList title="Subscriptions" testId="top-subscriptions" rows={subscriptionRows} emptyText="No violation in this range." />

@@ -8,14 +8,6 @@ import { readViolationRows, singleBin } from "@/lib/violations/queries/read-viol
 import { assignBuckets, summariseBuckets } from "@/lib/violations/summarise-buckets";
 import type { NamedCounts, TopRanking, TopViolations } from "@/lib/violations/violation-types";
 
-/**
- * Keys and workers are ranked from raw events: the rollup does not keep them. Without an index
- * that finds violations alone, that reads every event of the range (a day of 10 million events
- * a month takes seconds: tests/bench/violations-queries.ts), so it is offered for ranges up to
- * a day. With the partial index proposed in docs/violations-api.md it could be the whole range.
- */
-const RAW_TOP_LIMIT_MS = 86_400_000;
-
 export const TOP_LISTS = ["keys", "workers", "services", "subscriptions"] as const;
 export type TopList = (typeof TOP_LISTS)[number];
 
@@ -64,11 +56,10 @@ export async function getTopViolations(
   const nowMs = query.nowMs ?? Date.now();
   const scope = scopeOf(query, nowMs);
   const wantsRaw = query.lists.includes("keys") || query.lists.includes("workers");
-  const isRawAllowed = query.toMs - query.fromMs <= RAW_TOP_LIMIT_MS;
   const wantsRollup = query.lists.includes("services") || query.lists.includes("subscriptions");
   const whole = [{ start: scope.startMs, end: scope.endMs, isPartial: false }];
   const [raw, rows] = await Promise.all([
-    wantsRaw && isRawAllowed ? rankKeysAndWorkers(db, scope, query.limit, query.ranking) : Promise.resolve(null),
+    wantsRaw ? rankKeysAndWorkers(db, scope, query.limit, query.ranking) : Promise.resolve(null),
     wantsRollup ? readViolationRows(db, scope, singleBin(scope)) : Promise.resolve([]),
   ]);
   const summary = summariseBuckets(whole, assignBuckets(rows, whole), [], query.ranking);
@@ -80,6 +71,5 @@ export async function getTopViolations(
     workers: query.lists.includes("workers") ? (raw?.workers ?? null) : null,
     services: query.lists.includes("services") ? summary.services.slice(0, query.limit) : [],
     subscriptions: query.lists.includes("subscriptions") ? summary.subscriptions.slice(0, query.limit) : [],
-    rawLimitMs: RAW_TOP_LIMIT_MS,
   };
 }
