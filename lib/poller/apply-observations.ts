@@ -2,12 +2,14 @@
 // Pure: the cycle's I/O happens before (fetch) and after (store).
 
 import { findReconnectedPartitions, isBrokerSideChange } from "@/lib/poller/detect-broker-reconnects";
-import { detectChanges, markGone, markStale } from "@/lib/poller/detect-changes";
+import { detectChanges, markGone, markStale, nextIfUnchanged } from "@/lib/poller/detect-changes";
 import type { TopicFetchResult } from "@/lib/poller/fetch-topic-observations";
 import type { DetectedChange, ResourceState } from "@/lib/poller/observation";
+import { type ResourceStateIndex, statesOf, type TopicStates } from "@/lib/poller/resource-state-index";
 
 export type CycleInput = {
-  previous: ReadonlyMap<string, ResourceState>;
+  /** The states before this cycle; not modified (the caller stores the outcome's states). */
+  previous: ResourceStateIndex;
   results: readonly TopicFetchResult[];
   pollAt: string;
   /** The cluster's polls failed until recently (a broker restart): see detect-broker-reconnects. */
@@ -23,75 +25,74 @@ export type CycleOutcome = {
   errors: { topic: string; message: string }[];
 };
 
-type TopicIndex = {
-  states: ResourceState[];
-  /** subscription -> states by partition + 1 (index 0: the non-partitioned topic). */
-  bySubscription: Map<string, (ResourceState | undefined)[]>;
-};
-
-/**
- * The previous states by topic, subscription and partition. Looking up a built
- * "topic|subscription|partition" key costs a fresh string hash per resource; the topic name is
- * the same string every cycle and subscription names come from JSON keys (interned).
- */
-function indexByTopic(previous: ReadonlyMap<string, ResourceState>): Map<string, TopicIndex> {
-  const index = new Map<string, TopicIndex>();
-  for (const state of previous.values()) {
-    let entry = index.get(state.topic);
-    if (!entry) index.set(state.topic, (entry = { states: [], bySubscription: new Map() }));
-    entry.states.push(state);
-    let byPartition = entry.bySubscription.get(state.subscription);
-    if (!byPartition) entry.bySubscription.set(state.subscription, (byPartition = []));
-    byPartition[state.partition + 1] = state;
+/** Known resources of the topic that this poll did not return: stale (left out) or gone. */
+function markUnobserved(known: TopicStates | undefined, observed: readonly (ResourceState | undefined)[], result: TopicFetchResult & { isOk: true }, pollAt: string): ResourceState[] {
+  const seen = new Set(observed);
+  const missing = new Set(result.missingPartitions);
+  const states: ResourceState[] = [];
+  for (const prev of statesOf(known)) {
+    if (seen.has(prev) || prev.goneAt !== null) continue;
+    states.push(
+      missing.has(prev.partition)
+        ? markStale(prev, `the broker left partition ${prev.partition} out of partitioned-stats`, pollAt)
+        : markGone(prev, pollAt), // the subscription (or partition) no longer exists
+    );
   }
-  return index;
+  return states;
+}
+
+function countActive(states: Iterable<ResourceState | undefined>): number {
+  let count = 0;
+  for (const state of states) if (state !== undefined && state.goneAt === null) count++;
+  return count;
 }
 
 export function applyObservations(input: CycleInput): CycleOutcome {
   const { previous, pollAt } = input;
-  const byTopic = indexByTopic(previous);
-  const sampleCutoff = new Date(Date.parse(pollAt) - 60_000).toISOString();
+  const ctx = { pollAt, isBrokerSide: false, sampleCutoff: new Date(Date.parse(pollAt) - 60_000).toISOString() };
 
   const states: ResourceState[] = [];
   const changes: DetectedChange[] = [];
   const errors: CycleOutcome["errors"] = [];
 
   for (const result of input.results) {
-    const topicIndex = byTopic.get(result.topic.fullName);
-    const known = topicIndex?.states ?? [];
+    const known = previous.topic(result.topic.fullName);
     if (!result.isOk) {
       errors.push({ topic: result.topic.fullName, message: result.error });
       // 404: the topic was deleted. Anything else: nothing is known now; keep the last state.
-      for (const prev of known) states.push(result.isNotFound ? markGone(prev, pollAt) : markStale(prev, result.error, pollAt));
+      for (const prev of statesOf(known)) states.push(result.isNotFound ? markGone(prev, pollAt) : markStale(prev, result.error, pollAt));
       continue;
     }
-    // Identity, not keys: hashing a fresh key string per resource is what a cycle cannot afford.
-    const observed = new Set<ResourceState>();
-    // One lookup per resource, shared by the reconnect check and the detection.
-    const prevs = result.observations.map((obs) => topicIndex?.bySubscription.get(obs.subscription)?.[obs.partition + 1]);
-    const reconnectedPartitions = findReconnectedPartitions(result.observations, prevs);
-    for (let i = 0; i < result.observations.length; i++) {
-      const obs = result.observations[i]!;
+    const { observations } = result;
+    const prevs = observations.map((obs) => known?.get(obs.subscription)?.[obs.partition + 1]);
+    // Nearly every resource is unchanged: its next state is made at once. The rest (and the
+    // reconnect check that explains them) only when there is a rest.
+    let changedIndexes: number[] | null = null;
+    for (let i = 0; i < observations.length; i++) {
       const prev = prevs[i];
-      if (prev) observed.add(prev);
-      const isBrokerSide = isBrokerSideChange(prev, obs, reconnectedPartitions, input.isRecoveringFromOutage);
-      const detection = detectChanges(prev, obs, { pollAt, isBrokerSide, sampleCutoff });
-      states.push(detection.next);
-      for (const change of detection.changes) changes.push(change);
+      const next = prev === undefined ? null : nextIfUnchanged(prev, observations[i]!, ctx);
+      if (next !== null) states.push(next);
+      else (changedIndexes ??= []).push(i);
     }
-    const missing = new Set(result.missingPartitions);
-    if (missing.size > 0) errors.push({ topic: result.topic.fullName, message: `the broker left partitions ${[...missing].join(", ")} out of partitioned-stats` });
-    for (const prev of known) {
-      if (observed.has(prev) || prev.goneAt !== null) continue;
-      states.push(
-        missing.has(prev.partition)
-          ? markStale(prev, `the broker left partition ${prev.partition} out of partitioned-stats`, pollAt)
-          : markGone(prev, pollAt), // the subscription (or partition) no longer exists
-      );
+    if (changedIndexes !== null) {
+      const reconnectedPartitions = findReconnectedPartitions(observations, prevs);
+      for (const i of changedIndexes) {
+        const obs = observations[i]!;
+        const prev = prevs[i];
+        const isBrokerSide = isBrokerSideChange(prev, obs, reconnectedPartitions, input.isRecoveringFromOutage);
+        const detection = detectChanges(prev, obs, { ...ctx, isBrokerSide });
+        states.push(detection.next);
+        for (const change of detection.changes) changes.push(change);
+      }
+    }
+    if (result.missingPartitions.length > 0) errors.push({ topic: result.topic.fullName, message: `the broker left partitions ${[...new Set(result.missingPartitions)].join(", ")} out of partitioned-stats` });
+    // Counting first: a topic whose every known resource was observed again (nearly all) needs no set.
+    if (known !== undefined && countActive(prevs) !== countActive(statesOf(known))) {
+      for (const state of markUnobserved(known, prevs, result, pollAt)) states.push(state);
     }
   }
   for (const topic of input.removedTopics ?? []) {
-    for (const prev of byTopic.get(topic)?.states ?? []) if (prev.goneAt === null) states.push(markGone(prev, pollAt));
+    for (const prev of statesOf(previous.topic(topic))) if (prev.goneAt === null) states.push(markGone(prev, pollAt));
   }
   return { states, changes, errors };
 }

@@ -5,7 +5,7 @@ import type { Db } from "@/lib/db/client";
 import { applyObservations } from "@/lib/poller/apply-observations";
 import { discoverTopics, type WatchedTopic } from "@/lib/poller/discover-topics";
 import { fetchTopicObservations } from "@/lib/poller/fetch-topic-observations";
-import type { ResourceState } from "@/lib/poller/observation";
+import type { ResourceStateIndex } from "@/lib/poller/resource-state-index";
 import { createRateLimiter } from "@/lib/poller/rate-limiter";
 import { loadResourceStates, saveCycle } from "@/lib/poller/resource-store";
 import { parseStandaloneTopicName, parseTopicName } from "@/lib/pulsar/topic-name";
@@ -28,7 +28,7 @@ export type ClusterPollerOptions = {
 
 
 /** Topics known from saved states: a restarted poller polls them before discovery answers. */
-function topicsFromStates(states: Map<string, ResourceState>): WatchedTopic[] {
+function topicsFromStates(states: ResourceStateIndex): WatchedTopic[] {
   const topics = new Map<string, WatchedTopic>();
   for (const state of states.values()) {
     if (state.goneAt !== null || topics.has(state.topic)) continue;
@@ -109,7 +109,7 @@ export async function runClusterPoller(options: ClusterPollerOptions): Promise<v
         pollerId,
       },
     });
-    for (const state of outcome.states) states.set(state.resourceKey, state);
+    for (const state of outcome.states) states.set(state);
     for (const change of outcome.changes) {
       log(`${cluster.name}: ${change.kind} ${change.resourceKey} ${change.fromHolder ?? "-"} -> ${change.toHolder ?? "-"} (${change.cause}${change.isDuringGap ? ", during a gap" : ""})`);
     }

@@ -4,6 +4,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
 import type { BacklogSample, ConsumerObservation, DetectedChange, ResourceState } from "@/lib/poller/observation";
+import { ResourceStateIndex } from "@/lib/poller/resource-state-index";
 
 /** The lease's epoch moved on: another poller took over, and this one must stop writing. */
 export class PollerDeposedError extends Error {
@@ -23,7 +24,7 @@ export type PollRunRecord = {
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
 /** The last saved state of every resource of a cluster: what a restarted poller resumes from. */
-export async function loadResourceStates(db: Db, clusterId: number): Promise<Map<string, ResourceState>> {
+export async function loadResourceStates(db: Db, clusterId: number): Promise<ResourceStateIndex> {
   const rows = await db.heldResource.findMany({
     where: { clusterId, kind: "PULSAR_SUBSCRIPTION_PARTITION" },
     select: {
@@ -32,10 +33,9 @@ export async function loadResourceStates(db: Db, clusterId: number): Promise<Map
       recentSamples: true, lastObservedAt: true, staleSince: true, lastError: true, lastErrorAt: true, goneAt: true, lastChangeAt: true,
     },
   });
-  return new Map(
-    rows.map((row) => [
-      row.resourceKey,
-      {
+  return ResourceStateIndex.from(
+    rows.map(
+      (row): ResourceState => ({
         resourceKey: row.resourceKey,
         topic: row.topic ?? "",
         tenant: row.tenant ?? "",
@@ -57,8 +57,8 @@ export async function loadResourceStates(db: Db, clusterId: number): Promise<Map
         lastErrorAt: iso(row.lastErrorAt),
         goneAt: iso(row.goneAt),
         lastChangeAt: iso(row.lastChangeAt),
-      },
-    ]),
+      }),
+    ),
   );
 }
 

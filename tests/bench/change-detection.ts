@@ -5,6 +5,7 @@
 import { applyObservations } from "@/lib/poller/apply-observations";
 import type { TopicFetchResult } from "@/lib/poller/fetch-topic-observations";
 import { observeTopicStats } from "@/lib/poller/observe-topic";
+import { ResourceStateIndex } from "@/lib/poller/resource-state-index";
 import { topicStatsSchema } from "@/lib/pulsar/schemas";
 import { parseTopicName } from "@/lib/pulsar/topic-name";
 
@@ -57,8 +58,8 @@ function median(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
 
-const first = applyObservations({ previous: new Map(), results: buildResults(0), pollAt: "2026-11-22T09:59:55.000Z", isRecoveringFromOutage: false });
-const previous = new Map(first.states.map((s) => [s.resourceKey, s]));
+const first = applyObservations({ previous: new ResourceStateIndex(), results: buildResults(0), pollAt: "2026-11-22T09:59:55.000Z", isRecoveringFromOutage: false });
+const previous = ResourceStateIndex.from(first.states);
 const next = buildResults(100);
 const timings: number[] = [];
 const cpuTimings: number[] = [];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import { applyObservations } from "@/lib/poller/apply-observations";
+import { ResourceStateIndex } from "@/lib/poller/resource-state-index";
 import type { TopicFetchResult } from "@/lib/poller/fetch-topic-observations";
 import type { ResourceState } from "@/lib/poller/observation";
 import { parseTopicName } from "@/lib/pulsar/topic-name";
@@ -10,7 +11,7 @@ const TOPIC = "persistent://acme/orders/events";
 const watched = { name: parseTopicName(TOPIC)!.topic, fullName: TOPIC, isPartitioned: true };
 
 function previousOf(...states: ResourceState[]) {
-  return new Map(states.map((s) => [s.resourceKey, s]));
+  return ResourceStateIndex.from(states);
 }
 
 function ok(observations: ReturnType<typeof observation>[], missingPartitions: number[] = []): TopicFetchResult {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { applyObservations } from "@/lib/poller/apply-observations";
+import { ResourceStateIndex } from "@/lib/poller/resource-state-index";
 import type { TopicFetchResult } from "@/lib/poller/fetch-topic-observations";
 import type { Observation } from "@/lib/poller/observation";
 import { observeTopicStats } from "@/lib/poller/observe-topic";
@@ -45,10 +46,10 @@ describe.each(VERSIONS)("real Pulsar %s responses", (version) => {
   it("turns the kill of w1 into one client-side change per partition, the consumer set explaining them", () => {
     const before = observePartitioned(version, "failover-partitioned-before");
     const after = observePartitioned(version, "failover-partitioned-after");
-    const first = applyObservations({ previous: new Map(), results: [before], pollAt: "2026-11-22T10:00:00.000Z", isRecoveringFromOutage: false });
+    const first = applyObservations({ previous: new ResourceStateIndex(), results: [before], pollAt: "2026-11-22T10:00:00.000Z", isRecoveringFromOutage: false });
     expect(first.changes).toEqual([]);
     const second = applyObservations({
-      previous: new Map(first.states.map((s) => [s.resourceKey, s])),
+      previous: ResourceStateIndex.from(first.states),
       results: [after],
       pollAt: "2026-11-22T10:00:05.000Z",
       isRecoveringFromOutage: false,
