@@ -5,7 +5,7 @@ import { UnavailableNotice } from "@/components/ui/unavailable-notice";
 import { readBoardFilters } from "@/lib/board/board-filters";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
-import { ALL_LEADERS, listLeaders } from "@/lib/queries/list-leaders";
+import { ALL_LEADERS, readLeaders } from "@/lib/queries/list-leaders";
 import { runQuery } from "@/lib/queries/query-result";
 
 export const dynamic = "force-dynamic";
@@ -33,7 +33,7 @@ export default async function LeadersPage({ searchParams }: Props) {
   }
   const filters = readBoardFilters(await searchParams);
   const board = await runQuery(() =>
-    listLeaders(getDb(), { clusterNames: config.clusters.map((c) => c.name), thresholds: config.board, query: { ...ALL_LEADERS, includeGone: filters.includeGone } }),
+    readLeaders(getDb(), { clusterNames: config.clusters.map((c) => c.name), thresholds: config.board, query: { ...ALL_LEADERS, includeGone: filters.includeGone } }),
   );
   if (!board.isAvailable) {
     return (

@@ -6,6 +6,7 @@ import { buildBoard } from "@/lib/board/build-board";
 import { OPEN_DEPLOYMENT_MAX_MS } from "@/lib/board/health-rules";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
+import { createSharedAnswers } from "@/lib/queries/shared-answer";
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
 
 export type LeadersQuery = {
@@ -60,7 +61,7 @@ type Row = [
   hashRanges: HashRangeSplit | true | null,
   backlog: number | null,
   msgRateOut: number | null,
-  /** Only where the stuck-leader rule may fire; all of them (trimmed in Node). */
+  /** Only where the stuck-leader rule may fire, and only the newest stuckSamples of them. */
   samples: SampleSnapshot[] | null,
   lastObservedAt: number | null,
   staleSince: number | null,
@@ -156,7 +157,7 @@ export async function listLeaders(
         -- from the first to the last of its newest N samples (a necessary condition).
         case when r.holder is not null and jsonb_array_length(r.recent_samples) >= ${stuckSamples}::int
           and (r.recent_samples -> -1 ->> 'backlog')::float8 > (r.recent_samples -> ${-stuckSamples}::int ->> 'backlog')::float8
-          then r.recent_samples end,
+          then jsonb_path_query_array(r.recent_samples, '$[last - $n to last]', jsonb_build_object('n', ${stuckSamples - 1}::int)) end,
         ${msOf(Prisma.sql`r.last_observed_at`)}, ${msOf(Prisma.sql`r.stale_since`)}, r.last_error, ${msOf(Prisma.sql`r.gone_at`)},
         ${msOf(Prisma.sql`r.last_change_at`)}, coalesce(f.flaps, 0)
       )), '[]')::text as rows
@@ -194,7 +195,7 @@ export async function listLeaders(
     hashRanges: resolveSplit(r[0], r[12], r[20], known),
     backlog: r[13],
     msgRateOut: r[14],
-    recentSamples: r[15] === null ? NO_SAMPLES : r[15].slice(-stuckSamples),
+    recentSamples: r[15] ?? NO_SAMPLES,
     lastObservedAt: r[16],
     staleSince: r[17],
     lastError: r[18],
@@ -212,4 +213,15 @@ export async function listLeaders(
   const board = buildBoard({ nowMs, thresholds, clusters: clusterSnapshots, resources, deployments: deploymentWindows });
   if (!query.q.trim()) return board;
   return { ...board, subscriptions: filterGroups(board.subscriptions, { ...query, cluster: null, tenant: null, namespace: null }) };
+}
+
+const sharedBoards = createSharedAnswers<LeadersBoard>();
+
+/**
+ * listLeaders for the board's readers (its API and its page): requests for the same board while
+ * one is being computed share it (see shared-answer.ts).
+ */
+export function readLeaders(db: Db, options: { clusterNames: string[]; thresholds: BoardThresholds; query: LeadersQuery }): Promise<LeadersBoard> {
+  const key = JSON.stringify([options.clusterNames, options.thresholds, options.query]);
+  return sharedBoards.get(key, () => listLeaders(db, options));
 }

@@ -103,6 +103,19 @@ describe("GET /api/v1/leaders", () => {
     expect(await shares()).toEqual([{ consumer: "k1", share: 1 }]);
   });
 
+  it("flags a stuck leader from the newest samples only (the database sends the last stuckSamples)", async () => {
+    const clusterId = (await db.cluster.findUniqueOrThrow({ where: { name: OTHER_CLUSTER }, select: { id: true } })).id;
+    const sample = (minutesAgo: number, backlog: number) => ({ at: new Date(Date.now() - minutesAgo * 60_000).toISOString(), backlog, msgRateOut: 0, holder: "slow" });
+    // Grew at each of the last three samples, after an older drop.
+    await createResource(db, clusterId, { topic: topic("stuck"), subscription: "stuck-sub", holder: "slow", recentSamples: [sample(5, 900), sample(4, 10), sample(3, 20), sample(2, 30), sample(1, 40)] });
+    // Grew before, but the newest sample fell: draining again.
+    await createResource(db, clusterId, { topic: topic("draining"), subscription: "draining-sub", holder: "slow", recentSamples: [sample(5, 10), sample(4, 20), sample(3, 30), sample(2, 40), sample(1, 35)] });
+    const { body } = await leaders(`?cluster=${OTHER_CLUSTER}&q=slow`);
+    const bySubscription = new Map((body as unknown as LeadersBoard).subscriptions.map((g) => [g.subscription, g]));
+    expect(bySubscription.get("stuck-sub")!.flags).toEqual([expect.objectContaining({ rule: "stuck-leader", detail: expect.stringContaining("backlog grew from 20 to 40 over the last 3 samples") })]);
+    expect(bySubscription.get("draining-sub")!.flags).toEqual([]);
+  });
+
   it.each([
     ["a tenant", `?tenant=${tenant}&cluster=${CLUSTER}`, ["flappy-sub", "jobs-sub", "keyed-sub", "stale-sub", "calm-sub"]],
     ["a namespace", `?namespace=${tenant}/audit`, ["stale-sub"]],

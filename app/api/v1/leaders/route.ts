@@ -2,7 +2,7 @@ import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
 import { jsonResponse } from "@/lib/queries/json-response";
-import { listLeaders } from "@/lib/queries/list-leaders";
+import { readLeaders } from "@/lib/queries/list-leaders";
 import { assertConfiguredCluster, leadersParamsSchema, parseReadParams } from "@/lib/queries/read-api-params";
 
 export const dynamic = "force-dynamic";
@@ -13,6 +13,6 @@ export const GET = withErrorHandling(async (request) => {
   const config = getConfig();
   const clusterNames = config.clusters.map((c) => c.name);
   assertConfiguredCluster(clusterNames, query.cluster);
-  const board = await listLeaders(getDb(), { clusterNames, thresholds: config.board, query });
+  const board = await readLeaders(getDb(), { clusterNames, thresholds: config.board, query });
   return jsonResponse(request, board, { headers: { "cache-control": "no-store" } });
 });
