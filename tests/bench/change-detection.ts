@@ -12,7 +12,7 @@ import { parseTopicName } from "@/lib/pulsar/topic-name";
 const TOPICS = 10_000;
 const PARTITIONS = 10;
 const NAMES = ["worker-0", "worker-1", "worker-2"];
-const RUNS = 7;
+const RUNS = 15;
 
 /** The stats of one partition as the broker serves them (the fields Baton reads and a few more). */
 function partitionStats(holder: string): unknown {
