@@ -2,16 +2,12 @@
 // ending now, `range=1h|6h|24h|7d`, or a fixed `from`/`to`, ISO) and the filters. The presets
 // are the leader timeline's. Client-safe and pure.
 
+import { isRangePreset, type RangePreset, type RangeSelection } from "@/lib/timeline/time-range";
 import { CHART_MODES, type ChartMode } from "@/lib/violations/chart-data";
 import type { TopRanking } from "@/lib/violations/violation-types";
 
-export const RANGE_PRESETS = { "1h": 3_600_000, "6h": 21_600_000, "24h": 86_400_000, "7d": 604_800_000 } as const;
-export type RangePreset = keyof typeof RANGE_PRESETS;
-export const DEFAULT_PRESET: RangePreset = "24h";
-/** The longest range: a little over the default retention of raw events (30 days). */
-export const MAX_RANGE_MS = 31 * 86_400_000;
-
-export type RangeSelection = { preset: RangePreset } | { preset: "custom"; from: string; to: string };
+/** The violation pages open on the last day (the leader timelines on the last 6 hours). */
+export const DEFAULT_VIOLATIONS_PRESET: RangePreset = "24h";
 
 export type ParamSource = URLSearchParams | Record<string, string | string[] | undefined>;
 
@@ -21,12 +17,8 @@ export function readParam(params: ParamSource, name: string): string | null {
   return text === undefined || text === null || text.trim() === "" ? null : text;
 }
 
-export function isRangePreset(value: string): value is RangePreset {
-  return Object.hasOwn(RANGE_PRESETS, value);
-}
-
 /** A fixed from/to when both parse and from < to (range=custom is accepted too); else the preset; else the default. */
-export function readRange(params: ParamSource, defaultPreset: RangePreset = DEFAULT_PRESET): RangeSelection {
+export function readRange(params: ParamSource, defaultPreset: RangePreset = DEFAULT_VIOLATIONS_PRESET): RangeSelection {
   const from = readParam(params, "from");
   const to = readParam(params, "to");
   if (from !== null && to !== null) {
@@ -40,18 +32,6 @@ export function readRange(params: ParamSource, defaultPreset: RangePreset = DEFA
 
 export function writeRange(selection: RangeSelection): Record<string, string> {
   return selection.preset === "custom" ? { from: selection.from, to: selection.to } : { range: selection.preset };
-}
-
-/** Epoch ms: presets end now; a custom range longer than the maximum keeps its end. */
-export function resolveRange(selection: RangeSelection, nowMs: number): { fromMs: number; toMs: number } {
-  if (selection.preset !== "custom") return { fromMs: nowMs - RANGE_PRESETS[selection.preset], toMs: nowMs };
-  const toMs = Date.parse(selection.to);
-  return { fromMs: Math.max(Date.parse(selection.from), toMs - MAX_RANGE_MS), toMs };
-}
-
-/** A preset follows now (and refreshes); a custom range is fixed. */
-export function isLiveRange(selection: RangeSelection): boolean {
-  return selection.preset !== "custom";
 }
 
 export type ViolationsViewState = {

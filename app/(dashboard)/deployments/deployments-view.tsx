@@ -5,11 +5,12 @@ import Link from "next/link";
 import { Fragment, useEffect, useMemo, useState } from "react";
 
 import { DeploymentDetail } from "@/components/violations/deployment-detail";
-import { RangeControl } from "@/components/violations/range-control";
+import { RangeControl } from "@/components/range-control";
 import { deploymentCoincidencesQuery } from "@/lib/violations/client/violation-queries";
 import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone";
 import { formatCount, formatDuration, formatInstant } from "@/lib/violations/format";
-import { isLiveRange, resolveRange, violationsHref, writeDeploymentsView, type DeploymentsViewState } from "@/lib/violations/view-params";
+import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
+import { violationsHref, writeDeploymentsView, type DeploymentsViewState } from "@/lib/violations/view-params";
 
 function Choice({ label, value, choices, onChange }: { label: string; value: string | null; choices: readonly string[]; onChange: (value: string | null) => void }) {
   const options = value !== null && !choices.includes(value) ? [value, ...choices] : choices;

@@ -11,7 +11,8 @@ import { DEPLOYMENTS_PAGE_LIMIT, deploymentCoincidencesQuery } from "@/lib/viola
 import { hasAnyDeployments } from "@/lib/violations/queries/has-any-deployments";
 import { listDeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
 import { TIME_ZONE_COOKIE, timeZoneFromCookie } from "@/lib/violations/time-zone-cookie";
-import { isLiveRange, readDeploymentsView, resolveRange } from "@/lib/violations/view-params";
+import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
+import { readDeploymentsView } from "@/lib/violations/view-params";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Deployments" };

@@ -8,7 +8,7 @@ import { HashRingChart } from "@/components/charts/hash-ring-chart";
 import { FlagDetails, FlagList, HealthWord } from "@/components/board/health-flags";
 import { AgoTime, ClockTime, ExactTime, TenureTime } from "@/components/board/time-text";
 import { ChangeList } from "@/components/timeline/change-list";
-import { RangePicker } from "@/components/timeline/range-picker";
+import { RangeControl } from "@/components/range-control";
 import { SwimlaneChart } from "@/components/timeline/swimlane-chart";
 import { TimelineLegend } from "@/components/timeline/timeline-legend";
 import { staleReasonOf } from "@/lib/board/board-lines";
@@ -185,7 +185,7 @@ export function SubscriptionView({
       <section className="panel" aria-label="Timeline">
         <h2>Who held it</h2>
         <div className="page-actions">
-          <RangePicker selection={selection} range={range} onChange={setSelection} />
+          <RangeControl selection={selection} range={range} onChange={setSelection} />
           <label className="filter-check">
             <input type="checkbox" checked={allDeployments} onChange={(event) => setAllDeployments(event.target.checked)} />
             <span>

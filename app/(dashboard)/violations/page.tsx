@@ -11,7 +11,8 @@ import { violationTimelineQuery } from "@/lib/violations/client/violation-querie
 import { getViolationTimeline } from "@/lib/violations/queries/get-violation-timeline";
 import { hasAnyEvents } from "@/lib/violations/queries/has-any-events";
 import { TIME_ZONE_COOKIE, timeZoneFromCookie } from "@/lib/violations/time-zone-cookie";
-import { isLiveRange, readViolationsView, resolveRange } from "@/lib/violations/view-params";
+import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
+import { readViolationsView } from "@/lib/violations/view-params";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Violations" };

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 
 import { OutsideHeadline } from "@/components/violations/outside-headline";
-import { RangeControl } from "@/components/violations/range-control";
+import { RangeControl } from "@/components/range-control";
 import { TimelineTable } from "@/components/violations/timeline-table";
 import { TopList, type TopListRow } from "@/components/violations/top-list";
 import { ViolationChart } from "@/components/violations/violation-chart";
@@ -16,7 +16,8 @@ import { maxViolations, niceCeiling, toChartPoints } from "@/lib/violations/char
 import { formatBucketSize, formatDuration } from "@/lib/violations/format";
 import { assignServiceColors } from "@/lib/violations/violation-colors";
 import type { ViolationTimeline } from "@/lib/violations/violation-types";
-import { drilldownHref, isLiveRange, resolveRange, writeViolationsView, type ViolationsViewState } from "@/lib/violations/view-params";
+import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
+import { drilldownHref, writeViolationsView, type ViolationsViewState } from "@/lib/violations/view-params";
 
 /** The lists the page asks the top endpoint for: services and subscriptions come with the timeline. */
 const PAGE_TOP_LISTS = "keys,workers";

@@ -5,7 +5,8 @@ import { z } from "zod";
 import { ApiError } from "@/lib/http/api-error";
 import { TOP_LISTS, type TopList } from "@/lib/violations/queries/get-top-violations";
 import { DEFAULT_TIME_ZONE, isValidTimeZone } from "@/lib/violations/time-zone";
-import { DEFAULT_PRESET, MAX_RANGE_MS, RANGE_PRESETS, isRangePreset } from "@/lib/violations/view-params";
+import { isRangePreset, MAX_RANGE_MS, RANGE_PRESETS } from "@/lib/timeline/time-range";
+import { DEFAULT_VIOLATIONS_PRESET } from "@/lib/violations/view-params";
 
 // The violations read API's query parameters (docs/violations-api.md), parsed with zod:
 // unknown parameters are refused (a misspelt filter must not silently widen the answer), and
@@ -58,7 +59,7 @@ function checkRange(value: RangeInput, ctx: z.RefinementCtx): void {
 
 function resolveParamsRange(value: RangeInput, nowMs: number): { fromMs: number; toMs: number } {
   const toMs = value.to ?? nowMs;
-  const preset = value.range !== undefined && isRangePreset(value.range) ? value.range : DEFAULT_PRESET;
+  const preset = value.range !== undefined && isRangePreset(value.range) ? value.range : DEFAULT_VIOLATIONS_PRESET;
   return { fromMs: value.from ?? toMs - RANGE_PRESETS[preset], toMs };
 }
 

@@ -12,7 +12,8 @@ import { drilldownQuery } from "@/lib/violations/client/violation-queries";
 import { drilldownSettings } from "@/lib/violations/queries/drilldown-settings";
 import { getEventDrilldown, getKeyDrilldown } from "@/lib/violations/queries/get-key-drilldown";
 import { TIME_ZONE_COOKIE, timeZoneFromCookie } from "@/lib/violations/time-zone-cookie";
-import { isLiveRange, readParam, readRange, resolveRange } from "@/lib/violations/view-params";
+import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
+import { readParam, readRange } from "@/lib/violations/view-params";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Violation drill-down" };
