@@ -2,7 +2,7 @@ import "server-only";
 
 import type { IngestConfig } from "@/lib/config";
 import { ApiError } from "@/lib/http/api-error";
-import { decodeUtf8, readLimitedBody, rejectContentEncoding } from "@/lib/ingest/read-limited-body";
+import { decodeUtf8, readLimitedBody, rejectContentEncoding } from "@/lib/http/read-limited-body";
 
 export type EventsBodyFormat = "json" | "ndjson";
 

@@ -5,7 +5,7 @@ import { createDeployment } from "@/lib/ingest/deployments/create-deployment";
 import { createDeploymentSchema, listDeploymentsQuerySchema } from "@/lib/ingest/deployments/deployment-schema";
 import { listDeployments } from "@/lib/ingest/deployments/list-deployments";
 import { MAX_DEPLOYMENT_BODY_BYTES } from "@/lib/ingest/limits";
-import { parseWithSchema, readJsonBody } from "@/lib/ingest/parse-input";
+import { parseWithSchema, readJsonBody } from "@/lib/http/parse-input";
 
 export const dynamic = "force-dynamic";
 

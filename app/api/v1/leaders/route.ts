@@ -1,7 +1,7 @@
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { jsonResponse } from "@/lib/queries/json-response";
+import { jsonResponse } from "@/lib/http/json-response";
 import { readLeaders } from "@/lib/queries/list-leaders";
 import { assertConfiguredCluster, leadersParamsSchema, parseReadParams } from "@/lib/queries/read-api-params";
 

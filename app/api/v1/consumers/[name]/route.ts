@@ -2,7 +2,7 @@ import { decodeConsumerName } from "@/lib/board/links";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { jsonResponse } from "@/lib/queries/json-response";
+import { jsonResponse } from "@/lib/http/json-response";
 import { getConsumer } from "@/lib/queries/get-consumer";
 import { assertConfiguredCluster, consumerParamsSchema, parseReadParams } from "@/lib/queries/read-api-params";
 

@@ -5,7 +5,7 @@ import { updateDeploymentSchema } from "@/lib/ingest/deployments/deployment-sche
 import { getDeployment } from "@/lib/ingest/deployments/get-deployment";
 import { updateDeployment } from "@/lib/ingest/deployments/update-deployment";
 import { MAX_DEPLOYMENT_BODY_BYTES } from "@/lib/ingest/limits";
-import { readJsonBody } from "@/lib/ingest/parse-input";
+import { readJsonBody } from "@/lib/http/parse-input";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { jsonResponse } from "@/lib/queries/json-response";
+import { jsonResponse } from "@/lib/http/json-response";
 import { listSubscriptionChanges } from "@/lib/queries/list-subscription-changes";
 import { assertConfiguredCluster, changesParamsSchema, parseReadParams } from "@/lib/queries/read-api-params";
 

@@ -1,7 +1,7 @@
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { jsonResponse } from "@/lib/queries/json-response";
+import { jsonResponse } from "@/lib/http/json-response";
 import { getSubscriptionTimeline } from "@/lib/queries/get-subscription-timeline";
 import { assertConfiguredCluster, parseReadParams, timelineParamsSchema } from "@/lib/queries/read-api-params";
 

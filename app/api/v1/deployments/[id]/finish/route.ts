@@ -4,7 +4,7 @@ import { withErrorHandling } from "@/lib/http/route-handler";
 import { finishDeploymentSchema } from "@/lib/ingest/deployments/deployment-schema";
 import { finishDeployment } from "@/lib/ingest/deployments/finish-deployment";
 import { MAX_DEPLOYMENT_BODY_BYTES } from "@/lib/ingest/limits";
-import { readJsonBody } from "@/lib/ingest/parse-input";
+import { readJsonBody } from "@/lib/http/parse-input";
 
 export const dynamic = "force-dynamic";
 

@@ -3,8 +3,8 @@ import "server-only";
 import type { z } from "zod";
 
 import { ApiError } from "@/lib/http/api-error";
-import { describeIssue } from "@/lib/ingest/describe-issue";
-import { decodeUtf8, readLimitedBody, rejectContentEncoding } from "@/lib/ingest/read-limited-body";
+import { describeIssue } from "@/lib/http/describe-issue";
+import { decodeUtf8, readLimitedBody, rejectContentEncoding } from "@/lib/http/read-limited-body";
 
 /**
  * Parses input with a schema and returns its typed output, or throws a 400 whose details list
