@@ -186,7 +186,7 @@ async function main(): Promise<void> {
       readTimes.push(ms);
     }
     const rows = board!.subscriptions.reduce((sum, g) => sum + g.partitions.length, 0);
-    console.log(`listLeaders (2 SQL statements + rules): ${summarize(readTimes)}; ${board!.subscriptions.length} subscriptions, ${rows} rows`);
+    console.log(`listLeaders (SQL in two parallel statements + rules): ${summarize(readTimes)}; ${board!.subscriptions.length} subscriptions, ${rows} rows`);
 
     const server = await startRouteServer({ "GET /api/v1/leaders": GET as never });
     try {
