@@ -34,9 +34,6 @@ const databaseUrl = process.env.BATON_TEST_DATABASE_URL ?? "";
 
 export default defineConfig({
   testDir: "tests/e2e",
-  // The demo's end-to-end test (about 7 minutes) is opt-in until its stall-outside-a-deployment
-  // step is reliable on a loaded 2-core machine: BATON_E2E_DEMO=1 npm test.
-  testIgnore: process.env.BATON_E2E_DEMO === "1" ? [] : ["**/demo.spec.ts"],
   outputDir: "test-results/e2e",
   fullyParallel: false,
   workers: 1,

@@ -13,9 +13,11 @@ export type DemoService = {
   workers: string[];
   /** How long processing one message takes. */
   processingMs: [number, number];
-  /** Messages published per second, over `keys` user keys. */
+  /** Messages published per second, over `keys` keys named `${keyPrefix}-N`. */
   ratePerSecond: number;
   keys: number;
+  /** Each service its own keys, so a key's drill-down shows one service's workers. */
+  keyPrefix: string;
 };
 
 export const DEMO_TENANT = "demo";
@@ -23,26 +25,33 @@ export const DEMO_NAMESPACE = "demo/events";
 
 export const DEMO_SERVICES: DemoService[] = [
   // The "daily job" of the articles: one active scheduler per partition.
-  { service: "daily-job", topic: "daily-job-ticks", partitions: 2, subscription: "daily-job", subscriptionType: "Failover", workers: ["scheduler-a", "scheduler-b", "scheduler-c"], processingMs: [40, 120], ratePerSecond: 4, keys: 6 },
+  { service: "daily-job", topic: "daily-job-ticks", partitions: 2, subscription: "daily-job", subscriptionType: "Failover", workers: ["scheduler-a", "scheduler-b", "scheduler-c"], processingMs: [40, 120], ratePerSecond: 4, keys: 6, keyPrefix: "day" },
   // Per-user orchestration: every user's events to one worker at a time.
-  { service: "user-orchestrator", topic: "user-events", partitions: 6, subscription: "orchestrator", subscriptionType: "Failover", workers: ["orchestrator-0", "orchestrator-1", "orchestrator-2", "orchestrator-3"], processingMs: [60, 180], ratePerSecond: 24, keys: 40 },
-  { service: "click-tracker", topic: "clicks", partitions: 1, subscription: "click-tracker", subscriptionType: "Key_Shared", workers: ["clicks-a", "clicks-b", "clicks-c"], processingMs: [20, 60], ratePerSecond: 15, keys: 60 },
-  { service: "audit-writer", topic: "audit-log", partitions: 1, subscription: "audit-writer", subscriptionType: "Exclusive", workers: ["audit-primary", "audit-standby"], processingMs: [10, 30], ratePerSecond: 3, keys: 5 },
+  { service: "user-orchestrator", topic: "user-events", partitions: 6, subscription: "orchestrator", subscriptionType: "Failover", workers: ["orchestrator-0", "orchestrator-1", "orchestrator-2", "orchestrator-3"], processingMs: [60, 180], ratePerSecond: 24, keys: 40, keyPrefix: "user" },
+  { service: "click-tracker", topic: "clicks", partitions: 1, subscription: "click-tracker", subscriptionType: "Key_Shared", workers: ["clicks-a", "clicks-b", "clicks-c"], processingMs: [20, 60], ratePerSecond: 15, keys: 60, keyPrefix: "visitor" },
+  { service: "audit-writer", topic: "audit-log", partitions: 1, subscription: "audit-writer", subscriptionType: "Exclusive", workers: ["audit-primary", "audit-standby"], processingMs: [10, 30], ratePerSecond: 3, keys: 5, keyPrefix: "account" },
 ];
 
 export type DemoSchedule = {
   /** A leader crashes (its socket dropped), then comes back. */
   crashEveryMs: number;
   crashDownMs: number;
-  /** A rolling deployment of user-orchestrator. */
+  /**
+   * The user-orchestrator's cycle, one step after the other: a rolling deployment, then, once
+   * its window has closed, a stall outside it. From the start to the first rollout, and from one
+   * rollout's start to the next.
+   */
   firstDeployAfterMs: number;
   deployEveryMs: number;
   /** Between starting a new pod and stopping the old one it replaces, and between pods. */
   rollStepMs: number;
-  /** A stalled worker (a GC pause) whose partition moves, then it wakes up: kept outside deployment windows. */
-  firstStallAfterMs: number;
-  stallEveryMs: number;
-  stallMs: number;
+  /** After the rollout's window (finish + grace, in Baton's whole minutes) closed, before the stall. */
+  stallAfterWindowMs: number;
+  /** How long the stalled worker (a GC pause) stays frozen: at least min, up to max until another worker entered its key. */
+  stallMinMs: number;
+  stallMaxMs: number;
+  /** A stall that caught no overlap is tried again, this many tries in all. */
+  stallAttempts: number;
   /** A Key_Shared consumer joins or leaves. */
   scaleEveryMs: number;
   /** Before the first crash and scale. */
@@ -52,8 +61,10 @@ export type DemoSchedule = {
 /** The grace period after a deployment in which violations still count as inside it (the demo's setting). */
 export const DEMO_DEPLOYMENT_GRACE_MINUTES = 1;
 
-// A rollout of 4 pods takes 8 steps; the stall comes after its window (end + grace) closes.
-export const NORMAL_SCHEDULE: DemoSchedule = { crashEveryMs: 75_000, crashDownMs: 12_000, firstDeployAfterMs: 40_000, deployEveryMs: 180_000, rollStepMs: 4_000, firstStallAfterMs: 150_000, stallEveryMs: 180_000, stallMs: 9_000, scaleEveryMs: 60_000, firstAfterMs: 20_000 };
+// A rollout of 4 pods takes 8 steps (about half a minute); its window closes 1 to 2 minutes
+// after it finished (the grace, then the rest of that minute), and the stall follows. For a
+// human watching: a rollout every 4 minutes, the stall between two of them.
+export const NORMAL_SCHEDULE: DemoSchedule = { crashEveryMs: 75_000, crashDownMs: 12_000, firstDeployAfterMs: 40_000, deployEveryMs: 240_000, rollStepMs: 4_000, stallAfterWindowMs: 20_000, stallMinMs: 9_000, stallMaxMs: 30_000, stallAttempts: 3, scaleEveryMs: 60_000, firstAfterMs: 20_000 };
 
-/** For tests: a crash, a rollout and a stall outside it within two minutes. */
-export const FAST_SCHEDULE: DemoSchedule = { crashEveryMs: 25_000, crashDownMs: 5_000, firstDeployAfterMs: 10_000, deployEveryMs: 150_000, rollStepMs: 2_500, firstStallAfterMs: 100_000, stallEveryMs: 150_000, stallMs: 6_000, scaleEveryMs: 20_000, firstAfterMs: 6_000 };
+/** For tests: a crash, a rollout and a stall right after its window, within about three minutes. */
+export const FAST_SCHEDULE: DemoSchedule = { crashEveryMs: 25_000, crashDownMs: 5_000, firstDeployAfterMs: 10_000, deployEveryMs: 300_000, rollStepMs: 2_500, stallAfterWindowMs: 2_000, stallMinMs: 6_000, stallMaxMs: 20_000, stallAttempts: 4, scaleEveryMs: 20_000, firstAfterMs: 6_000 };

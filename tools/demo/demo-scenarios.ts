@@ -2,12 +2,12 @@
 // real against the broker (no simulated stats).
 import { getPartitionedStats, getTopicStats } from "@/lib/pulsar/admin-client";
 import { parseStandaloneTopicName } from "@/lib/pulsar/topic-name";
+import { sleep as sleepUnlessAborted } from "@/lib/sleep";
+import { deploymentWindow } from "@/lib/violations/deployment-windows";
 import type { DemoSchedule } from "@/tools/demo/demo-plan";
 import type { RunningService } from "@/tools/demo/demo-service";
 
 export type ScenarioDeps = {
-  /** Until when violations count as inside a deployment (its end plus the grace period). */
-  deploymentWindow: { until: number };
   deploymentGraceMs: number;
   adminUrl: string;
   baton: { url: string; token: string };
@@ -59,20 +59,21 @@ let rolloutNumber = 1;
 /**
  * A rolling deployment, as an orchestrator does it: for each old pod, start its replacement,
  * then stop the old one. Old and new pods overlap on the same keys while leadership moves:
- * violations inside the deployment window.
+ * violations inside the deployment window. Returns when that window closes, by Baton's rule
+ * (lib/violations/deployment-windows.ts: the finish plus the grace, rounded up to whole minutes).
  */
-export async function rollingDeployment(deps: ScenarioDeps, serviceName: string): Promise<void> {
+export async function rollingDeployment(deps: ScenarioDeps, serviceName: string): Promise<{ windowEndMs: number }> {
   const target = service(deps, serviceName);
   const version = `v${++rolloutNumber}`;
   const old = target.workerNames().sort();
+  const startedAtMs = Date.now();
   const created = (await postJson(deps, "/api/v1/deployments", {
     service: serviceName,
     version,
     environment: "demo",
-    startedAt: new Date().toISOString(),
+    startedAt: new Date(startedAtMs).toISOString(),
     description: `rolling deployment of ${old.length} pods`,
   })) as { id: string };
-  deps.deploymentWindow.until = Number.POSITIVE_INFINITY;
   deps.log(`deploy: ${serviceName} ${version} rolling over ${old.join(", ")}`);
   for (const [index, pod] of old.entries()) {
     await target.startWorker(`${serviceName.split("-")[0]}-${version}-${index}`);
@@ -80,22 +81,46 @@ export async function rollingDeployment(deps: ScenarioDeps, serviceName: string)
     await target.stopWorker(pod);
     await sleep(deps.schedule.rollStepMs);
   }
-  await postJson(deps, `/api/v1/deployments/${created.id}/finish`, { finishedAt: new Date().toISOString() });
-  deps.deploymentWindow.until = Date.now() + deps.deploymentGraceMs;
-  deps.log(`deploy: ${serviceName} ${version} finished`);
+  const finishedAtMs = Date.now();
+  await postJson(deps, `/api/v1/deployments/${created.id}/finish`, { finishedAt: new Date(finishedAtMs).toISOString() });
+  const windowEndMs = deploymentWindow({ startedAtMs, finishedAtMs }, deps.deploymentGraceMs, Date.now()).end;
+  deps.log(`deploy: ${serviceName} ${version} finished; its window (with ${deps.deploymentGraceMs / 1000} s of grace) closes at ${new Date(windowEndMs).toISOString()}`);
+  return { windowEndMs };
 }
 
-/** The GC-pause case, outside any deployment: a leader freezes mid-message and wakes up late. */
-export async function stallLeader(deps: ScenarioDeps, serviceName: string): Promise<void> {
-  if (Date.now() < deps.deploymentWindow.until) {
-    deps.log("stall: postponed, a deployment window is open (the stall is the case outside deployments)");
-    return;
-  }
+// After a stall that caught no overlap: the stalled worker reconnects and the partitions settle.
+const STALL_RETRY_PAUSE_MS = 5_000;
+// The broker's admin API answers the leader of a partition; while unsure, no worker is frozen.
+const NO_LEADER_PAUSE_MS = 2_000;
+
+/**
+ * The GC-pause case, outside any deployment: the leader of partition 0 freezes mid-message and
+ * wakes up late, after another worker took its key. A stall that caught no overlap (the worker
+ * got no message, or nobody reached its key in time) is tried again, a bounded number of times.
+ * The caller keeps it outside deployment windows. Resolves whether an overlap was caught.
+ */
+export async function stallLeader(deps: ScenarioDeps, serviceName: string, signal: AbortSignal): Promise<boolean> {
   const target = service(deps, serviceName);
-  const leader = await activeConsumerOf(deps.adminUrl, target, 0);
-  if (!leader || !target.workerNames().includes(leader)) return;
-  deps.log(`stall: ${leader} (${serviceName}) freezes for ${deps.schedule.stallMs / 1000} s in the middle of a message; its partitions move meanwhile`);
-  await target.stallWorker(leader, deps.schedule.stallMs);
+  const { stallAttempts, stallMinMs, stallMaxMs } = deps.schedule;
+  for (let attempt = 1; attempt <= stallAttempts && !signal.aborted; attempt++) {
+    const tag = `stall (try ${attempt} of ${stallAttempts})`;
+    const leader = await activeConsumerOf(deps.adminUrl, target, 0).catch(() => null);
+    if (!leader || !target.workerNames().includes(leader)) {
+      deps.log(`${tag}: partition 0 of ${serviceName} has no leader of the fleet right now (${leader ?? "none"})`);
+      await sleepUnlessAborted(NO_LEADER_PAUSE_MS, signal);
+      continue;
+    }
+    deps.log(`${tag}: ${leader} (${serviceName}) freezes in the middle of a message, for ${stallMinMs / 1000} to ${stallMaxMs / 1000} s; its partitions move meanwhile`);
+    const outcome = await target.stallWorker(leader, { minMs: stallMinMs, maxMs: stallMaxMs, waitForMessageMs: stallMaxMs });
+    if (outcome.isOverlap) {
+      deps.log(`stall: ${outcome.enteredBy} entered ${outcome.key} while ${leader} was frozen inside it (${(outcome.frozenMs / 1000).toFixed(1)} s): a violation outside any deployment`);
+      return true;
+    }
+    deps.log(`${tag} caught no overlap: ${outcome.reason}`);
+    await sleepUnlessAborted(STALL_RETRY_PAUSE_MS, signal);
+  }
+  if (!signal.aborted) deps.log(`stall: no overlap in ${stallAttempts} tries`);
+  return false;
 }
 
 let isScaledUp = false;

@@ -10,8 +10,7 @@ import { makeKeys, openKeyedProducer, type KeyedProducer } from "@/lib/fleet/key
 import type { ConsumerMessage } from "@/lib/pulsar/websocket";
 import type { DemoService } from "@/tools/demo/demo-plan";
 import { readMessagePartition } from "@/tools/demo/message-partition";
-
-type Stall = { ms: number; onStalled: () => void };
+import { createWorkerStall, type StallOutcome, type StallPlan } from "@/tools/demo/worker-stall";
 
 type DemoWorker = {
   name: string;
@@ -26,7 +25,6 @@ type DemoWorker = {
   isDown: boolean;
   /** Messages are processed one at a time, in order, like a single-threaded consumer. */
   queue: Promise<unknown>;
-  pendingStall: Stall | null;
 };
 
 export type RunningService = {
@@ -39,11 +37,12 @@ export type RunningService = {
   /** A crash: the socket drops; the supervisor restarts the pod after `downMs`. */
   crashWorker(name: string, downMs: number): Promise<void>;
   /**
-   * The GC-pause case: the worker freezes for `ms` in the middle of a message (inside the
-   * counter), its connection times out (the partition moves to another worker), then it wakes,
-   * finishes the message late and reconnects.
+   * The GC-pause case: the worker freezes in the middle of a message (inside the counter), its
+   * connection times out (the partition moves to another worker, which gets the unacked message
+   * of the same key), then it wakes, finishes the message late and reconnects. Says whether
+   * another worker entered the key meanwhile (a violation counted).
    */
-  stallWorker(name: string, ms: number): Promise<void>;
+  stallWorker(name: string, plan: StallPlan): Promise<StallOutcome>;
   close(): Promise<void>;
 };
 
@@ -51,6 +50,11 @@ export type ServiceDeps = {
   connection: FleetConnection;
   counter: CounterBackend;
   baton: { url: string; token: string };
+  /**
+   * Namespace of the counters (in Redis, shared across runs): one per demo run, so a count left
+   * by an earlier run stopped mid-message is never taken for an overlap of this one.
+   */
+  counterKeyPrefix: string;
   namespace: string;
   log: (line: string) => void;
 };
@@ -63,9 +67,10 @@ const between = ([min, max]: [number, number]) => min + Math.random() * (max - m
 export async function startService(plan: DemoService, deps: ServiceDeps): Promise<RunningService> {
   const fullTopic = `persistent://${deps.namespace}/${plan.topic}`;
   const workers = new Map<string, DemoWorker>();
+  const stalls = createWorkerStall();
   const producer: KeyedProducer = await openKeyedProducer(deps.connection, {
     topic: fullTopic,
-    keys: makeKeys(plan.keys, "user"),
+    keys: makeKeys(plan.keys, plan.keyPrefix),
     payload: (sequence, key) => JSON.stringify({ sequence, key, traceId: randomUUID() }),
   });
 
@@ -76,15 +81,11 @@ export async function startService(plan: DemoService, deps: ServiceDeps): Promis
     } catch {
       traceId = undefined; // not a demo message: processed without a trace id
     }
+    const key = message.key ?? "";
     await worker.exclusivity.withExclusivity(
-      message.key ?? "",
-      async () => {
-        const stall = worker.pendingStall;
-        if (stall) {
-          worker.pendingStall = null;
-          stall.onStalled();
-          await sleep(stall.ms);
-        }
+      key,
+      async (entry) => {
+        await stalls.atEntry(worker.name, key, entry);
         await sleep(between(plan.processingMs));
       },
       { topic: fullTopic, subscription: plan.subscription, partition: plan.partitions > 1 ? readMessagePartition(message.messageId) : -1, traceId },
@@ -94,13 +95,14 @@ export async function startService(plan: DemoService, deps: ServiceDeps): Promis
   function addWorker(name: string): DemoWorker {
     const exclusivity = createExclusivityClient({
       counter: deps.counter,
+      keyPrefix: deps.counterKeyPrefix,
       baton: deps.baton,
       service: plan.service,
       worker: name,
       flushIntervalMs: 500,
       onError: (error) => deps.log(`${name}: ${error.message}`),
     });
-    const worker: DemoWorker = { name, exclusivity, isWanted: true, isDown: false, queue: Promise.resolve(), pendingStall: null, consumer: undefined as unknown as FleetConsumer };
+    const worker: DemoWorker = { name, exclusivity, isWanted: true, isDown: false, queue: Promise.resolve(), consumer: undefined as unknown as FleetConsumer };
     worker.consumer = createFleetConsumer(deps.connection, {
       name,
       topic: fullTopic,
@@ -170,25 +172,17 @@ export async function startService(plan: DemoService, deps: ServiceDeps): Promis
       await worker.consumer.kill();
       setTimeout(() => (worker.isWanted = true), downMs);
     },
-    async stallWorker(name, ms) {
+    stallWorker(name, stallPlan) {
       const worker = get(name);
-      // Unlike a crash, the stalled process lives on: it wakes up and finishes what it holds.
-      await new Promise<void>((resolve) => {
-        // A worker that gets no message in time (it lost its partitions meanwhile) is not stalled.
-        const giveUp = setTimeout(() => {
-          worker.pendingStall = null;
-          resolve();
-        }, ms * 2);
-        worker.pendingStall = {
-          ms,
-          onStalled: () => {
-            clearTimeout(giveUp);
-            // Frozen mid-message: the broker stops hearing from it and moves its partitions.
-            worker.isWanted = false;
-            void worker.consumer.kill().then(resolve);
-            setTimeout(() => (worker.isWanted = true), ms + 1_000);
-          },
-        };
+      // Unlike a crash, the stalled process lives on: it wakes up, finishes what it holds (the
+      // broker has redelivered those messages to others meanwhile) and reconnects.
+      return stalls.stall(name, stallPlan, {
+        onFrozen: () => {
+          // Frozen mid-message: the broker stops hearing from it and moves its partitions.
+          worker.isWanted = false;
+          void worker.consumer.kill();
+        },
+        onWoken: () => (worker.isWanted = true),
       });
     },
     async close() {

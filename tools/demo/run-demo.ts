@@ -4,11 +4,12 @@
 // counter; then crashes leaders, rolls deployments, stalls a worker and scales a Key_Shared
 // group on a schedule. Ctrl-C stops every process it started.
 //   npm run demo                 the normal schedule
-//   npm run demo -- --fast       everything within the first minute (the e2e test uses it)
+//   npm run demo -- --fast       a crash, a rollout and a stall after it within about three minutes (the e2e test uses it)
 //   npm run demo -- --port 3001  another web port
 //   npm run demo -- --data-dir D where its database and broker live (default .baton/demo, wiped at start)
 //   npm run demo -- --postgres-port P  its embedded PostgreSQL's port (default 54339)
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -22,7 +23,8 @@ import { createInProcessCounter, createRedisCounter, type CounterBackend } from 
 import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { prepareDatabase, StartupError } from "@/lib/launcher/prepare-database";
 import { DEMO_DEPLOYMENT_GRACE_MINUTES, DEMO_NAMESPACE, DEMO_SERVICES, DEMO_TENANT, FAST_SCHEDULE, NORMAL_SCHEDULE } from "@/tools/demo/demo-plan";
-import { crashLeader, every, rollingDeployment, scaleKeyShared, stallLeader } from "@/tools/demo/demo-scenarios";
+import { crashLeader, every, scaleKeyShared } from "@/tools/demo/demo-scenarios";
+import { startDeployThenStall } from "@/tools/demo/deploy-then-stall";
 import { type RunningService, startService } from "@/tools/demo/demo-service";
 import { createNamespace, createNonPartitionedTopic, createPartitionedTopic, createTenant } from "@/tools/pulsar/admin-setup";
 import { isPortFree } from "@/tools/free-port";
@@ -131,16 +133,17 @@ async function main(): Promise<void> {
       for (const service of services.values()) await service.close();
     });
     const connection = { wsUrl: broker.wsUrl };
-    for (const plan of DEMO_SERVICES) services.set(plan.service, await startService(plan, { connection, counter, baton: { url, token }, namespace: DEMO_NAMESPACE, log }));
+    const counterKeyPrefix = `baton:exclusivity:demo-${randomUUID().slice(0, 8)}:`;
+    for (const plan of DEMO_SERVICES) services.set(plan.service, await startService(plan, { connection, counter, counterKeyPrefix, baton: { url, token }, namespace: DEMO_NAMESPACE, log }));
 
-    const deps = { adminUrl: broker.adminUrl, baton: { url, token }, services, schedule, log, deploymentWindow: { until: 0 }, deploymentGraceMs: DEMO_DEPLOYMENT_GRACE_MINUTES * 60_000 };
+    const deps = { adminUrl: broker.adminUrl, baton: { url, token }, services, schedule, log, deploymentGraceMs: DEMO_DEPLOYMENT_GRACE_MINUTES * 60_000 };
     const stopSchedules = [
       every(schedule.firstAfterMs, schedule.crashEveryMs, async () => {
         await crashLeader(deps, "daily-job");
         await crashLeader(deps, "audit-writer");
       }, log),
-      every(schedule.firstDeployAfterMs, schedule.deployEveryMs, () => rollingDeployment(deps, "user-orchestrator"), log),
-      every(schedule.firstStallAfterMs, schedule.stallEveryMs, () => stallLeader(deps, "user-orchestrator"), log),
+      // The stall must land outside the rollout's window: one script, not two timers.
+      startDeployThenStall(deps, "user-orchestrator"),
       every(schedule.firstAfterMs, schedule.scaleEveryMs, () => scaleKeyShared(deps, "click-tracker"), log),
     ];
     stops.push(async () => stopSchedules.forEach((stop) => stop()));
