@@ -86,6 +86,7 @@ const START_OBSERVING = `(() => {
   requestAnimationFrame(frame);
 })()`;
 const STOP_OBSERVING = `(() => { window.benchRaf = false; return { tasks: window.benchTasks, frames: window.benchFrames }; })()`;
+const FIRST_LOAD_JS_BYTES = `performance.getEntriesByType("resource").filter((r) => new URL(r.name).pathname.endsWith(".js")).reduce((sum, r) => sum + r.encodedBodySize, 0)`;
 const NEXT_FRAME = "new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))";
 
 /** Long tasks and frame gaps on the page while `action` runs. */
@@ -141,6 +142,9 @@ async function measureBrowser(databaseUrl: string): Promise<void> {
     const firstRowMs = Date.now() - loadStart;
     const loadTasks = (await page.evaluate("window.benchTasks")) as number[];
     console.log(`browser: first row after ${firstRowMs} ms; long tasks during load: ${loadTasks.length} (longest ${Math.max(0, ...loadTasks).toFixed(0)} ms)`);
+    // First Load JS: every script the board's page loaded, as sent (next start compresses them).
+    const firstLoadJs = (await page.evaluate(FIRST_LOAD_JS_BYTES)) as number;
+    console.log(`browser: First Load JS of the board ${(firstLoadJs / 1e3).toFixed(0)} kB as sent (target < 250 kB)`);
     const rows = await page.getByRole("treegrid", { name: "Leaders" }).getAttribute("aria-rowcount");
     console.log(`browser: ${Number(rows) - 1} lines in the list, ${await page.locator(".board-body .board-line").count()} in the DOM`);
 
