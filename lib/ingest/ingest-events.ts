@@ -2,7 +2,7 @@ import "server-only";
 
 import type { IngestDb } from "@/lib/ingest/ingest-pool";
 import type { IngestResult, IngestSource } from "@/lib/ingest/types";
-import { validateEvents } from "@/lib/ingest/validate-events";
+import { type IngestRules, validateEvents } from "@/lib/ingest/validate-events";
 import { writeEvents } from "@/lib/ingest/write-events";
 
 /**
@@ -11,8 +11,8 @@ import { writeEvents } from "@/lib/ingest/write-events";
  * happened to each. Re-sending the same ids writes nothing new. Throws
  * DatabaseUnavailableError, with nothing written, when the database fails.
  */
-export async function ingestEvents(db: IngestDb, items: readonly unknown[], source: IngestSource): Promise<IngestResult> {
-  const { events, rejected, duplicatesInBatch } = validateEvents(items);
+export async function ingestEvents(db: IngestDb, items: readonly unknown[], source: IngestSource, rules: IngestRules): Promise<IngestResult> {
+  const { events, rejected, duplicatesInBatch } = validateEvents(items, rules);
   const inserted = await writeEvents(db, events, source);
   return { accepted: inserted, duplicates: duplicatesInBatch + (events.length - inserted), rejected };
 }

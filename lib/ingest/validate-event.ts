@@ -57,14 +57,17 @@ const NAME_FIELDS = [
   ["subscription", MAX_NAME_LENGTH, false],
 ] as const;
 
+/** The times an event may carry: from the start of the retention period to a day ahead of now. */
+export type EventTimeWindow = { nowMs: number; oldestMs: number; retentionDays: number };
+
 /**
  * Checks one item against the event rules: a JSON object with only known fields; id, key,
  * service, worker required non-empty strings within their lengths; counter an integer 0..2^31-1;
  * topic, subscription, traceId optional strings; partition an optional integer >= -1;
- * observedAt RFC 3339 or epoch ms, not before 2000 and not a day ahead; attributes an optional
+ * observedAt RFC 3339 or epoch ms, within the retention and not a day ahead; attributes an optional
  * small JSON object. No string may hold NUL or an unpaired surrogate (PostgreSQL refuses them).
  */
-export function validateEvent(item: unknown, nowMs: number): EventCheck {
+export function validateEvent(item: unknown, window: EventTimeWindow): EventCheck {
   if (item === null || typeof item !== "object" || Array.isArray(item)) return invalid(null, "must be a JSON object");
   const record = item as Record<string, unknown>;
   for (const field of Object.keys(record)) {
@@ -86,8 +89,10 @@ export function validateEvent(item: unknown, nowMs: number): EventCheck {
   if (traceProblem) return invalid("traceId", traceProblem);
 
   if (record.observedAt === undefined) return invalid("observedAt", "is required");
-  const observedAt = parseTimestamp(record.observedAt, nowMs);
+  const observedAt = parseTimestamp(record.observedAt, window.nowMs);
   if (!observedAt.isValid) return invalid("observedAt", observedAt.message);
+  // Retention would delete it at its next run: refused now rather than accepted and then lost.
+  if (observedAt.ms < window.oldestMs) return invalid("observedAt", `is older than the ${window.retentionDays}-day retention of events (BATON_RETENTION_DAYS): it would be deleted at once`);
 
   let attributesJson: string | null = null;
   if (record.attributes !== undefined && record.attributes !== null) {

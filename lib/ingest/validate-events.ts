@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { RejectedItem, ValidEvent } from "@/lib/ingest/types";
-import { validateEvent } from "@/lib/ingest/validate-event";
+import { type EventTimeWindow, validateEvent } from "@/lib/ingest/validate-event";
 
 export type ValidatedBatch = {
   /** Valid events, each id once (the first occurrence wins). */
@@ -11,15 +11,19 @@ export type ValidatedBatch = {
   duplicatesInBatch: number;
 };
 
+/** Events older than this many days are refused (retention would delete them at once). */
+export type IngestRules = { retentionDays: number };
+
 /** Validates every item on its own: one bad item never rejects its neighbours. */
-export function validateEvents(items: readonly unknown[]): ValidatedBatch {
+export function validateEvents(items: readonly unknown[], rules: IngestRules): ValidatedBatch {
   const nowMs = Date.now();
+  const window: EventTimeWindow = { nowMs, oldestMs: nowMs - rules.retentionDays * 86_400_000, retentionDays: rules.retentionDays };
   const events: ValidEvent[] = [];
   const rejected: RejectedItem[] = [];
   const seenIds = new Set<string>();
   let duplicatesInBatch = 0;
   for (let index = 0; index < items.length; index++) {
-    const checked = validateEvent(items[index], nowMs);
+    const checked = validateEvent(items[index], window);
     if (!checked.isValid) {
       rejected.push({ index, field: checked.field, message: checked.message });
       continue;

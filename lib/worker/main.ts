@@ -37,7 +37,7 @@ async function main(): Promise<void> {
       pollClusterWhileLeader({ db, databaseUrl, cluster, clusterId: ids.get(cluster.name)!, pollerId, signal: shutdown.signal, log }),
     ),
     config.ingest.topic && ingestPool
-      ? runTopicSource({ topic: config.ingest.topic, db: ingestPool, consumerName: `baton-${pollerId.replace(/[^\w.-]/g, "-")}`, signal: shutdown.signal, log })
+      ? runTopicSource({ topic: config.ingest.topic, db: ingestPool, consumerName: `baton-${pollerId.replace(/[^\w.-]/g, "-")}`, retentionDays: config.violations.retentionDays, signal: shutdown.signal, log })
       : Promise.resolve(),
     // Deletes are idempotent: several workers may each run it; none blocks ingestion.
     runRetentionLoop(db, config.violations, shutdown.signal, log),

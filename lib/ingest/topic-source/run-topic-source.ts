@@ -21,6 +21,8 @@ export type TopicSourceOptions = {
   topic: IngestTopicConfig;
   db: IngestDb;
   consumerName: string;
+  /** Events older than this are refused (dead-lettered), as the HTTP API refuses them. */
+  retentionDays: number;
   signal: AbortSignal;
   log: (line: string) => void;
   /** Messages written per transaction at most. */
@@ -56,7 +58,7 @@ async function writeBatch(options: TopicSourceOptions, batch: ConsumerMessage[],
     items.push(...result.items);
     return { message, items: result.items, firstItem };
   });
-  const result = await ingestEvents(options.db, items, "PULSAR_TOPIC");
+  const result = await ingestEvents(options.db, items, "PULSAR_TOPIC", { retentionDays: options.retentionDays });
   const rejectedByItem = new Map(result.rejected.map((r) => [r.index, r]));
   const deadLetters: DeadLetter[] = [];
   for (const entry of decoded) {

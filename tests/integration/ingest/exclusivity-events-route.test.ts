@@ -36,7 +36,8 @@ async function post(request: Request): Promise<{ status: number; body: unknown; 
 describe("POST /api/v1/exclusivity-events", () => {
   it("writes a JSON array, answers counts and maintains the per-minute rollup", async () => {
     const service = uniquePrefix("svc");
-    const minute = Date.UTC(2026, 0, 5, 10, 30);
+    // A whole minute two days ago: inside the retention, and the rollup's buckets are exact.
+    const minute = Math.floor((Date.now() - 2 * 86_400_000) / 60_000) * 60_000;
     const events = [
       makeEvent(service, `${service}-1`, { observedAt: new Date(minute + 5_000).toISOString(), attributes: { region: "eu", tries: 2 } }),
       makeEvent(service, `${service}-2`, { observedAt: minute + 20_000, counter: 1 }),
@@ -271,7 +272,7 @@ describe("all or nothing", () => {
     const dead = createIngestPool(`postgresql://baton:baton@127.0.0.1:${await findFreePort()}/baton`);
     try {
       const service = uniquePrefix("svc");
-      const failure = await ingestEvents(dead, [makeEvent(service, `${service}-1`)], "PULSAR_TOPIC").catch((error: unknown) => error);
+      const failure = await ingestEvents(dead, [makeEvent(service, `${service}-1`)], "PULSAR_TOPIC", { retentionDays: 30 }).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(DatabaseUnavailableError);
       expect(failure).toMatchObject({ status: 503, headers: { "Retry-After": "2" } });
     } finally {
@@ -284,7 +285,7 @@ describe("ingestEvents (the core the topic consumer shares)", () => {
   it("records the source and answers like the HTTP API", async () => {
     const { getIngestPool } = await import("@/lib/ingest/ingest-pool");
     const service = uniquePrefix("svc");
-    const result = await ingestEvents(getIngestPool(), [makeEvent(service, `${service}-1`), { nope: true }, makeEvent(service, `${service}-1`)], "PULSAR_TOPIC");
+    const result = await ingestEvents(getIngestPool(), [makeEvent(service, `${service}-1`), { nope: true }, makeEvent(service, `${service}-1`)], "PULSAR_TOPIC", { retentionDays: 30 });
     expect(result).toEqual({ accepted: 1, duplicates: 1, rejected: [{ index: 1, field: "nope", message: expect.stringMatching(/not a known field/) }] });
     expect(await db.exclusivityEvent.findUniqueOrThrow({ where: { eventId: `${service}-1` }, select: { source: true } })).toEqual({ source: "PULSAR_TOPIC" });
   });

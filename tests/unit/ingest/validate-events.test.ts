@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { validateEvents } from "@/lib/ingest/validate-events";
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const RULES = { retentionDays: 30 };
 
 function event(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -34,7 +35,7 @@ afterEach(() => vi.useRealTimers());
 
 describe("validateEvents", () => {
   it("turns a valid item into a row", () => {
-    const { events, rejected } = validateEvents([event({ attributes: { region: "eu" } })]);
+    const { events, rejected } = validateEvents([event({ attributes: { region: "eu" } })], RULES);
     expect(rejected).toEqual([]);
     expect(events).toEqual([
       {
@@ -56,7 +57,7 @@ describe("validateEvents", () => {
   it("takes optional fields as absent or null, and epoch milliseconds", () => {
     const minimal = { id: "m", key: "k", counter: 2, service: "s", worker: "w", observedAt: NOW - 1_000 };
     const nulls = { ...minimal, id: "n", topic: null, subscription: null, partition: null, traceId: null };
-    const { events, rejected } = validateEvents([minimal, nulls]);
+    const { events, rejected } = validateEvents([minimal, nulls], RULES);
     expect(rejected).toEqual([]);
     expect(events.map((e) => [e.eventId, e.topic, e.partition, e.observedAtMs, e.attributesJson])).toEqual([
       ["m", null, null, NOW - 1_000, null],
@@ -96,19 +97,26 @@ describe("validateEvents", () => {
     ["observedAt without offset", event({ observedAt: "2026-11-22T11:00:00" }), "observedAt", /RFC 3339/],
     ["observedAt in seconds", event({ observedAt: Math.floor(NOW / 1000) }), "observedAt", /seconds/],
     ["observedAt two days ahead", event({ observedAt: NOW + 2 * 86_400_000 }), "observedAt", /future/],
+    ["observedAt older than the retention", event({ observedAt: NOW - 31 * 86_400_000 }), "observedAt", /older than the 30-day retention/],
     ["attributes an array", event({ attributes: [1] }), "attributes", /JSON object/],
     ["attributes too large", event({ attributes: { x: "y".repeat(9_000) } }), "attributes", /8192 bytes/],
     ["an unknown field", event({ observed_at: "x" }), "observed_at", /not a known field/],
   ])("rejects %s", (_label, item, field, message) => {
-    const { events, rejected } = validateEvents([item]);
+    const { events, rejected } = validateEvents([item], RULES);
     expect(events).toEqual([]);
     expect(rejected).toHaveLength(1);
     expect(rejected[0]).toMatchObject({ index: 0, field });
     expect(rejected[0]!.message).toMatch(message);
   });
 
+  it("accepts an event from the first day of the retention period", () => {
+    const { events, rejected } = validateEvents([event({ observedAt: NOW - 29 * 86_400_000 })], RULES);
+    expect(rejected).toEqual([]);
+    expect(events).toHaveLength(1);
+  });
+
   it("validates each item on its own and reports indexes", () => {
-    const { events, rejected } = validateEvents([event({ id: "a" }), event({ id: "b", counter: -1 }), event({ id: "c" }), "junk"]);
+    const { events, rejected } = validateEvents([event({ id: "a" }), event({ id: "b", counter: -1 }), event({ id: "c" }), "junk"], RULES);
     expect(events.map((e) => e.eventId)).toEqual(["a", "c"]);
     expect(rejected.map((r) => [r.index, r.field])).toEqual([
       [1, "counter"],
@@ -117,7 +125,7 @@ describe("validateEvents", () => {
   });
 
   it("counts a repeated id within the batch as a duplicate, keeping the first", () => {
-    const { events, duplicatesInBatch } = validateEvents([event({ id: "a", key: "first" }), event({ id: "a", key: "second" }), event({ id: "b" })]);
+    const { events, duplicatesInBatch } = validateEvents([event({ id: "a", key: "first" }), event({ id: "a", key: "second" }), event({ id: "b" })], RULES);
     expect(events.map((e) => [e.eventId, e.key])).toEqual([
       ["a", "first"],
       ["b", "user-42"],

@@ -14,7 +14,8 @@ export const dynamic = "force-dynamic";
  */
 export const POST = withErrorHandling(async (request) => {
   await requireBearerToken(request);
-  const items = await readEventsBody(request, getConfig().ingest);
-  const result = await ingestEvents(getIngestPool(), items, "HTTP");
+  const config = getConfig();
+  const items = await readEventsBody(request, config.ingest);
+  const result = await ingestEvents(getIngestPool(), items, "HTTP", { retentionDays: config.violations.retentionDays });
   return Response.json(toIngestResponse(result), { headers: { "cache-control": "no-store" } });
 });
