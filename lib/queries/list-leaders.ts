@@ -141,6 +141,7 @@ export async function listLeaders(
   // driver more than PostgreSQL's splitting of one string.
   const knownIds = [...known.keys()].join(",");
   const knownChanges = [...known.values()].map((split) => split.lastChangeAt ?? "").join(",");
+  const ranges = await idRanges(db);
   const [[context], ...parts] = await Promise.all([
     // The small things, in one statement: each cluster's latest poll, and the deployments
     // that overlap the flapping window (an open one counts for a day at most).
@@ -155,7 +156,9 @@ export async function listLeaders(
            from deployment d
            where d.started_at <= ${now}
              and (d.finished_at >= ${windowStart} or (d.finished_at is null and d.started_at > ${new Date(nowMs - OPEN_DEPLOYMENT_MAX_MS)}))) as deployments`),
-    ...(await idRanges(db)).map((ids) =>
+    // Every resource in scope with its flapping count (one grouped scan of holder_change over
+    // its (cluster, time) index, not one query per resource), one statement per id range.
+    ...ranges.map((ids) =>
       db.$queryRaw<{ rows: string }[]>(Prisma.sql`
       with f as (
         select h.resource_id, count(*)::int as flaps
