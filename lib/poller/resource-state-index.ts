@@ -26,11 +26,6 @@ export class ResourceStateIndex {
     return this.#byTopic.get(fullName);
   }
 
-  /** The state of one resource, or undefined. */
-  get(topic: string, subscription: string, partition: number): ResourceState | undefined {
-    return this.#byTopic.get(topic)?.get(subscription)?.[partition + 1];
-  }
-
   /** Adds or replaces the state of its resource. */
   set(state: ResourceState): void {
     let topic = this.#byTopic.get(state.topic);
