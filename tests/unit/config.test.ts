@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -65,8 +65,12 @@ describe("loadConfig", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "baton-config-"));
     writeFileSync(path.join(dir, "token"), "secret-token\n");
     writeFileSync(path.join(dir, "baton.json"), JSON.stringify({ clusters: [{ name: "a", adminUrl: "http://a:8080", tokenFile: path.join(dir, "token") }] }));
-    const config = loadConfig({ BATON_CONFIG_FILE: path.join(dir, "baton.json") });
-    expect(config.clusters[0]).toMatchObject({ name: "a", token: "secret-token" });
+    try {
+      const config = loadConfig({ BATON_CONFIG_FILE: path.join(dir, "baton.json") });
+      expect(config.clusters[0]).toMatchObject({ name: "a", token: "secret-token" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.each([
