@@ -9,6 +9,7 @@ import { ClusterStrip } from "@/components/board/cluster-strip";
 import { LeadersTable } from "@/components/board/leaders-table";
 import { AgoTime } from "@/components/board/time-text";
 import { EmptyState } from "@/components/ui/empty-state";
+import { OutdatedNotice } from "@/components/ui/outdated-notice";
 import { filterGroups, listFacets, NO_FILTERS, writeBoardFilters, type BoardFilters } from "@/lib/board/board-filters";
 import { findChangedLeaders, flattenBoard, isExpandable } from "@/lib/board/board-lines";
 import type { LeadersBoard, SubscriptionGroup } from "@/lib/board/board-types";
@@ -105,10 +106,9 @@ export function LeadersView({ initialFilters, initialBoardJson }: { initialFilte
     <>
       <ClusterStrip clusters={board.clusters} nowMs={nowMs} />
       {isOutdated ? (
-        <section className="panel unavailable board-outdated" role="alert">
-          <strong>Not current:</strong> the board could not be refreshed ({query.error.message}). What is shown is as of{" "}
-          <AgoTime iso={board.generatedAt} nowMs={nowMs} /> and may no longer be true.
-        </section>
+        <OutdatedNotice what="the board" reason={query.error.message}>
+          What is shown is as of <AgoTime iso={board.generatedAt} nowMs={nowMs} /> and may no longer be true.
+        </OutdatedNotice>
       ) : null}
       <BoardFiltersBar
         filters={filters}

@@ -7,7 +7,7 @@ import { memo, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent,
 import { FlagList } from "@/components/board/health-flags";
 import { AgoTime } from "@/components/board/time-text";
 import { staleReasonOf, type BoardLine } from "@/lib/board/board-lines";
-import type { LeaderRow, SubscriptionGroup } from "@/lib/board/board-types";
+import type { HealthFlag, LeaderRow, SubscriptionGroup } from "@/lib/board/board-types";
 import { formatClock, formatCount, formatDuration, formatShare } from "@/lib/board/format";
 
 /** Every line has the same height: the virtualizer then never measures, and scrolling stays smooth at 10,000 lines. */
@@ -207,23 +207,32 @@ const SubscriptionLine = memo(function SubscriptionLine({ line, index, start, no
           <span className="muted">{group.consumers.length > 0 ? "all hold" : "none"}</span>
         )}
       </div>
+      <TrailingCells backlog={group.backlog} lastChangeAt={group.lastChangeAt} flags={group.flags} staleReason={staleReason} nowMs={nowMs} />
+    </div>
+  );
+});
+
+/** The last three cells of a subscription's line and of a partition's: backlog, last change, health. */
+function TrailingCells({ backlog, lastChangeAt, flags, staleReason, nowMs }: { backlog: number | null; lastChangeAt: string | null; flags: HealthFlag[]; staleReason: string | null; nowMs: number }) {
+  return (
+    <>
       <div role="gridcell" className="board-cell numeric">
-        {formatCount(group.backlog)}
+        {formatCount(backlog)}
       </div>
       <div role="gridcell" className="board-cell">
-        {group.lastChangeAt ? <AgoTime iso={group.lastChangeAt} nowMs={nowMs} /> : <span className="muted">none seen</span>}
+        {lastChangeAt ? <AgoTime iso={lastChangeAt} nowMs={nowMs} /> : <span className="muted">none seen</span>}
       </div>
       <div role="gridcell" className="board-cell board-health">
-        <FlagList flags={group.flags} nowMs={nowMs} />
+        <FlagList flags={flags} nowMs={nowMs} />
         {staleReason ? (
           <span className="stale-reason" title={staleReason}>
             {staleReason}
           </span>
         ) : null}
       </div>
-    </div>
+    </>
   );
-});
+}
 
 const PartitionLine = memo(function PartitionLine({ line, index, start, nowMs, isActive, isHighlighted, subscriptionHref, consumerHref }: LineProps) {
   if (line.kind !== "partition") return null;
@@ -260,20 +269,7 @@ const PartitionLine = memo(function PartitionLine({ line, index, start, nowMs, i
       <div role="gridcell" className="board-cell">
         {isStale ? <span className="muted">—</span> : <Names names={row.standbys} max={2} consumerHref={consumerHref} tabIndex={tabIndex} />}
       </div>
-      <div role="gridcell" className="board-cell numeric">
-        {formatCount(row.backlog)}
-      </div>
-      <div role="gridcell" className="board-cell">
-        {row.lastChangeAt ? <AgoTime iso={row.lastChangeAt} nowMs={nowMs} /> : <span className="muted">none seen</span>}
-      </div>
-      <div role="gridcell" className="board-cell board-health">
-        <FlagList flags={row.flags} nowMs={nowMs} />
-        {staleReason ? (
-          <span className="stale-reason" title={staleReason}>
-            {staleReason}
-          </span>
-        ) : null}
-      </div>
+      <TrailingCells backlog={row.backlog} lastChangeAt={row.lastChangeAt} flags={row.flags} staleReason={staleReason} nowMs={nowMs} />
     </div>
   );
 });

@@ -1,28 +1,11 @@
 "use client";
 
+import { ChoiceSelect } from "@/components/ui/choice-select";
 import type { ChartMode } from "@/lib/violations/chart-data";
 
 const MODE_LABELS: Record<ChartMode, string> = { classification: "Inside / outside", services: "Stacked by service", split: "Split by service" };
 
 export type FilterChoices = { services: readonly string[]; subscriptions: readonly string[]; environments: readonly string[] };
-
-function Choice({ label, value, choices, onChange }: { label: string; value: string | null; choices: readonly string[]; onChange: (value: string | null) => void }) {
-  // A chosen value stays listed even when the range holds none of it.
-  const options = value !== null && !choices.includes(value) ? [value, ...choices] : choices;
-  return (
-    <label className="vio-field">
-      {label}
-      <select value={value ?? ""} onChange={(event) => onChange(event.target.value === "" ? null : event.target.value)}>
-        <option value="">All</option>
-        {options.map((choice) => (
-          <option key={choice} value={choice}>
-            {choice === "" ? "(none)" : choice}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
 
 /** Service, subscription and deployment-environment filters, the chart's mode, leader-change markers. */
 export function ViolationFilters(props: {
@@ -36,9 +19,9 @@ export function ViolationFilters(props: {
 }) {
   return (
     <div className="vio-filters">
-      <Choice label="Service" value={props.service} choices={props.choices.services} onChange={(service) => props.onChange({ service })} />
-      <Choice label="Subscription" value={props.subscription} choices={props.choices.subscriptions} onChange={(subscription) => props.onChange({ subscription })} />
-      <Choice label="Deployments of environment" value={props.environment} choices={props.choices.environments} onChange={(environment) => props.onChange({ environment })} />
+      <ChoiceSelect className="vio-field" label="Service" value={props.service} choices={props.choices.services} onChange={(service) => props.onChange({ service })} />
+      <ChoiceSelect className="vio-field" describe={(choice) => (choice === "" ? "(none)" : choice)} label="Subscription" value={props.subscription} choices={props.choices.subscriptions} onChange={(subscription) => props.onChange({ subscription })} />
+      <ChoiceSelect className="vio-field" label="Deployments of environment" value={props.environment} choices={props.choices.environments} onChange={(environment) => props.onChange({ environment })} />
       <div className="vio-field" role="radiogroup" aria-label="Chart">
         Chart
         <div className="vio-segmented">

@@ -4,30 +4,14 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Fragment, useEffect, useMemo, useState } from "react";
 
-import { DeploymentDetail } from "@/components/violations/deployment-detail";
 import { RangeControl } from "@/components/range-control";
+import { ChoiceSelect } from "@/components/ui/choice-select";
+import { DeploymentDetail } from "@/components/violations/deployment-detail";
+import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { deploymentCoincidencesQuery } from "@/lib/violations/client/violation-queries";
 import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone";
 import { formatCount, formatDuration, formatInstant } from "@/lib/violations/format";
-import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { violationsHref, writeDeploymentsView, type DeploymentsViewState } from "@/lib/violations/view-params";
-
-function Choice({ label, value, choices, onChange }: { label: string; value: string | null; choices: readonly string[]; onChange: (value: string | null) => void }) {
-  const options = value !== null && !choices.includes(value) ? [value, ...choices] : choices;
-  return (
-    <label className="vio-field">
-      {label}
-      <select value={value ?? ""} onChange={(event) => onChange(event.target.value === "" ? null : event.target.value)}>
-        <option value="">All</option>
-        {options.map((choice) => (
-          <option key={choice} value={choice}>
-            {choice}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
 
 export function DeploymentsView({
   initialState,
@@ -68,8 +52,8 @@ export function DeploymentsView({
         <RangeControl selection={state.range} range={range} timeZone={timeZone} onChange={(selection) => setState((s) => ({ ...s, range: selection }))} />
       </div>
       <div className="vio-filters">
-        <Choice label="Service" value={state.service} choices={list.services} onChange={(service) => setState((s) => ({ ...s, service }))} />
-        <Choice label="Environment" value={state.environment} choices={list.environments} onChange={(environment) => setState((s) => ({ ...s, environment }))} />
+        <ChoiceSelect className="vio-field" label="Service" value={state.service} choices={list.services} onChange={(service) => setState((s) => ({ ...s, service }))} />
+        <ChoiceSelect className="vio-field" label="Environment" value={state.environment} choices={list.environments} onChange={(environment) => setState((s) => ({ ...s, environment }))} />
         <p className="vio-count muted" data-testid="deployment-count">
           {formatCount(list.total)} deployments started in the range{list.total > list.deployments.length ? ` (the latest ${list.deployments.length} shown)` : ""}; {formatCount(withViolations)} coincided with
           violations.

@@ -7,11 +7,11 @@ import { UnavailableNotice } from "@/components/ui/unavailable-notice";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { runQuery } from "@/lib/queries/query-result";
+import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { DEPLOYMENTS_PAGE_LIMIT, deploymentCoincidencesQuery } from "@/lib/violations/client/violation-queries";
 import { hasAnyDeployments } from "@/lib/violations/queries/has-any-deployments";
 import { listDeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
 import { TIME_ZONE_COOKIE, timeZoneFromCookie } from "@/lib/violations/time-zone-cookie";
-import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { readDeploymentsView } from "@/lib/violations/view-params";
 
 export const dynamic = "force-dynamic";

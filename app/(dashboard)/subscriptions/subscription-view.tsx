@@ -4,13 +4,14 @@ import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 
-import { HashRingChart } from "@/components/charts/hash-ring-chart";
 import { FlagDetails, FlagList, HealthWord } from "@/components/board/health-flags";
 import { AgoTime, ClockTime, ExactTime, TenureTime } from "@/components/board/time-text";
-import { ChangeList } from "@/components/timeline/change-list";
+import { HashRingChart } from "@/components/charts/hash-ring-chart";
 import { RangeControl } from "@/components/range-control";
+import { ChangeList } from "@/components/timeline/change-list";
 import { SwimlaneChart } from "@/components/timeline/swimlane-chart";
 import { TimelineLegend } from "@/components/timeline/timeline-legend";
+import { OutdatedNotice } from "@/components/ui/outdated-notice";
 import { staleReasonOf } from "@/lib/board/board-lines";
 import type { LeaderRow } from "@/lib/board/board-types";
 import { formatCount, formatShare } from "@/lib/board/format";
@@ -136,11 +137,7 @@ export function SubscriptionView({
 
   return (
     <>
-      {timelineQuery.isError ? (
-        <section className="panel unavailable board-outdated" role="alert">
-          <strong>Not current:</strong> the timeline could not be refreshed ({timelineQuery.error.message}).
-        </section>
-      ) : null}
+      {timelineQuery.isError ? <OutdatedNotice what="the timeline" reason={timelineQuery.error.message} /> : null}
       <section className="panel" aria-label="Now">
         <h2>
           Now: <HealthWord health={group.health} /> <span className="muted small">{group.subscriptionType ?? "type unknown"}</span>

@@ -7,11 +7,11 @@ import { UnavailableNotice } from "@/components/ui/unavailable-notice";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { runQuery } from "@/lib/queries/query-result";
+import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { violationTimelineQuery } from "@/lib/violations/client/violation-queries";
 import { getViolationTimeline } from "@/lib/violations/queries/get-violation-timeline";
 import { hasAnyEvents } from "@/lib/violations/queries/has-any-events";
 import { TIME_ZONE_COOKIE, timeZoneFromCookie } from "@/lib/violations/time-zone-cookie";
-import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { readViolationsView } from "@/lib/violations/view-params";
 
 export const dynamic = "force-dynamic";

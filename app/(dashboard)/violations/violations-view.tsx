@@ -3,21 +3,22 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 
-import { OutsideHeadline } from "@/components/violations/outside-headline";
 import { RangeControl } from "@/components/range-control";
+import { OutdatedNotice } from "@/components/ui/outdated-notice";
+import { OutsideHeadline } from "@/components/violations/outside-headline";
 import { TimelineTable } from "@/components/violations/timeline-table";
 import { TopList, type TopListRow } from "@/components/violations/top-list";
 import { ViolationChart } from "@/components/violations/violation-chart";
 import { ViolationFilters } from "@/components/violations/violation-filters";
 import { ViolationLegend } from "@/components/violations/violation-legend";
-import { leaderChangeMarkersQuery, topViolationsQuery, violationTimelineQuery, type QueryRange } from "@/lib/violations/client/violation-queries";
-import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone";
+import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { maxViolations, niceCeiling, toChartPoints } from "@/lib/violations/chart-data";
+import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone";
+import { leaderChangeMarkersQuery, topViolationsQuery, violationTimelineQuery, type QueryRange } from "@/lib/violations/client/violation-queries";
 import { formatBucketSize, formatDuration } from "@/lib/violations/format";
+import { drilldownHref, writeViolationsView, type ViolationsViewState } from "@/lib/violations/view-params";
 import { assignServiceColors } from "@/lib/violations/violation-colors";
 import type { ViolationTimeline } from "@/lib/violations/violation-types";
-import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
-import { drilldownHref, writeViolationsView, type ViolationsViewState } from "@/lib/violations/view-params";
 
 /** The lists the page asks the top endpoint for: services and subscriptions come with the timeline. */
 const PAGE_TOP_LISTS = "keys,workers";
@@ -118,11 +119,7 @@ export function ViolationsView({
 
   return (
     <>
-      {timelineQuery.isError ? (
-        <section className="panel unavailable vio-outdated" role="alert">
-          <strong>Not current:</strong> the violations could not be refreshed ({timelineQuery.error.message}).
-        </section>
-      ) : null}
+      {timelineQuery.isError ? <OutdatedNotice what="the violations" reason={timelineQuery.error.message} /> : null}
       <OutsideHeadline totals={timeline.totals} trend={timeline.trend} graceMs={timeline.graceMs} timeZone={timeZone} />
 
       <section className="panel" aria-label="Violations over time">

@@ -7,6 +7,7 @@ import { OWNERSHIP_CHANGE_KINDS } from "@/lib/violations/change-kinds";
 import type { DrilldownEvent, KeyDrilldown } from "@/lib/violations/drilldown-types";
 import { changesNearEvents, countOverlaps, explainViolations, findPreviousEntries, summariseWorkers } from "@/lib/violations/explain-violations";
 import { serviceWindowsSql, windowEndSql } from "@/lib/violations/queries/classification-sql";
+import { LEADER_CHANGE_COLUMNS, type LeaderChangeRow, toLeaderChangeMarker } from "@/lib/violations/queries/leader-change-rows";
 import { toBand } from "@/lib/violations/queries/list-deployment-bands";
 import { resourceRefOf } from "@/lib/violations/resource-ref";
 import { buildTraceUrl } from "@/lib/violations/trace-url";
@@ -31,19 +32,6 @@ export type DrilldownSettings = {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 type CountRow = { events: number; violations: number; inside: number };
-type ChangeRow = {
-  id: bigint;
-  cluster: string;
-  topic: string;
-  partition: number;
-  subscription: string;
-  kind: string;
-  cause: string;
-  from_holder: string | null;
-  to_holder: string | null;
-  old_seen_at: Date | null;
-  new_seen_at: Date;
-};
 type BandRow = Parameters<typeof toBand>[0];
 
 /** ±window around each event, merged, as a multirange (SQL), from the events' instants. */
@@ -138,9 +126,8 @@ async function readLeaderChanges(db: Db, events: readonly DrilldownEvent[], wind
   const firstMs = Date.parse(times[0]!);
   const lastMs = Date.parse(times[times.length - 1]!);
   const pairs = [...refs.values()];
-  const rows = await db.$queryRaw<ChangeRow[]>(Prisma.sql`
-    select h.id, c.name as cluster, r.topic, coalesce(r.partition, -1) as partition, r.subscription, h.kind::text as kind, h.cause::text as cause,
-      h.from_holder, h.to_holder, h.old_seen_at, h.new_seen_at
+  const rows = await db.$queryRaw<LeaderChangeRow[]>(Prisma.sql`
+    select ${LEADER_CHANGE_COLUMNS}
     from held_resource r
     join cluster c on c.id = r.cluster_id
     join holder_change h on h.resource_id = r.id
@@ -151,19 +138,7 @@ async function readLeaderChanges(db: Db, events: readonly DrilldownEvent[], wind
       and tstzrange(coalesce(h.old_seen_at, h.new_seen_at), h.new_seen_at, '[]') && ${eventWindowsSql(times, windowMs)}
     order by h.new_seen_at, h.id
     limit ${CHANGE_LIMIT}`);
-  return rows.map((r) => ({
-    id: r.id.toString(),
-    cluster: r.cluster,
-    topic: r.topic,
-    partition: r.partition,
-    subscription: r.subscription,
-    kind: r.kind,
-    cause: r.cause,
-    fromHolder: r.from_holder,
-    toHolder: r.to_holder,
-    oldSeenAt: r.old_seen_at?.toISOString() ?? null,
-    newSeenAt: r.new_seen_at.toISOString(),
-  }));
+  return rows.map(toLeaderChangeMarker);
 }
 
 /**

@@ -3,27 +3,14 @@ import "server-only";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { OWNERSHIP_CHANGE_KINDS } from "@/lib/violations/change-kinds";
+import { LEADER_CHANGE_COLUMNS, type LeaderChangeRow, toLeaderChangeMarker } from "@/lib/violations/queries/leader-change-rows";
 import { buildBuckets, chooseBucketMs, minuteWindow } from "@/lib/violations/time-buckets";
 import type { LeaderChangeMarkers } from "@/lib/violations/violation-types";
 
 /** Each bucket lists its first few changes (for the marker's tooltip) and counts the rest. */
 const CHANGES_PER_BUCKET = 5;
 
-type Row = {
-  bucket: number;
-  bucket_count: number;
-  id: bigint;
-  cluster: string;
-  topic: string;
-  partition: number;
-  subscription: string;
-  kind: string;
-  cause: string;
-  from_holder: string | null;
-  to_holder: string | null;
-  old_seen_at: Date | null;
-  new_seen_at: Date;
-};
+type Row = LeaderChangeRow & { bucket: number; bucket_count: number };
 
 /**
  * Leader changes (and Key_Shared range moves) in the range, in the chart's buckets: the
@@ -45,8 +32,7 @@ export async function listLeaderChangeMarkers(
       select (width_bucket(h.new_seen_at, ${starts}::timestamptz[]) - 1)::int as bucket,
         (count(*) over (partition by width_bucket(h.new_seen_at, ${starts}::timestamptz[])))::int as bucket_count,
         row_number() over (partition by width_bucket(h.new_seen_at, ${starts}::timestamptz[]) order by h.new_seen_at, h.id) as rank,
-        h.id, c.name as cluster, r.topic, coalesce(r.partition, -1) as partition, r.subscription, h.kind::text as kind, h.cause::text as cause,
-        h.from_holder, h.to_holder, h.old_seen_at, h.new_seen_at
+        ${LEADER_CHANGE_COLUMNS}
       from holder_change h
       join held_resource r on r.id = h.resource_id
       join cluster c on c.id = h.cluster_id
@@ -64,19 +50,7 @@ export async function listLeaderChangeMarkers(
     if (!bucket) continue;
     let entry = out.get(row.bucket);
     if (!entry) out.set(row.bucket, (entry = { start: new Date(bucket.start).toISOString(), end: new Date(bucket.end).toISOString(), count: row.bucket_count, changes: [] }));
-    entry.changes.push({
-      id: row.id.toString(),
-      cluster: row.cluster,
-      topic: row.topic,
-      partition: row.partition,
-      subscription: row.subscription,
-      kind: row.kind,
-      cause: row.cause,
-      fromHolder: row.from_holder,
-      toHolder: row.to_holder,
-      oldSeenAt: row.old_seen_at?.toISOString() ?? null,
-      newSeenAt: row.new_seen_at.toISOString(),
-    });
+    entry.changes.push(toLeaderChangeMarker(row));
   }
   const markerBuckets = [...out.values()];
   return { ...empty, buckets: markerBuckets, total: markerBuckets.reduce((sum, b) => sum + b.count, 0) };

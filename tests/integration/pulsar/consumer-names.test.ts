@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { createFleet, type Fleet } from "@/lib/fleet/fleet";
 import { openConsumer, WebSocketUpgradeError } from "@/lib/pulsar/websocket";
 import {
-  createTestNamespace,
   getPartitionedTopicStats,
   getTestBroker,
   getTopicStats,
@@ -11,33 +9,23 @@ import {
   pickSubscription,
   pollUntil,
 } from "@/tests/support/pulsar";
-import { createNonPartitionedTopic, createPartitionedTopic, type ScratchNamespace } from "@/tools/pulsar/admin-setup";
+import { useScratchFleet } from "@/tests/support/scratch-fleet";
+import { createNonPartitionedTopic, createPartitionedTopic } from "@/tools/pulsar/admin-setup";
 
 // The names Baton shows are the names the broker reports: a consumer named over the WebSocket API
 // must come back under that name in activeConsumerName and consumers[].consumerName.
 const WORKERS = ["w1", "w2", "w3"] as const;
 
-let scratch: ScratchNamespace;
-let fleet: Fleet;
-
-beforeAll(async () => {
-  scratch = await createTestNamespace("names");
-  fleet = createFleet({ wsUrl: getTestBroker().wsUrl });
-});
-
-afterAll(async () => {
-  await fleet?.shutdown("kill");
-  await scratch?.cleanup();
-});
+const env = useScratchFleet("names");
 
 const sortedNames = (subscription: { consumers: { consumerName?: string }[] }) =>
   subscription.consumers.map((consumer) => consumer.consumerName).sort();
 
 describe("consumer names over WebSocket", () => {
   it("Failover on a partitioned topic: every partition lists w1..w3 and names its leader by sorted name, partition mod n", async () => {
-    const topic = scratch.topic("orders");
+    const topic = env.scratch.topic("orders");
     await createPartitionedTopic(getTestBroker().adminUrl, topic, 4);
-    await fleet.startGroup({ topic, subscription: "orders-workers", subscriptionType: "Failover", names: WORKERS });
+    await env.fleet.startGroup({ topic, subscription: "orders-workers", subscriptionType: "Failover", names: WORKERS });
 
     const { value: stats } = await pollUntil(
       () => getPartitionedTopicStats(topic),
@@ -52,9 +40,9 @@ describe("consumer names over WebSocket", () => {
   });
 
   it("Failover on a non-partitioned topic: the broker lists w1..w3 and names one of them active", async () => {
-    const topic = scratch.topic("payments");
+    const topic = env.scratch.topic("payments");
     await createNonPartitionedTopic(getTestBroker().adminUrl, topic);
-    await fleet.startGroup({ topic, subscription: "payments-workers", subscriptionType: "Failover", names: WORKERS });
+    await env.fleet.startGroup({ topic, subscription: "payments-workers", subscriptionType: "Failover", names: WORKERS });
 
     const { value: stats } = await pollUntil(
       () => getTopicStats(topic),
@@ -67,8 +55,8 @@ describe("consumer names over WebSocket", () => {
   });
 
   it("Exclusive: the holder is the active consumer and a second consumer is refused with HTTP 409", async () => {
-    const topic = scratch.topic("audit");
-    await fleet.startConsumer({ name: "solo", topic, subscription: "audit-writer", subscriptionType: "Exclusive" });
+    const topic = env.scratch.topic("audit");
+    await env.fleet.startConsumer({ name: "solo", topic, subscription: "audit-writer", subscriptionType: "Exclusive" });
 
     const second = await openConsumer({
       wsUrl: getTestBroker().wsUrl,
@@ -90,8 +78,8 @@ describe("consumer names over WebSocket", () => {
   });
 
   it("Key_Shared: every consumer is listed by name with its hash ranges and no active consumer", async () => {
-    const topic = scratch.topic("clicks");
-    await fleet.startGroup({ topic, subscription: "clicks-readers", subscriptionType: "Key_Shared", names: ["k1", "k2", "k3"] });
+    const topic = env.scratch.topic("clicks");
+    await env.fleet.startGroup({ topic, subscription: "clicks-readers", subscriptionType: "Key_Shared", names: ["k1", "k2", "k3"] });
 
     const { value: stats } = await pollUntil(
       () => getTopicStats(topic),

@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { createFleet, type Fleet } from "@/lib/fleet/fleet";
 import {
-  createTestNamespace,
   getPartitionedTopicStats,
   getTestBroker,
   getTopicStats,
@@ -10,7 +8,8 @@ import {
   pickSubscription,
   pollUntil,
 } from "@/tests/support/pulsar";
-import { createNonPartitionedTopic, createPartitionedTopic, type ScratchNamespace } from "@/tools/pulsar/admin-setup";
+import { useScratchFleet } from "@/tests/support/scratch-fleet";
+import { createNonPartitionedTopic, createPartitionedTopic } from "@/tools/pulsar/admin-setup";
 
 // SCENARIOS.md, "an instance crashes": the consumers of the crashed instance vanish at once and
 // each partition it led names its successor. The broker switches its stats immediately (the
@@ -18,31 +17,20 @@ import { createNonPartitionedTopic, createPartitionedTopic, type ScratchNamespac
 // see the change within a few reads. Bounded by a count of reads, not by a clock.
 const MAX_READS = 30;
 
-let scratch: ScratchNamespace;
-let fleet: Fleet;
-
-beforeAll(async () => {
-  scratch = await createTestNamespace("failover");
-  fleet = createFleet({ wsUrl: getTestBroker().wsUrl });
-});
-
-afterAll(async () => {
-  await fleet?.shutdown("kill");
-  await scratch?.cleanup();
-});
+const env = useScratchFleet("failover");
 
 describe("failover after a crash", () => {
   it("names a different active consumer for partition 0 once its leader's socket drops", async () => {
-    const topic = scratch.topic("orders");
+    const topic = env.scratch.topic("orders");
     await createPartitionedTopic(getTestBroker().adminUrl, topic, 4);
-    await fleet.startGroup({ topic, subscription: "orders-workers", subscriptionType: "Failover", names: ["w1", "w2", "w3"] });
+    await env.fleet.startGroup({ topic, subscription: "orders-workers", subscriptionType: "Failover", names: ["w1", "w2", "w3"] });
     const partition0 = async () => pickSubscription(pickPartition(await getPartitionedTopicStats(topic), topic, 0), "orders-workers");
 
     const { value: before } = await pollUntil(partition0, (s) => s.consumers.length === 3 && s.activeConsumerName !== undefined, {
       description: "a leader among three consumers on partition 0",
     });
     const leader = before.activeConsumerName!;
-    await fleet.consumer(leader, "orders-workers").kill();
+    await env.fleet.consumer(leader, "orders-workers").kill();
 
     const { value: after, attempts } = await pollUntil(
       partition0,
@@ -57,14 +45,14 @@ describe("failover after a crash", () => {
   });
 
   it("names one of the survivors on a non-partitioned topic", async () => {
-    const topic = scratch.topic("payments");
+    const topic = env.scratch.topic("payments");
     await createNonPartitionedTopic(getTestBroker().adminUrl, topic);
-    await fleet.startGroup({ topic, subscription: "payments-workers", subscriptionType: "Failover", names: ["p1", "p2", "p3"] });
+    await env.fleet.startGroup({ topic, subscription: "payments-workers", subscriptionType: "Failover", names: ["p1", "p2", "p3"] });
     const subscription = async () => pickSubscription(await getTopicStats(topic), "payments-workers");
 
     const { value: before } = await pollUntil(subscription, (s) => s.consumers.length === 3 && s.activeConsumerName !== undefined);
     const leader = before.activeConsumerName!;
-    await fleet.consumer(leader, "payments-workers").kill();
+    await env.fleet.consumer(leader, "payments-workers").kill();
 
     const { value: after } = await pollUntil(
       subscription,
@@ -77,9 +65,9 @@ describe("failover after a crash", () => {
   });
 
   it("a graceful stop also hands over, and a restarted consumer rejoins under its name", async () => {
-    const topic = scratch.topic("refunds");
+    const topic = env.scratch.topic("refunds");
     await createNonPartitionedTopic(getTestBroker().adminUrl, topic);
-    const [first] = await fleet.startGroup({ topic, subscription: "refunds-workers", subscriptionType: "Exclusive", names: ["r1"] });
+    const [first] = await env.fleet.startGroup({ topic, subscription: "refunds-workers", subscriptionType: "Exclusive", names: ["r1"] });
     const subscription = async () => pickSubscription(await getTopicStats(topic), "refunds-workers");
     await pollUntil(subscription, (s) => s.activeConsumerName === "r1");
 

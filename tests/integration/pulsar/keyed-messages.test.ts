@@ -1,30 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { createFleet, type Fleet } from "@/lib/fleet/fleet";
 import type { FleetConsumer } from "@/lib/fleet/fleet-consumer";
 import { makeKeys } from "@/lib/fleet/keyed-producer";
 import {
-  createTestNamespace,
   getPartitionedTopicStats,
   getTestBroker,
   getTopicStats,
   pickSubscription,
   pollUntil,
 } from "@/tests/support/pulsar";
-import { createPartitionedTopic, type ScratchNamespace } from "@/tools/pulsar/admin-setup";
+import { useScratchFleet } from "@/tests/support/scratch-fleet";
+import { createPartitionedTopic } from "@/tools/pulsar/admin-setup";
 
-let scratch: ScratchNamespace;
-let fleet: Fleet;
-
-beforeAll(async () => {
-  scratch = await createTestNamespace("keyed");
-  fleet = createFleet({ wsUrl: getTestBroker().wsUrl });
-});
-
-afterAll(async () => {
-  await fleet?.shutdown("kill");
-  await scratch?.cleanup();
-});
+const env = useScratchFleet("keyed");
 
 const totalReceived = (members: FleetConsumer[]) => members.reduce((sum, member) => sum + member.counts.received, 0);
 const totalAcked = (members: FleetConsumer[]) => members.reduce((sum, member) => sum + member.counts.acked, 0);
@@ -39,11 +27,11 @@ function expectEachKeyOnOneConsumer(members: FleetConsumer[], keys: string[]): v
 
 describe("keyed messages through the fleet", () => {
   it("Failover on a partitioned topic: every message arrives once, is acked, and the backlog returns to 0", async () => {
-    const topic = scratch.topic("orders");
+    const topic = env.scratch.topic("orders");
     await createPartitionedTopic(getTestBroker().adminUrl, topic, 4);
-    const members = await fleet.startGroup({ topic, subscription: "orders-workers", subscriptionType: "Failover", names: ["w1", "w2"] });
+    const members = await env.fleet.startGroup({ topic, subscription: "orders-workers", subscriptionType: "Failover", names: ["w1", "w2"] });
     const keys = makeKeys(8, "order");
-    const producer = await fleet.openProducer({ topic, keys });
+    const producer = await env.fleet.openProducer({ topic, keys });
 
     const ids = await producer.publish(200);
     expect(new Set(ids).size).toBe(200);
@@ -60,10 +48,10 @@ describe("keyed messages through the fleet", () => {
   });
 
   it("Key_Shared: each key goes to one consumer, and all are acked", async () => {
-    const topic = scratch.topic("clicks");
-    const members = await fleet.startGroup({ topic, subscription: "clicks-readers", subscriptionType: "Key_Shared", names: ["k1", "k2", "k3"] });
+    const topic = env.scratch.topic("clicks");
+    const members = await env.fleet.startGroup({ topic, subscription: "clicks-readers", subscriptionType: "Key_Shared", names: ["k1", "k2", "k3"] });
     const keys = makeKeys(12, "user");
-    const producer = await fleet.openProducer({ topic, keys });
+    const producer = await env.fleet.openProducer({ topic, keys });
 
     await producer.publish(120);
 
@@ -77,9 +65,9 @@ describe("keyed messages through the fleet", () => {
   });
 
   it("a handler can nack: the message comes back with a higher redelivery count and is then acked", async () => {
-    const topic = scratch.topic("retries");
+    const topic = env.scratch.topic("retries");
     const redeliveries: number[] = [];
-    const member = await fleet.startConsumer({
+    const member = await env.fleet.startConsumer({
       name: "retrier",
       topic,
       subscription: "retries-worker",
@@ -90,7 +78,7 @@ describe("keyed messages through the fleet", () => {
         return message.redeliveryCount === 0 ? "nack" : "ack";
       },
     });
-    const producer = await fleet.openProducer({ topic, keys: ["a", "b"] });
+    const producer = await env.fleet.openProducer({ topic, keys: ["a", "b"] });
     await producer.publish(10);
 
     await pollUntil(async () => member.counts.acked, (acked) => acked >= 10, { description: "10 acks after nacks" });

@@ -6,6 +6,7 @@ import { useEffect, useState } from "react";
 
 import { ClockTime, TenureTime } from "@/components/board/time-text";
 import { ChangeList } from "@/components/timeline/change-list";
+import { OutdatedNotice } from "@/components/ui/outdated-notice";
 import { subscriptionHref } from "@/lib/board/links";
 import { consumerQuery } from "@/lib/client/read-api-queries";
 import type { ConsumerPosition } from "@/lib/queries/get-consumer";
@@ -44,11 +45,7 @@ export function ConsumerView({ name, cluster, span }: { name: string; cluster: s
   const held = report.positions.filter((p) => p.isHolder);
   return (
     <>
-      {query.isError ? (
-        <section className="panel unavailable board-outdated" role="alert">
-          <strong>Not current:</strong> could not refresh ({query.error.message}).
-        </section>
-      ) : null}
+      {query.isError ? <OutdatedNotice what="the consumer" reason={query.error.message} /> : null}
       <section className="panel" aria-label="Positions">
         <h2>
           Now: holds {held.length} of {report.positions.length} subscription partitions it is connected to

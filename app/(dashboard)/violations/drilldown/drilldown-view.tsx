@@ -4,19 +4,19 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 
+import { RangeControl } from "@/components/range-control";
 import { DeploymentBandTable } from "@/components/violations/deployment-band-table";
 import { EventTable } from "@/components/violations/event-table";
 import { ExplanationList } from "@/components/violations/explanation-list";
 import { LeaderChangeTable } from "@/components/violations/leader-change-table";
-import { RangeControl } from "@/components/range-control";
 import { WorkerLanesChart } from "@/components/violations/worker-lanes-chart";
 import { WorkerTable } from "@/components/violations/worker-table";
-import { drilldownQuery, type DrilldownTarget } from "@/lib/violations/client/violation-queries";
-import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone";
-import { formatCount, formatDuration, formatInstant } from "@/lib/violations/format";
-import { buildWorkerLanes } from "@/lib/violations/worker-lanes";
 import { isLiveRange, resolveRange, type RangeSelection } from "@/lib/timeline/time-range";
+import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone";
+import { drilldownQuery, type DrilldownTarget } from "@/lib/violations/client/violation-queries";
+import { formatCount, formatDuration, formatInstant } from "@/lib/violations/format";
 import { writeRange } from "@/lib/violations/view-params";
+import { buildWorkerLanes } from "@/lib/violations/worker-lanes";
 
 type Props =
   | { mode: "key"; drilldownKey: string; initialSelection: RangeSelection; initialRange: { fromMs: number; toMs: number }; serverTimeZone: string; serverNowMs: number }

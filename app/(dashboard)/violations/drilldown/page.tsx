@@ -8,11 +8,11 @@ import { UnavailableNotice } from "@/components/ui/unavailable-notice";
 import { getDb } from "@/lib/db/client";
 import { ApiError } from "@/lib/http/api-error";
 import { runQuery } from "@/lib/queries/query-result";
+import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { drilldownQuery } from "@/lib/violations/client/violation-queries";
 import { drilldownSettings } from "@/lib/violations/queries/drilldown-settings";
 import { getEventDrilldown, getKeyDrilldown } from "@/lib/violations/queries/get-key-drilldown";
 import { TIME_ZONE_COOKIE, timeZoneFromCookie } from "@/lib/violations/time-zone-cookie";
-import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { readParam, readRange } from "@/lib/violations/view-params";
 
 export const dynamic = "force-dynamic";
