@@ -1,6 +1,7 @@
 // `npm test`: every test of Baton against real parts. Sets up what the tests need (Chromium,
 // a throwaway PostgreSQL, a real Pulsar broker), runs unit and integration tests (vitest) and
-// browser tests (Playwright), prints one summary line and exits non-zero on any failure.
+// browser tests (Playwright), then the unit and integration tests once more with the clock moved
+// 400 days ahead (faketime), prints one summary line and exits non-zero on any failure.
 // Everything it starts is stopped, also on failure and on Ctrl-C.
 import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
@@ -9,7 +10,9 @@ import path from "node:path";
 import { applyMigrations } from "@/lib/db/migrate";
 import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { ensureChromium } from "@/tests/support/ensure-chromium";
-import { addCounts, readPlaywrightCounts, readVitestCounts } from "@/tests/support/read-test-reports";
+import { ensureFaketime } from "@/tests/support/ensure-faketime";
+import { addCounts, readPlaywrightCounts } from "@/tests/support/read-test-reports";
+import { CLOCK_OFFSET, runVitest, withoutSharedServers } from "@/tests/support/run-vitest";
 import { startTestBroker, TEST_PULSAR_ADMIN_URL_ENV, TEST_PULSAR_WS_URL_ENV } from "@/tests/support/pulsar";
 import { createScratchDatabase, startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-database";
 
@@ -19,14 +22,20 @@ const log = (line: string) => console.log(`[test] ${line}`);
 const cleanups: (() => Promise<void>)[] = [];
 const running = new Set<ReturnType<typeof spawn>>();
 
+/** The +400 days pass is the one most likely to find a test bound to the calendar. */
+const DEFAULT_CLOCK_OFFSET = "+400d";
+const CLOCK_OFFSET_ENV = "BATON_TEST_CLOCK_OFFSET";
+
+function track(child: ReturnType<typeof spawn>): void {
+  running.add(child);
+  child.once("exit", () => running.delete(child));
+}
+
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: root, env, stdio: "inherit" });
-    running.add(child);
-    child.once("exit", (code, signal) => {
-      running.delete(child);
-      resolve(code ?? (signal ? 1 : 0));
-    });
+    track(child);
+    child.once("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
 
@@ -59,11 +68,9 @@ async function main(): Promise<number> {
   }
 
   log("unit and integration tests (vitest)");
-  const vitestReport = path.join(reportsDir, "vitest-report.json");
-  await run(process.execPath, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`], env);
+  let counts = await runVitest({ root, env, reportFile: path.join(reportsDir, "vitest-report.json"), onSpawn: track });
 
   log("browser tests (Playwright, Chromium)");
-  let counts = readVitestCounts(vitestReport);
   try {
     // The browser tests get a database of their own: what the integration tests wrote must not
     // fill the pages they expect empty.
@@ -77,6 +84,21 @@ async function main(): Promise<number> {
     // The build type-checks every file, tests included: its failure is a failed run, not a crash.
     console.error(`[test] ${(error as Error).message}`);
     counts = addCounts(counts, { passed: 0, failed: 1, skipped: 0 });
+  }
+  const clockOffset = env[CLOCK_OFFSET_ENV] ?? DEFAULT_CLOCK_OFFSET;
+  if (clockOffset !== "off") {
+    if (!CLOCK_OFFSET.test(clockOffset)) throw new Error(`${CLOCK_OFFSET_ENV} must be a clock offset such as +400d, or off (got "${clockOffset}")`);
+    log(`unit and integration tests again with the clock moved ${clockOffset} (faketime; ${CLOCK_OFFSET_ENV}=off skips)`);
+    const clockCounts = await runVitest({
+      root,
+      env: withoutSharedServers(env),
+      reportFile: path.join(reportsDir, "vitest-clock-report.json"),
+      projects: ["unit", "integration"],
+      clockOffset: { faketime: ensureFaketime(log), offset: clockOffset },
+      onSpawn: track,
+    });
+    log(`clock ${clockOffset}: ${clockCounts.passed} passed, ${clockCounts.failed} failed, ${clockCounts.skipped} skipped`);
+    counts = addCounts(counts, clockCounts);
   }
   console.log(`\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
   return counts.failed > 0 || counts.passed === 0 ? 1 : 0;

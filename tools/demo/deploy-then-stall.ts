@@ -1,15 +1,19 @@
 // The demo's rollout-and-stall cycle for one service, as a script rather than independent timers:
 // a rolling deployment, then the wait until its window (finish + grace, in the whole minutes Baton
-// classifies by) has closed, then a stall. One step after the other, so the rollout's overlaps
-// always count inside a deployment and the stall's always outside, however slow the machine.
+// classifies by) has closed, then a stall, then the caller's step after it (the report-scheduler's
+// lock stall). One step after the other, so the rollout's overlaps always count inside a
+// deployment and the stalls' always outside, however slow the machine.
 import { sleep } from "@/lib/sleep";
 import { rollingDeployment, type ScenarioDeps, stallLeader } from "@/tools/demo/demo-scenarios";
 
 // However late a cycle ends, the next rollout waits at least this long after it.
 const MIN_PAUSE_BETWEEN_CYCLES_MS = 10_000;
 
-/** Starts the cycle (first rollout after schedule.firstDeployAfterMs); returns its stop. */
-export function startDeployThenStall(deps: ScenarioDeps, serviceName: string): () => void {
+/**
+ * Starts the cycle (first rollout after schedule.firstDeployAfterMs); `afterCycle` runs at the end
+ * of each cycle, also of one that failed. Returns its stop.
+ */
+export function startDeployThenStall(deps: ScenarioDeps, serviceName: string, afterCycle?: (signal: AbortSignal) => Promise<void>): () => void {
   const controller = new AbortController();
   const { signal } = controller;
   const { schedule, log } = deps;
@@ -30,6 +34,7 @@ export function startDeployThenStall(deps: ScenarioDeps, serviceName: string): (
       // A failed step (e.g. Baton refused the deployment) skips the rest of this cycle: a stall
       // after a rollout whose finish was never recorded would land inside its open window.
       await cycle().catch((error: unknown) => log(`scenario failed: ${(error as Error).message}`));
+      if (afterCycle && !signal.aborted) await afterCycle(signal).catch((error: unknown) => log(`scenario failed: ${(error as Error).message}`));
       await sleep(Math.max(startedAtMs + schedule.deployEveryMs - Date.now(), MIN_PAUSE_BETWEEN_CYCLES_MS), signal);
     }
   })();

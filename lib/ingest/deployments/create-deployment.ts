@@ -19,6 +19,11 @@ function isUniqueViolation(error: unknown): boolean {
  * answers the same row, provided service, version and environment match (else 409).
  */
 export async function createDeployment(db: Db, input: CreateDeploymentInput): Promise<CreatedDeployment> {
+  if (input.id !== undefined) {
+    const existing = await db.deployment.findUnique({ where: { externalId: input.id }, select: DEPLOYMENT_SELECT });
+    if (existing) return { deployment: await repost(db, existing, input), isCreated: false };
+  }
+  // Only a new row defaults its start to now: a re-post is checked against the stored row.
   const startedAtMs = input.startedAt ?? Date.now();
   assertTimesInOrder(startedAtMs, input.finishedAt ?? null);
   const data = {
@@ -32,10 +37,6 @@ export async function createDeployment(db: Db, input: CreateDeploymentInput): Pr
     description: input.description ?? null,
     attributes: toJsonColumn(input.attributes ?? null),
   };
-  if (input.id !== undefined) {
-    const existing = await db.deployment.findUnique({ where: { externalId: input.id }, select: DEPLOYMENT_SELECT });
-    if (existing) return { deployment: await repost(db, existing, input), isCreated: false };
-  }
   try {
     return { deployment: toDeploymentJson(await db.deployment.create({ data, select: DEPLOYMENT_SELECT })), isCreated: true };
   } catch (error) {

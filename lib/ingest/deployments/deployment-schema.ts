@@ -6,6 +6,8 @@ import { storableText } from "@/lib/ingest/text-schema";
 import {
   MAX_DEPLOYMENT_DESCRIPTION_LENGTH,
   MAX_DEPLOYMENT_LINK_LENGTH,
+  MAX_ATTRIBUTES_BYTES,
+  MAX_ATTRIBUTES_DEPTH,
   MAX_DEPLOYMENT_VERSION_LENGTH,
   MAX_EVENT_ID_LENGTH,
   MAX_NAME_LENGTH,
@@ -14,11 +16,12 @@ import { checkAttributes } from "@/lib/ingest/safe-json";
 import { parseInstant, timestampSchema } from "@/lib/ingest/timestamp";
 
 // Field names follow what people already send to Grafana annotations and Datadog/Sentry
-// deployment events; docs/ingest.md has the mapping.
+// deployment events; docs/ingest.md has the mapping. Where a refinement or transform hides a rule
+// from JSON Schema, `.meta()` states it for the API document (lib/openapi).
 
-const linkSchema = storableText(MAX_DEPLOYMENT_LINK_LENGTH).refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), {
-  message: "must be an http:// or https:// URL",
-});
+const linkSchema = storableText(MAX_DEPLOYMENT_LINK_LENGTH)
+  .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), { message: "must be an http:// or https:// URL" })
+  .meta({ format: "uri", description: "An http:// or https:// URL (the pipeline run, the release notes)." });
 
 /** Attributes as a JSON value for Prisma (checked like event attributes). */
 const attributesSchema = z.unknown().transform((value, ctx) => {
@@ -26,6 +29,9 @@ const attributesSchema = z.unknown().transform((value, ctx) => {
   if (checked.isValid) return JSON.parse(checked.json) as Record<string, unknown>;
   ctx.addIssue({ code: "custom", message: checked.message });
   return z.NEVER;
+}).meta({
+  type: "object",
+  description: `A JSON object of your own, at most ${MAX_ATTRIBUTES_BYTES} bytes as JSON and nested at most ${MAX_ATTRIBUTES_DEPTH} levels deep.`,
 });
 
 const fields = {
@@ -65,7 +71,8 @@ export const updateDeploymentSchema = z
     description: fields.description.optional(),
     attributes: fields.attributes.optional(),
   })
-  .refine((patch) => Object.keys(patch).length > 0, { message: "must change at least one field" });
+  .refine((patch) => Object.keys(patch).length > 0, { message: "must change at least one field" })
+  .meta({ minProperties: 1 });
 export type UpdateDeploymentInput = z.output<typeof updateDeploymentSchema>;
 
 /** POST /api/v1/deployments/{id}/finish: the end of the rollout, now unless given. */
@@ -77,7 +84,7 @@ const queryInstant = z.string().transform((value, ctx) => {
   if (ms !== null) return ms;
   ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time or epoch milliseconds" });
   return z.NEVER;
-});
+}).meta({ description: "An RFC 3339 date-time or epoch milliseconds." });
 
 /** GET /api/v1/deployments query: deployments that started in [from, to), newest first. */
 export const listDeploymentsQuerySchema = z.strictObject({

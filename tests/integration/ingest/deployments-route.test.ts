@@ -49,12 +49,43 @@ describe("deployments API", () => {
   it("is idempotent on the client id: a re-post updates the fields it carries (200)", async () => {
     const service = uniquePrefix("svc");
     const id = uniquePrefix("gh-run");
-    const first = await post({ id, service, version: "2.0.0", environment: "staging", startedAt: "2026-11-22T10:00:00Z", link: "https://ci.example/runs/1", attributes: { tags: ["canary"] } });
+    const startedAt = new Date(Date.now() - 3 * 3_600_000).toISOString();
+    const finishedAt = new Date(Date.parse(startedAt) + 5 * 60_000).toISOString();
+    const first = await post({ id, service, version: "2.0.0", environment: "staging", startedAt, link: "https://ci.example/runs/1", attributes: { tags: ["canary"] } });
     expect(first.status).toBe(201);
-    const again = await post({ id, service, version: "2.0.0", environment: "staging", finishedAt: "2026-11-22T10:05:00.000Z", description: "done" });
+    const again = await post({ id, service, version: "2.0.0", environment: "staging", finishedAt, description: "done" });
     expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ id: first.body.id, externalId: id, startedAt: "2026-11-22T10:00:00.000Z", finishedAt: "2026-11-22T10:05:00.000Z", link: "https://ci.example/runs/1", description: "done", attributes: { tags: ["canary"] } });
+    expect(again.body).toMatchObject({ id: first.body.id, externalId: id, startedAt, finishedAt, link: "https://ci.example/runs/1", description: "done", attributes: { tags: ["canary"] } });
     expect(await db.deployment.count({ where: { externalId: id } })).toBe(1);
+  });
+
+  it("accepts the end of a rollout re-posted now, carrying a finishedAt minutes in the past", async () => {
+    // The documented flow: post at the start (no startedAt: now), post the same id at the end.
+    const service = uniquePrefix("svc");
+    const id = uniquePrefix("rollout");
+    const started = await post({ id, service, version: "5.1.0" });
+    expect(started.status).toBe(201);
+    const finishedAt = new Date(Date.now() - 3 * 60_000).toISOString();
+    // The stored start is now; a finish three minutes earlier is refused against it, naming the field.
+    const early = await post({ id, service, version: "5.1.0", finishedAt });
+    expect(early).toMatchObject({ status: 400, body: { error: { details: { issues: [{ field: "finishedAt" }] } } } });
+
+    const startedAt = new Date(Date.now() - 20 * 60_000).toISOString();
+    const recorded = await post({ id: `${id}-b`, service, version: "5.1.0", startedAt });
+    expect(recorded.status).toBe(201);
+    const ended = await post({ id: `${id}-b`, service, version: "5.1.0", finishedAt });
+    expect(ended).toMatchObject({ status: 200, body: { id: recorded.body.id, startedAt, finishedAt } });
+  });
+
+  it("checks a re-post's finishedAt against the stored start, not against now", async () => {
+    const service = uniquePrefix("svc");
+    const id = uniquePrefix("late-start");
+    const startedAt = new Date(Date.now() - 60 * 60_000).toISOString();
+    await post({ id, service, version: "1", startedAt });
+    const beforeStart = new Date(Date.parse(startedAt) - 60_000).toISOString();
+    expect(await post({ id, service, version: "1", finishedAt: beforeStart })).toMatchObject({ status: 400, body: { error: { details: { issues: [{ field: "finishedAt" }] } } } });
+    const stored = await db.deployment.findUniqueOrThrow({ where: { externalId: id }, select: { finishedAt: true } });
+    expect(stored.finishedAt).toBeNull();
   });
 
   it("creates one row when the same id is posted concurrently", async () => {
@@ -100,16 +131,21 @@ describe("deployments API", () => {
 
   it("lists deployments newest first, filtered by service, environment and time", async () => {
     const service = uniquePrefix("svc");
-    for (const [version, environment, startedAt] of [
-      ["1", "production", "2026-11-20T10:00:00Z"],
-      ["2", "staging", "2026-11-21T10:00:00Z"],
-      ["3", "production", "2026-11-22T10:00:00Z"],
+    // Finished rollouts ten days back: an open one would stretch into other files' windows
+    // (the drill-down test works a few days in the past).
+    const DAY = 86_400_000;
+    const base = Math.floor(Date.now() / DAY) * DAY - 10 * DAY + 10 * 3_600_000;
+    for (const [version, environment, startMs] of [
+      ["1", "production", base],
+      ["2", "staging", base + DAY],
+      ["3", "production", base + 2 * DAY],
     ] as const) {
-      await post({ service, version, environment, startedAt });
+      await post({ service, version, environment, startedAt: new Date(startMs).toISOString(), finishedAt: new Date(startMs + 60_000).toISOString() });
     }
     const all = await answer(list(new Request(`${BASE}?service=${service}`), {}));
     expect((all.body.deployments as { version: string }[]).map((d) => d.version)).toEqual(["3", "2", "1"]);
-    const filtered = await answer(list(new Request(`${BASE}?service=${service}&environment=production&from=2026-11-21T00:00:00Z&to=${Date.UTC(2026, 10, 23)}&limit=5`), {}));
+    const from = new Date(base + DAY - 10 * 3_600_000).toISOString();
+    const filtered = await answer(list(new Request(`${BASE}?service=${service}&environment=production&from=${from}&to=${base + 3 * DAY - 10 * 3_600_000}&limit=5`), {}));
     expect((filtered.body.deployments as { version: string }[]).map((d) => d.version)).toEqual(["3"]);
     const limited = await answer(list(new Request(`${BASE}?service=${service}&limit=2`), {}));
     expect((limited.body.deployments as unknown[]).length).toBe(2);

@@ -1,10 +1,8 @@
-import { z } from "zod";
-
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
 import { getDeploymentViolations } from "@/lib/violations/queries/get-deployment-violations";
-import { parseQuery } from "@/lib/violations/queries/read-params";
+import { noParamsSchema, parseQuery } from "@/lib/violations/queries/read-params";
 
 export const dynamic = "force-dynamic";
 
@@ -12,8 +10,7 @@ type Context = { params: Promise<{ id: string }> };
 
 /** GET /api/v1/violations/deployments/{id}: one deployment (Baton's id or yours) and the violations inside its window. */
 export const GET = withErrorHandling(async (request, context: Context) => {
-  // No parameters: refuse any, as the other reads do.
-  parseQuery(z.strictObject({}), request.url);
+  parseQuery(noParamsSchema, request.url);
   const { id } = await context.params;
   const { deploymentGraceMs, traceUrlTemplate } = getConfig().violations;
   const detail = await getDeploymentViolations(getDb(), id, { graceMs: deploymentGraceMs, traceUrlTemplate });

@@ -1,0 +1,46 @@
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import path from "node:path";
+
+import { readVitestCounts, type TestCounts } from "@/tests/support/read-test-reports";
+import { TEST_PULSAR_ADMIN_URL_ENV, TEST_PULSAR_WS_URL_ENV } from "@/tests/support/pulsar";
+import { TEST_DATABASE_ENV } from "@/tests/support/test-database";
+
+/** A clock offset as faketime reads it: "+400d", "-2h", "+90m". */
+export const CLOCK_OFFSET = /^[+-]\d+[smhdy]$/;
+
+export type VitestRun = {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  reportFile: string;
+  projects?: string[];
+  /** Runs the whole process tree (vitest, PostgreSQL, the broker) with its clock moved by this offset. */
+  clockOffset?: { faketime: string; offset: string };
+  /** Lets the caller stop the run (Ctrl-C). */
+  onSpawn?: (child: ReturnType<typeof spawn>) => void;
+};
+
+/** Runs vitest with a JSON report and answers its counts (a run that broke counts as a failure). */
+export function runVitest(run: VitestRun): Promise<TestCounts> {
+  const vitest = [path.join(run.root, "node_modules", "vitest", "vitest.mjs"), "run", "--reporter=default", "--reporter=json", `--outputFile.json=${run.reportFile}`];
+  for (const project of run.projects ?? []) vitest.push("--project", project);
+  const [command, args] = run.clockOffset
+    ? [run.clockOffset.faketime, ["-f", run.clockOffset.offset, process.execPath, ...vitest]]
+    : [process.execPath, vitest];
+  rmSync(run.reportFile, { force: true });
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: run.root, env: run.env, stdio: "inherit" });
+    run.onSpawn?.(child);
+    child.once("exit", () => resolve(readVitestCounts(run.reportFile)));
+  });
+}
+
+/**
+ * The environment for a run under a moved clock: without the database and broker that were
+ * started under the real clock, so the integration project's global setup starts its own under
+ * the moved one.
+ */
+export function withoutSharedServers(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { [TEST_DATABASE_ENV]: _db, [TEST_PULSAR_ADMIN_URL_ENV]: _admin, [TEST_PULSAR_WS_URL_ENV]: _ws, ...rest } = env;
+  return rest;
+}
