@@ -14,7 +14,18 @@ export type CounterEvent = {
   /** Epoch milliseconds of the increment. */
   observedAt: number;
   attributes?: Record<string, unknown>;
+  /**
+   * On a violation: the workers inside the key when this one entered (at most
+   * MAX_OTHERS_INSIDE, longest-inside first), with their entry times in epoch milliseconds on
+   * this worker's clock. Absent on other events.
+   */
+  othersInside?: OtherInsideEvent[];
+  /** The lock the work ran under, "<cluster>/<lock key>" as Baton's configuration names them. */
+  lock?: string;
 };
+
+/** Another worker inside the key, as a violation event carries it. */
+export type OtherInsideEvent = { worker: string; enteredAt: number };
 
 /** Where the work came from, attached to its event. */
 export type EventContext = {
@@ -23,4 +34,10 @@ export type EventContext = {
   partition?: number;
   traceId?: string;
   attributes?: Record<string, unknown>;
+  /**
+   * The lock the work ran under, "<cluster>/<lock key>" (e.g. "redis-main/lock:daily-job"): a
+   * violation's drill-down then shows that lock's holder changes (an expiry while held, a
+   * takeover) around it.
+   */
+  lock?: string;
 };

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 
-import type { CounterBackend } from "./counter-backend";
+import type { CounterBackend, EntryResult } from "./counter-backend";
 import type { CounterEvent, EventContext } from "./counter-event";
+import { createCountReporter, type CountReporterStats } from "./count-reporter";
 import { createEventReporter, type ReporterStats } from "./event-reporter";
 import { createRedisCounter, type RedisLike } from "./redis-counter";
 
@@ -12,18 +13,20 @@ export type ExclusivityClientOptions = {
   counter?: CounterBackend;
   /** Namespace of the Redis keys (default "baton:exclusivity:"); the service name follows it. */
   keyPrefix?: string;
-  /** Expiry of a Redis counter key; see RedisCounterOptions.ttlMs for the trade-off. */
+  /** How long an entry may stay inside a key before it is forgotten; see RedisCounterOptions.ttlMs. */
   keyTtlMs?: number;
   baton: { url: string; token: string };
   service: string;
   /** This worker: the consumer or pod name. */
   worker: string;
   /**
-   * "all" (default) reports every increment; "violations" only those that saw counter > 0.
-   * Baton charts violations against events: with "violations" the rate is unknown, and a
-   * reporter that stopped working looks the same as a healthy service.
+   * "all" (default) reports every increment as an event. "violations+counts" reports each
+   * violation as an event and every other increment only in per-minute counts (one small
+   * request per minute): the chart keeps the rate, at a fraction of the rows. "violations"
+   * reports violations only: the rate is unknown, and a reporter that stopped working looks the
+   * same as a healthy service.
    */
-  report?: "all" | "violations";
+  report?: ReportingMode;
   /** Longest wait before buffered events are sent (default 1000 ms). */
   flushIntervalMs?: number;
   /** Events per request (default 1000; Baton takes up to 10,000 by default). */
@@ -38,6 +41,8 @@ export type ExclusivityClientOptions = {
   fetch?: typeof fetch;
 };
 
+export type ReportingMode = "all" | "violations+counts" | "violations";
+
 /** What `fn` learns about its own entry: the counter it saw and whether that is a violation. */
 export type ExclusivityEntry = {
   /** The value before this worker's increment, or null when the counter could not be reached. */
@@ -45,12 +50,12 @@ export type ExclusivityEntry = {
   isViolation: boolean;
 };
 
-export type ExclusivityStats = ReporterStats & { increments: number; violations: number; counterErrors: number };
+export type ExclusivityStats = ReporterStats & CountReporterStats & { increments: number; violations: number; counterErrors: number };
 
 export type ExclusivityClient = {
   /**
-   * Runs fn inside the key's counter: increments (atomically, returning the new value), reports
-   * a violation when another worker was inside, always decrements afterwards. The counter is a
+   * Runs fn inside the key: enters (atomically recording this entry and learning who else is
+   * inside), reports a violation when another worker was inside, always exits afterwards. The counter is a
    * measurement, not a lock: fn runs even when the counter backend fails (reported to onError).
    */
   withExclusivity<T>(key: string, fn: (entry: ExclusivityEntry) => T | Promise<T>, context?: EventContext): Promise<T>;
@@ -61,6 +66,7 @@ export type ExclusivityClient = {
 };
 
 const DEFAULT_KEY_PREFIX = "baton:exclusivity:";
+const REPORTING_MODES: readonly ReportingMode[] = ["all", "violations+counts", "violations"];
 
 function defaultOnError(error: Error): void {
   console.error(`[baton-exclusivity] ${error.message}`);
@@ -87,19 +93,24 @@ function resolveCounter(options: ExclusivityClientOptions): CounterBackend {
 export function createExclusivityClient(options: ExclusivityClientOptions): ExclusivityClient {
   const counter = resolveCounter(options);
   const onError = guardOnError(options.onError ?? defaultOnError);
-  const isReportingAll = (options.report ?? "all") === "all";
+  const mode = options.report ?? "all";
+  if (!REPORTING_MODES.includes(mode)) throw new Error(`report must be one of ${REPORTING_MODES.join(", ")} (got ${JSON.stringify(mode)})`);
   const keyPrefix = `${options.keyPrefix ?? DEFAULT_KEY_PREFIX}${options.service}:`;
-  const reporter = createEventReporter({
+  const delivery = {
     url: options.baton.url,
     token: options.baton.token,
-    maxBatch: options.maxBatch ?? 1_000,
     flushIntervalMs: options.flushIntervalMs ?? 1_000,
-    maxBufferedEvents: options.maxBufferedEvents ?? 100_000,
     maxAttempts: options.maxAttempts ?? 6,
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     fetch: options.fetch ?? fetch,
     onError,
-  });
+  };
+  const reporter = createEventReporter({ ...delivery, maxBatch: options.maxBatch ?? 1_000, maxBufferedEvents: options.maxBufferedEvents ?? 100_000 });
+  // Created in "violations+counts" mode only: the other modes send no count requests.
+  const counts =
+    mode === "violations+counts"
+      ? createCountReporter({ ...delivery, clientId: randomUUID(), service: options.service, worker: options.worker })
+      : null;
   let isClosed = false;
   let increments = 0;
   let violations = 0;
@@ -110,45 +121,54 @@ export function createExclusivityClient(options: ExclusivityClientOptions): Excl
     onError(new Error(`exclusivity counter ${operation} failed for key "${key}": ${(error as Error).message}`, { cause: error }));
   }
 
-  function toEvent(key: string, seen: number, context: EventContext): CounterEvent {
-    return { id: randomUUID(), key, counter: seen, service: options.service, worker: options.worker, observedAt: Date.now(), ...context };
+  function toEvent(key: string, entered: EntryResult, observedAt: number, context: EventContext): CounterEvent {
+    const event: CounterEvent = { id: randomUUID(), key, counter: entered.othersCount, service: options.service, worker: options.worker, observedAt, ...context };
+    // Entry ages are on the backend's clock; subtracted from this worker's observedAt they put
+    // the entry times on the same clock as the event.
+    if (entered.others.length > 0) event.othersInside = entered.others.map((other) => ({ worker: other.worker, enteredAt: observedAt - other.insideForMs }));
+    return event;
   }
 
   return {
     async withExclusivity(key, fn, context = {}) {
       if (isClosed) throw new Error("the exclusivity client is closed");
       const counterKey = keyPrefix + key;
-      let value: number | null = null;
+      const entryId = randomUUID();
+      let entered: EntryResult | null = null;
       try {
-        value = await counter.increment(counterKey);
+        entered = await counter.enter(counterKey, { entryId, worker: options.worker });
       } catch (error) {
-        counterFailed("increment", key, error);
+        counterFailed("enter", key, error);
       }
-      const seen = value === null ? null : value - 1;
+      const seen = entered === null ? null : entered.othersCount;
       const isViolation = seen !== null && seen > 0;
-      if (seen !== null) {
+      if (entered !== null) {
+        const observedAt = Date.now();
         increments += 1;
         if (isViolation) violations += 1;
-        if (isReportingAll || isViolation) reporter.enqueue(toEvent(key, seen, context));
+        if (mode === "all" || isViolation) reporter.enqueue(toEvent(key, entered, observedAt, context));
+        else counts?.record(observedAt, context);
       }
       try {
         return await fn({ counter: seen, isViolation });
       } finally {
-        if (value !== null) {
+        if (entered !== null) {
           try {
-            await counter.decrement(counterKey);
+            await counter.exit(counterKey, entryId);
           } catch (error) {
-            // The key's expiry repairs the count; fn's own result or error still stands.
-            counterFailed("decrement", key, error);
+            // The entry's expiry removes it; fn's own result or error still stands.
+            counterFailed("exit", key, error);
           }
         }
       }
     },
-    flush: () => reporter.flush(),
+    async flush() {
+      await Promise.all([reporter.flush(), counts?.flush()]);
+    },
     async close() {
       isClosed = true;
-      await reporter.close();
+      await Promise.all([reporter.close(), counts?.close()]);
     },
-    stats: () => ({ ...reporter.stats(), increments, violations, counterErrors }),
+    stats: () => ({ ...reporter.stats(), ...(counts?.stats() ?? { countsPending: 0, countsSent: 0, countsDropped: 0 }), increments, violations, counterErrors }),
   };
 }

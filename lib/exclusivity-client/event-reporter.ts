@@ -1,4 +1,5 @@
 import type { CounterEvent } from "./counter-event";
+import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from "./retry-policy";
 
 export type EventReporterOptions = {
   /** Baton's base URL, e.g. http://baton.internal:3000. */
@@ -35,32 +36,7 @@ export class RejectedEventsError extends Error {
   }
 }
 
-const RETRY_BASE_MS = 250;
-const RETRY_MAX_MS = 10_000;
-/** A Retry-After longer than this is not waited for in full (close() would hang on it). */
-const MAX_RETRY_AFTER_MS = 30_000;
-
 type Attempt = { outcome: "sent" } | { outcome: "dropped"; error: Error } | { outcome: "retry"; error: Error; retryAfterMs: number | null };
-
-/** 408, 429 and 5xx may pass on a later try; other 4xx will not (bad token, body, size). */
-function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
-}
-
-function parseRetryAfter(header: string | null): number | null {
-  if (header === null) return null;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
-}
-
-function backoffMs(attempt: number): number {
-  // Full jitter: many workers that failed together do not retry together.
-  return Math.random() * Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempt - 1));
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Buffers counter events and POSTs them to Baton in batches: when a batch is full, every

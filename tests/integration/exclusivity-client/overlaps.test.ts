@@ -49,14 +49,13 @@ type Section = { worker: string; key: string; counter: number | null; incrementS
 /** A Redis counter that records when each increment was sent and each decrement answered. */
 function timedCounter(inner: CounterBackend, log: { incrementStart: number[]; decrementEnd: number[] }): CounterBackend {
   return {
-    increment: async (key) => {
+    enter: async (key, entry) => {
       log.incrementStart.push(performance.now());
-      return inner.increment(key);
+      return inner.enter(key, entry);
     },
-    decrement: async (key) => {
-      const value = await inner.decrement(key);
+    exit: async (key, entryId) => {
+      await inner.exit(key, entryId);
       log.decrementEnd.push(performance.now());
-      return value;
     },
   };
 }
@@ -143,12 +142,14 @@ describe("withExclusivity on real Redis with concurrent workers", () => {
     const service = `svc-${randomUUID()}`;
     const workers = makeWorkers(service, `baton-test:${randomUUID()}:`, "violations");
     const expected: string[] = [];
+    const workersOfKey = new Map<string, string[]>();
     // Rounds in which 2..6 workers are held inside the same key until all of them are in.
     const rounds = Array.from({ length: 30 }, (_, round) => ({ key: `overlap-${round}`, size: 2 + (round % (WORKERS - 1)) }));
     await Promise.all(
       rounds.map(async ({ key, size }, round) => {
         const allInside = barrier(size);
         const chosen = Array.from({ length: size }, (_, i) => workers[(round + i) % WORKERS]!);
+        workersOfKey.set(key, chosen.map((w) => w.name));
         await Promise.all(chosen.map((worker) => worker.run(key, allInside)));
         // The counters seen are 0, 1, ..., size-1: everyone but the first is a violation.
         for (let seen = 1; seen < size; seen++) expected.push(`${key}:${seen}`);
@@ -156,6 +157,17 @@ describe("withExclusivity on real Redis with concurrent workers", () => {
     );
     const events = (await flushAll(workers)).filter((e) => e.service === service);
     expect(events.map((e) => `${e.key}:${e.counter}`).sort()).toEqual(expected.sort());
+    // Each violation names exactly the others inside: workers of the same round, not itself,
+    // entered before it.
+    for (const event of events) {
+      const others = event.othersInside ?? [];
+      expect(others).toHaveLength(event.counter);
+      for (const other of others) {
+        expect(workersOfKey.get(event.key)).toContain(other.worker);
+        expect(other.worker).not.toBe(event.worker);
+        expect(other.enteredAt).toBeLessThanOrEqual(event.observedAt);
+      }
+    }
   });
 
   it("matches what really happened when overlaps are left to chance", async () => {

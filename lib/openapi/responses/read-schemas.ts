@@ -1,0 +1,288 @@
+import "server-only";
+
+import { z } from "zod";
+
+import type { LeadersBoard } from "@/lib/board/board-types";
+import type { HealthReport } from "@/lib/health/health-report";
+import type { ConsumerReport } from "@/lib/queries/get-consumer";
+import type { SubscriptionTimeline } from "@/lib/queries/get-subscription-timeline";
+import type { ChangePage } from "@/lib/queries/list-subscription-changes";
+import { responseComponents } from "@/lib/openapi/schema-registries";
+import type { SameShape } from "@/lib/openapi/responses/same-shape";
+import { isoTime } from "@/lib/openapi/responses/shared-schemas";
+
+// What GET /api/health and the read API (leaders, subscriptions, consumers) answer, written
+// after the lib functions' return types and checked against them at compile time.
+
+const healthStatus = z.enum(["ok", "degraded", "down"]);
+const componentHealth = { status: healthStatus, reason: z.string().nullable(), latencyMs: z.number().nullable() };
+
+export const healthReportSchema = z
+  .object({
+    status: healthStatus,
+    checkedAt: isoTime,
+    database: z.object({ ...componentHealth, isEmbedded: z.boolean() }),
+    clusters: z.array(
+      z.object({
+        ...componentHealth,
+        name: z.string(),
+        kind: z.string().meta({ description: "The cluster's source kind: pulsar or redis." }),
+        adminUrl: z.string().meta({ description: "Where the cluster is reached (an admin URL, a Redis address), never a secret." }),
+        poller: z
+          .object({
+            pollerId: z.string().nullable(),
+            epoch: z.number().nullable(),
+            acquiredAt: isoTime.nullable(),
+            heartbeatAt: isoTime.nullable(),
+            lastPollAt: isoTime.nullable(),
+            lastCycleMs: z.number().nullable(),
+            lastDurationMs: z.number().nullable(),
+            lastErrorCount: z.number().nullable(),
+            lastError: z.string().nullable(),
+            topicCount: z.number().nullable(),
+            resourceCount: z.number().nullable(),
+          })
+          .nullable(),
+      }),
+    ),
+  })
+  .register(responseComponents, { id: "HealthReport", description: "200 when Baton can serve (ok or degraded), 503 when its database is down." });
+
+export const severity = z.enum(["critical", "unknown", "warning", "info"]);
+export const health = z.enum(["critical", "unknown", "warning", "info", "ok"]);
+
+export const healthFlagSchema = z
+  .object({
+    rule: z.enum([
+      "stale",
+      "no-active-consumer",
+      "flapping",
+      "flapping-during-deployment",
+      "stuck-leader",
+      "hash-range-gap",
+      "hash-range-overlap",
+      "idle-standbys",
+      "one-holder-for-all",
+      "gone",
+      "reader",
+      "expired-while-held",
+      "stuck-holder",
+      "lock-churn",
+      "no-holder",
+      "redlock-split",
+      "waiters",
+      "renewal-risk",
+    ]),
+    severity,
+    label: z.string(),
+    detail: z.string(),
+    since: isoTime.nullable(),
+  })
+  .register(responseComponents, { id: "HealthFlag" });
+
+const leaderRowSchema = z
+  .object({
+    partition: z.number().int().meta({ description: "-1 for a non-partitioned topic." }),
+    holder: z.string().nullable(),
+    holderSince: isoTime.nullable(),
+    standbys: z.array(z.string()),
+    consumerCount: z.number(),
+    backlog: z.number().nullable(),
+    msgRateOut: z.number().nullable(),
+    lastChangeAt: isoTime.nullable(),
+    staleSince: isoTime.nullable(),
+    goneAt: isoTime.nullable(),
+    changesInWindow: z.number(),
+    hashShares: z.array(z.object({ consumer: z.string(), share: z.number() })).nullable(),
+    health,
+    flags: z.array(healthFlagSchema),
+  })
+  .register(responseComponents, { id: "LeaderRow" });
+
+const subscriptionGroupSchema = z
+  .object({
+    key: z.string().meta({ description: "cluster|topic|subscription" }),
+    cluster: z.string(),
+    tenant: z.string(),
+    namespace: z.string(),
+    topic: z.string(),
+    subscription: z.string(),
+    subscriptionType: z.string().nullable(),
+    isPartitioned: z.boolean(),
+    partitions: z.array(leaderRowSchema),
+    holders: z.array(z.string()),
+    consumers: z.array(z.string()),
+    idleConsumers: z.array(z.string()),
+    heldCount: z.number(),
+    staleCount: z.number(),
+    backlog: z.number().nullable(),
+    lastChangeAt: isoTime.nullable(),
+    latestHolderSince: isoTime.nullable(),
+    health,
+    flags: z.array(healthFlagSchema),
+  })
+  .register(responseComponents, { id: "SubscriptionGroup" });
+
+export const thresholdsSchema = z.object({ flapChanges: z.number(), flapWindowMs: z.number(), stuckSamples: z.number() });
+
+export const clusterStatusFields = {
+  name: z.string(),
+  pollIntervalMs: z.number(),
+  lastPollAt: isoTime.nullable(),
+  lastPollErrorCount: z.number().nullable(),
+  lastPollError: z.string().nullable(),
+  lastObservedAt: isoTime.nullable(),
+  resourceCount: z.number(),
+  isSilent: z.boolean(),
+};
+
+export const leadersBoardSchema = z
+  .object({
+    generatedAt: isoTime,
+    thresholds: thresholdsSchema,
+    clusters: z.array(z.object(clusterStatusFields)),
+    subscriptions: z.array(subscriptionGroupSchema),
+  })
+  .register(responseComponents, { id: "LeadersBoard" });
+
+export const changeKind = z.enum(["HOLDER_CHANGED", "HOLDER_LOST", "HOLDER_APPEARED", "HIDDEN_FLAP", "CONSUMERS_CHANGED", "RANGES_MOVED"]);
+export const changeCause = z.enum(["CLIENT", "BROKER", "UNKNOWN"]);
+export const holdEnding = z.enum(["RELEASED", "EXPIRED", "TAKEN_OVER"]);
+
+const hashRangeSplitSchema = z
+  .object({
+    space: z.number().meta({ description: "65,536 (Pulsar 4.x, and 3.x auto-split) or 2,147,483,647 (3.x consistent hashing)." }),
+    consumers: z.array(z.object({ consumer: z.string(), ranges: z.array(z.tuple([z.number(), z.number()])) })),
+  })
+  .register(responseComponents, { id: "HashRangeSplit", description: "Key_Shared: each consumer's inclusive [start, end] ranges of sticky-key hashes." });
+
+export const segmentSchema = z.object({
+  start: z.number().meta({ description: "Epoch milliseconds." }),
+  end: z.number().meta({ description: "Epoch milliseconds." }),
+  kind: z.enum(["held", "none", "shared", "unobserved", "busy"]),
+  holder: z.string().nullable(),
+  tenures: z.number().optional(),
+  holders: z.array(z.string()).optional(),
+});
+
+export const markerSchema = z.object({
+  at: z.number().meta({ description: "Epoch milliseconds." }),
+  partition: z.number(),
+  kind: changeKind,
+  cause: changeCause,
+  fromHolder: z.string().nullable(),
+  toHolder: z.string().nullable(),
+  isDuringGap: z.boolean(),
+  ending: holdEnding.nullable().optional().meta({ description: "Locks: how the previous hold ended; absent for Pulsar." }),
+  count: z.number(),
+});
+
+export const timelineSchema = z
+  .object({
+    from: isoTime,
+    to: isoTime,
+    lanes: z.array(z.object({ partition: z.number(), label: z.string(), segments: z.array(segmentSchema) })),
+    markers: z.array(markerSchema),
+    bands: z.array(z.object({ service: z.string(), version: z.string(), start: z.number(), end: z.number(), isInProgress: z.boolean() })),
+    consumers: z.array(z.string()),
+    changeCount: z.number(),
+    isDownsampled: z.boolean(),
+  })
+  .register(responseComponents, { id: "Timeline", description: "Lanes of tenures (a partition's, or a lock's), change markers and deployment bands over a range." });
+
+export const subscriptionTimelineSchema = z
+  .object({
+    subscription: subscriptionGroupSchema,
+    partitions: z.array(
+      z.object({
+        partition: z.number(),
+        consumers: z.array(
+          z.object({
+            name: z.string(),
+            connectedSince: isoTime.nullable(),
+            msgRateOut: z.number().nullable(),
+            availablePermits: z.number().nullable(),
+            unackedMessages: z.number().nullable(),
+            lastConsumedAt: z.number().nullable().meta({ description: "Epoch milliseconds." }),
+            address: z.string().nullable(),
+            clientVersion: z.string().nullable(),
+          }),
+        ),
+        hashRanges: hashRangeSplitSchema.nullable(),
+      }),
+    ),
+    timeline: timelineSchema,
+    unmatchedDeploymentCount: z.number(),
+  })
+  .register(responseComponents, { id: "SubscriptionTimeline" });
+
+export const changeEntryFields = {
+  id: z.string(),
+  partition: z.number(),
+  kind: changeKind,
+  cause: changeCause,
+  ending: holdEnding.nullable().meta({ description: "Locks: how the previous hold ended; null for Pulsar and for acquisitions." }),
+  fromHolder: z.string().nullable(),
+  toHolder: z.string().nullable(),
+  oldSeenAt: isoTime.nullable().meta({ description: "The change happened in (oldSeenAt, newSeenAt]." }),
+  newSeenAt: isoTime,
+  detectedAt: isoTime,
+  isDuringGap: z.boolean(),
+  details: z.record(z.string(), z.unknown()),
+};
+
+export const changePageSchema = z
+  .object({
+    changes: z.array(z.object(changeEntryFields).register(responseComponents, { id: "HolderChange" })),
+    total: z.number().meta({ description: "Every change in the range, not only this page." }),
+    nextCursor: z.string().nullable().meta({ description: "Pass as `cursor` for the next (older) page; null on the last." }),
+  })
+  .register(responseComponents, { id: "ChangePage" });
+
+export const consumerReportSchema = z
+  .object({
+    name: z.string(),
+    positions: z.array(
+      z.object({
+        cluster: z.string(),
+        topic: z.string(),
+        partition: z.number(),
+        subscription: z.string(),
+        subscriptionType: z.string().nullable(),
+        isHolder: z.boolean(),
+        holder: z.string().nullable(),
+        holderSince: isoTime.nullable(),
+        connectedSince: isoTime.nullable(),
+        msgRateOut: z.number().nullable(),
+        address: z.string().nullable(),
+        clientVersion: z.string().nullable(),
+        lastObservedAt: isoTime.nullable(),
+        staleSince: isoTime.nullable(),
+        goneAt: isoTime.nullable(),
+      }),
+    ),
+    locks: z.array(
+      z.object({
+        cluster: z.string(),
+        key: z.string(),
+        pattern: z.string(),
+        role: z.enum(["holder", "waiter"]),
+        queuePosition: z.number().nullable().meta({ description: "Its place in the queue (1 = next), for a waiter." }),
+        holder: z.string().nullable(),
+        holderSince: isoTime.nullable(),
+        expiresAt: isoTime.nullable(),
+        waiterCount: z.number(),
+        staleSince: isoTime.nullable(),
+      }),
+    ).meta({ description: "The locks the name holds or waits for, held first." }),
+    history: z.array(z.object({ ...changeEntryFields, cluster: z.string(), topic: z.string(), subscription: z.string(), resourceKey: z.string() })),
+    historyTotal: z.number(),
+    nextCursor: z.string().nullable(),
+  })
+  .register(responseComponents, { id: "ConsumerReport" });
+
+true satisfies SameShape<z.output<typeof healthReportSchema>, HealthReport>;
+true satisfies SameShape<z.output<typeof leadersBoardSchema>, LeadersBoard>;
+true satisfies SameShape<z.output<typeof subscriptionTimelineSchema>, SubscriptionTimeline>;
+true satisfies SameShape<z.output<typeof changePageSchema>, ChangePage>;
+true satisfies SameShape<z.output<typeof consumerReportSchema>, ConsumerReport>;

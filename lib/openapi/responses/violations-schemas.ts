@@ -1,0 +1,220 @@
+import "server-only";
+
+import { z } from "zod";
+
+import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
+import type { DeploymentViolations } from "@/lib/violations/queries/get-deployment-violations";
+import type { DeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
+import type { LeaderChangeMarkers, TopViolations, ViolationTimeline } from "@/lib/violations/violation-types";
+import { responseComponents } from "@/lib/openapi/schema-registries";
+import type { SameShape } from "@/lib/openapi/responses/same-shape";
+import { isoTime } from "@/lib/openapi/responses/shared-schemas";
+
+// What the violations read API answers, written after lib/violations' types and checked
+// against them at compile time.
+
+const countFields = {
+  violations: z.number().int().meta({ description: "Events whose counter was above zero." }),
+  inside: z.number().int().meta({ description: "Violations inside a deployment window of the same service." }),
+  outside: z.number().int().meta({ description: "Violations outside every deployment window: real exclusivity failures." }),
+};
+const violationCountsSchema = z.object(countFields).register(responseComponents, { id: "ViolationCounts" });
+const namedCountsSchema = z.object({ ...countFields, name: z.string() }).register(responseComponents, { id: "NamedViolationCounts" });
+const subscriptionCountsSchema = z
+  .object({ ...countFields, service: z.string(), subscription: z.string() })
+  .register(responseComponents, { id: "SubscriptionViolationCounts" });
+
+const bandFields = {
+  id: z.string(),
+  service: z.string(),
+  version: z.string(),
+  environment: z.string(),
+  startedAt: isoTime,
+  finishedAt: isoTime.nullable().meta({ description: "null while in progress." }),
+  windowEnd: isoTime.meta({ description: "Where classification ends (exclusive): the minute after finish (or now) plus the grace period." }),
+  link: z.string().nullable(),
+};
+const deploymentBandSchema = z.object(bandFields).register(responseComponents, { id: "DeploymentBand" });
+
+const leaderChangeMarkerSchema = z
+  .object({
+    id: z.string(),
+    cluster: z.string(),
+    topic: z.string(),
+    partition: z.number().int(),
+    subscription: z.string(),
+    kind: z.string(),
+    cause: z.string(),
+    fromHolder: z.string().nullable(),
+    toHolder: z.string().nullable(),
+    oldSeenAt: isoTime.nullable(),
+    newSeenAt: isoTime,
+  })
+  .register(responseComponents, { id: "LeaderChangeMarker" });
+
+const otherInsideSchema = z.object({ worker: z.string(), enteredAt: isoTime });
+
+const lockChangeMarkerSchema = z
+  .object({
+    id: z.string(),
+    lock: z.string(),
+    kind: z.string(),
+    ending: z.string().nullable().meta({ description: "How the previous hold ended: RELEASED, EXPIRED (while held) or TAKEN_OVER; null for an acquisition." }),
+    fromHolder: z.string().nullable(),
+    toHolder: z.string().nullable(),
+    oldSeenAt: isoTime.nullable(),
+    newSeenAt: isoTime,
+    expiresAtBefore: isoTime.nullable(),
+    acquiredAt: isoTime.nullable(),
+  })
+  .register(responseComponents, { id: "LockChangeMarker" });
+
+export const violationTimelineSchema = z
+  .object({
+    from: isoTime,
+    to: isoTime,
+    timeZone: z.string(),
+    bucketMs: z.number(),
+    graceMs: z.number(),
+    environment: z.string().nullable(),
+    buckets: z.array(
+      z.object({
+        start: isoTime,
+        end: isoTime,
+        isPartial: z.boolean(),
+        total: violationCountsSchema.nullable().meta({ description: "null: no event at all was reported in this bucket (unobserved), which is not “no violation”." }),
+        byService: z.record(z.string(), violationCountsSchema),
+        increments: z.number().nullable().meta({ description: "Increments reported in the bucket (events, plus the per-minute counts of clients in violations+counts mode); null where nothing was reported (a silent reporter), 0 a quiet one. Only without a service filter." }),
+      }),
+    ),
+    totals: violationCountsSchema,
+    trend: z.object({
+      direction: z.enum(["rising", "falling", "steady", "none", "unobserved"]),
+      splitAt: isoTime,
+      earlier: z.object({ outside: z.number(), observedMs: z.number() }),
+      later: z.object({ outside: z.number(), observedMs: z.number() }),
+    }),
+    services: z.array(namedCountsSchema),
+    subscriptions: z.array(subscriptionCountsSchema),
+    deployments: z.array(deploymentBandSchema),
+  })
+  .register(responseComponents, { id: "ViolationTimeline" });
+
+export const topViolationsSchema = z
+  .object({
+    from: isoTime,
+    to: isoTime,
+    ranking: z.enum(["violations", "outside"]),
+    keys: z.array(namedCountsSchema).nullable().meta({ description: "null when not asked for in `lists`." }),
+    workers: z.array(namedCountsSchema).nullable().meta({ description: "null when not asked for in `lists`." }),
+    services: z.array(namedCountsSchema),
+    subscriptions: z.array(subscriptionCountsSchema),
+  })
+  .register(responseComponents, { id: "TopViolations" });
+
+export const leaderChangeMarkersSchema = z
+  .object({
+    from: isoTime,
+    to: isoTime,
+    buckets: z.array(z.object({ start: isoTime, end: isoTime, count: z.number(), changes: z.array(leaderChangeMarkerSchema) })),
+    total: z.number(),
+  })
+  .register(responseComponents, { id: "LeaderChangeMarkers" });
+
+export const keyDrilldownSchema = z
+  .object({
+    key: z.string(),
+    from: isoTime,
+    to: isoTime,
+    focusEventId: z.string().nullable(),
+    windowMs: z.number(),
+    graceMs: z.number(),
+    rawSince: isoTime.meta({ description: "Raw events older than this are deleted by retention (the charts keep their counts)." }),
+    events: z.array(
+      z.object({
+        eventId: z.string(),
+        key: z.string(),
+        counter: z.number().int(),
+        isViolation: z.boolean(),
+        service: z.string(),
+        worker: z.string(),
+        topic: z.string().nullable(),
+        subscription: z.string().nullable(),
+        partition: z.number().int().nullable(),
+        traceId: z.string().nullable(),
+        traceUrl: z.string().nullable(),
+        observedAt: isoTime,
+        receivedAt: isoTime,
+        resource: z.object({ topic: z.string(), subscription: z.string(), partition: z.number().int().nullable() }).nullable(),
+        othersInside: z.array(otherInsideSchema).nullable().meta({ description: "On a violation from a client that records who is inside: the workers inside when this one entered." }),
+        lock: z.string().nullable().meta({ description: "The lock the work ran under, \"<cluster>/<lock key>\", when the client named it." }),
+      }),
+    ),
+    eventLimit: z.number(),
+    isTruncated: z.boolean(),
+    counts: z.object({ ...countFields, events: z.number().int() }),
+    workers: z.array(
+      z.object({ worker: z.string(), services: z.array(z.string()), events: z.number(), violations: z.number(), firstAt: isoTime, lastAt: isoTime }),
+    ),
+    overlaps: z.array(z.object({ entered: z.string(), inside: z.string(), count: z.number() })),
+    leaderChanges: z.array(leaderChangeMarkerSchema),
+    lockChanges: z.array(lockChangeMarkerSchema).meta({ description: "Holder changes of the locks the events name, within the window of some event." }),
+    deployments: z.array(deploymentBandSchema),
+    explanations: z.array(
+      z.object({
+        eventId: z.string(),
+        previousEntry: z.object({ eventId: z.string(), worker: z.string(), observedAt: isoTime, gapMs: z.number() }).nullable(),
+        othersInside: z.array(otherInsideSchema.extend({ insideForMs: z.number() })).meta({ description: "From the violation's own row: who was inside, and for how long, when this worker entered." }),
+        insideDeploymentIds: z.array(z.string()),
+        nearbyDeploymentIds: z.array(z.string()),
+        leaderChangeIds: z.array(z.string()),
+        lockChangeIds: z.array(z.string()),
+        verdict: z.enum(["deployment", "failover", "deployment-and-failover", "unexplained"]),
+      }),
+    ),
+  })
+  .register(responseComponents, { id: "KeyDrilldown" });
+
+export const deploymentCoincidencesSchema = z
+  .object({
+    from: isoTime,
+    to: isoTime,
+    graceMs: z.number(),
+    total: z.number(),
+    limit: z.number(),
+    deployments: z.array(z.object({ ...bandFields, description: z.string().nullable(), violations: z.number().int() })),
+    services: z.array(z.string()),
+    environments: z.array(z.string()),
+  })
+  .register(responseComponents, { id: "DeploymentCoincidences" });
+
+const namedViolationsSchema = z.object({ name: z.string(), violations: z.number().int() });
+
+export const deploymentViolationsSchema = z
+  .object({
+    deployment: z.object({ ...bandFields, description: z.string().nullable() }),
+    graceMs: z.number(),
+    total: z.number().meta({ description: "Raw violations of the deployment's service inside its window." }),
+    keys: z.array(namedViolationsSchema),
+    workers: z.array(namedViolationsSchema),
+    events: z.array(
+      z.object({
+        eventId: z.string(),
+        key: z.string(),
+        worker: z.string(),
+        subscription: z.string().nullable(),
+        counter: z.number().int(),
+        traceId: z.string().nullable(),
+        traceUrl: z.string().nullable(),
+        observedAt: isoTime,
+      }),
+    ),
+  })
+  .register(responseComponents, { id: "DeploymentViolations" });
+
+true satisfies SameShape<z.output<typeof violationTimelineSchema>, ViolationTimeline>;
+true satisfies SameShape<z.output<typeof topViolationsSchema>, TopViolations>;
+true satisfies SameShape<z.output<typeof leaderChangeMarkersSchema>, LeaderChangeMarkers>;
+true satisfies SameShape<z.output<typeof keyDrilldownSchema>, KeyDrilldown>;
+true satisfies SameShape<z.output<typeof deploymentCoincidencesSchema>, DeploymentCoincidences>;
+true satisfies SameShape<z.output<typeof deploymentViolationsSchema>, DeploymentViolations>;
