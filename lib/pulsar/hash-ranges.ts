@@ -32,10 +32,14 @@ export function parseConsumerRanges(consumer: Pick<ConsumerStats, "keyHashRangeA
   return ranges;
 }
 
-/** The hash space the ranges live in, judged from the largest end seen. */
+/**
+ * The hash space the ranges live in, judged from the largest end seen. Auto-split selectors
+ * (consistent hashing off) report their last range as ending at 65,536 itself, on 4.x and 3.x:
+ * that is still the small space.
+ */
 export function detectHashSpace(consumers: ConsumerRanges[]): number {
   const maxEnd = consumers.reduce((max, c) => c.ranges.reduce((m, [, end]) => Math.max(m, end), max), 0);
-  return maxEnd >= SMALL_SPACE ? LARGE_SPACE : SMALL_SPACE;
+  return maxEnd > SMALL_SPACE ? LARGE_SPACE : SMALL_SPACE;
 }
 
 /** The Key_Shared split of one subscription partition, or null when no consumer has ranges. */
@@ -46,15 +50,16 @@ export function buildHashRangeSplit(consumers: { name: string; ranges: HashRange
   return { space: detectHashSpace(split), consumers: split };
 }
 
-function rangeSize([start, end]: HashRange): number {
-  return end - start + 1;
+/** The hashes of a range that lie in the space (an auto-split range's end of 65,536 lies just past it). */
+function rangeSize([start, end]: HashRange, space: number): number {
+  return Math.max(0, Math.min(end, space - 1) - start + 1);
 }
 
 /** Each consumer's share of the hash space, 0..1. */
 export function computeShares(split: HashRangeSplit): Record<string, number> {
   const shares: Record<string, number> = {};
   for (const { consumer, ranges } of split.consumers) {
-    shares[consumer] = (shares[consumer] ?? 0) + ranges.reduce((sum, r) => sum + rangeSize(r), 0) / split.space;
+    shares[consumer] = (shares[consumer] ?? 0) + ranges.reduce((sum, r) => sum + rangeSize(r, split.space), 0) / split.space;
   }
   return shares;
 }

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { Agent, type Dispatcher, fetch as undiciFetch } from "undici";
 import type { z } from "zod";
 
-import type { ClusterConfig } from "@/lib/config";
+import type { PulsarClusterConfig } from "@/lib/sources/pulsar/pulsar-config";
 
 // The one way Baton talks to a Pulsar admin API: base URL, bearer token, TLS, a timeout per
 // request, redirects followed by hand, and every failure mapped to a PulsarAdminError.
@@ -41,7 +41,7 @@ export class PulsarAdminError extends Error {
   }
 }
 
-export type AdminTarget = Pick<ClusterConfig, "adminUrl" | "token" | "tls" | "requestTimeoutMs">;
+export type AdminTarget = Pick<PulsarClusterConfig, "adminUrl" | "token" | "tls" | "requestTimeoutMs">;
 
 type RequestOptions = { method?: "GET" | "PUT" | "POST" | "DELETE"; body?: unknown; timeoutMs?: number; signal?: AbortSignal };
 

@@ -15,6 +15,14 @@ describe("Key_Shared hash ranges", () => {
     expect(buildHashRangeSplit([{ name: "a", ranges: null }])).toBeNull();
   });
 
+  it("keeps an auto-split selector's ranges (the last ending at 65,536) in the small space, shares summing to 1", () => {
+    const split = buildHashRangeSplit([{ name: "a", ranges: [[0, 32768]] }, { name: "b", ranges: [[32769, 65536]] }])!;
+    expect(split.space).toBe(65536);
+    const shares = computeShares(split);
+    expect(shares.a! + shares.b!).toBeCloseTo(1, 12);
+    expect(findHashRangeProblems(split)).toEqual({ gaps: [], overlaps: [] });
+  });
+
   it("computes each consumer's share of the space", () => {
     const split = buildHashRangeSplit([
       { name: "a", ranges: [[0, 16383], [49152, 65535]] },
