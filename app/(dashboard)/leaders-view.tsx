@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 
+import { LocksSection } from "@/app/(dashboard)/locks-section";
 import { BoardFiltersBar } from "@/components/board/board-filters-bar";
 import { ClusterStrip } from "@/components/board/cluster-strip";
 import { LeadersTable } from "@/components/board/leaders-table";
@@ -13,8 +14,10 @@ import { OutdatedNotice } from "@/components/ui/outdated-notice";
 import { filterGroups, listFacets, NO_FILTERS, writeBoardFilters, type BoardFilters } from "@/lib/board/board-filters";
 import { findChangedLeaders, flattenBoard, isExpandable } from "@/lib/board/board-lines";
 import type { LeadersBoard, SubscriptionGroup } from "@/lib/board/board-types";
+import { isBoardKind, KIND_WORDS, showsLocks, showsSubscriptions } from "@/lib/board/lock-filters";
+import type { LocksBoard } from "@/lib/board/lock-types";
 import { consumerHref, subscriptionHref } from "@/lib/board/links";
-import { leadersQuery } from "@/lib/client/read-api-queries";
+import { leadersQuery, locksQuery } from "@/lib/client/read-api-queries";
 
 /** How long a changed leader stays highlighted. */
 const HIGHLIGHT_MS = 6_000;
@@ -52,7 +55,9 @@ function useLeaderHighlights(groups: SubscriptionGroup[] | undefined): ReadonlyS
   return useMemo(() => new Set(until.keys()), [until]);
 }
 
-export function LeadersView({ initialFilters, initialBoardJson }: { initialFilters: BoardFilters; initialBoardJson: string }) {
+const describeKind = (kind: string): string => (isBoardKind(kind) ? KIND_WORDS[kind] : kind);
+
+export function LeadersView({ initialFilters, initialBoardJson, initialLocks }: { initialFilters: BoardFilters; initialBoardJson: string; initialLocks: LocksBoard }) {
   const router = useRouter();
   const [filters, setFilters] = useState<BoardFilters>(initialFilters);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
@@ -63,6 +68,11 @@ export function LeadersView({ initialFilters, initialBoardJson }: { initialFilte
     ...leadersQuery({ includeGone: filters.includeGone }),
     initialData: isInitialKey ? initialBoard : undefined,
     initialDataUpdatedAt: isInitialKey ? Date.parse(initialBoard.generatedAt) : undefined,
+  });
+  const locks = useQuery({
+    ...locksQuery({ includeGone: filters.includeGone }),
+    initialData: isInitialKey ? initialLocks : undefined,
+    initialDataUpdatedAt: isInitialKey ? Date.parse(initialLocks.generatedAt) : undefined,
   });
   const board = query.data;
   const nowMs = useNow(board?.generatedAt);
@@ -75,7 +85,10 @@ export function LeadersView({ initialFilters, initialBoardJson }: { initialFilte
     if (window.location.search.replace(/^\?/, "") !== search) window.history.replaceState(null, "", search ? `?${search}` : window.location.pathname);
   }, [filters]);
 
-  const { cluster, tenant, namespace } = filters;
+  const { cluster, tenant, namespace, kind } = filters;
+  const lockFilters = useMemo(() => ({ cluster, kind, q }), [cluster, kind, q]);
+  const lockClusters = useMemo(() => new Set(locks.data?.clusters.map((c) => c.name) ?? []), [locks.data]);
+  const kinds = useMemo(() => ["pulsar", "locks", ...new Set(locks.data?.clusters.map((c) => c.sourceKind) ?? [])], [locks.data]);
   const groups = useMemo(() => (board ? filterGroups(board.subscriptions, { ...NO_FILTERS, cluster, tenant, namespace, q }) : []), [board, cluster, tenant, namespace, q]);
   const facets = useMemo(() => (board ? listFacets(board.subscriptions, { cluster, tenant }) : { tenants: [], namespaces: [] }), [board, cluster, tenant]);
   const lines = useMemo(() => flattenBoard(groups, expanded), [groups, expanded]);
@@ -102,9 +115,11 @@ export function LeadersView({ initialFilters, initialBoardJson }: { initialFilte
   }
 
   const isOutdated = query.isError;
+  const isShowingSubscriptions = showsSubscriptions(kind);
+  const locksSection = showsLocks(kind) ? <LocksSection board={locks.data} filters={lockFilters} error={locks.isError ? locks.error.message : null} /> : null;
   return (
     <>
-      <ClusterStrip clusters={board.clusters} nowMs={nowMs} />
+      <ClusterStrip clusters={board.clusters.filter((c) => !lockClusters.has(c.name))} nowMs={nowMs} />
       {isOutdated ? (
         <OutdatedNotice what="the board" reason={query.error.message}>
           What is shown is as of <AgoTime iso={board.generatedAt} nowMs={nowMs} /> and may no longer be true.
@@ -113,6 +128,8 @@ export function LeadersView({ initialFilters, initialBoardJson }: { initialFilte
       <BoardFiltersBar
         filters={filters}
         clusters={board.clusters.map((c) => c.name)}
+        kinds={kinds}
+        describeKind={describeKind}
         tenants={facets.tenants}
         namespaces={facets.namespaces}
         shown={groups.length}
@@ -121,7 +138,7 @@ export function LeadersView({ initialFilters, initialBoardJson }: { initialFilte
         onExpandAll={() => setExpanded(new Set(groups.filter(isExpandable).map((g) => g.key)))}
         onCollapseAll={() => setExpanded(new Set())}
       />
-      {board.subscriptions.length === 0 ? (
+      {!isShowingSubscriptions ? null : board.subscriptions.length === 0 ? (
         <EmptyState title="No subscription observed yet">
           <p>
             Failover, Exclusive and Key_Shared subscriptions of the configured clusters appear here after the worker&apos;s first successful
@@ -148,6 +165,7 @@ export function LeadersView({ initialFilters, initialBoardJson }: { initialFilte
           consumerHref={consumerHref}
         />
       )}
+      {locksSection}
     </>
   );
 }

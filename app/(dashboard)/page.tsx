@@ -6,6 +6,7 @@ import { readBoardFilters } from "@/lib/board/board-filters";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { ALL_LEADERS, readLeaders } from "@/lib/queries/list-leaders";
+import { ALL_LOCKS, listLocks } from "@/lib/queries/list-locks";
 import { runQuery } from "@/lib/queries/query-result";
 
 export const dynamic = "force-dynamic";
@@ -18,7 +19,7 @@ export default async function LeadersPage({ searchParams }: Props) {
   const heading = (
     <>
       <h1>Leaders</h1>
-      <p className="page-lead">Who is the active consumer of every exclusive subscription, right now, and is it healthy.</p>
+      <p className="page-lead">Who holds every exclusive subscription and every lock, right now, and is it healthy.</p>
     </>
   );
   if (config.clusters.length === 0) {
@@ -32,9 +33,14 @@ export default async function LeadersPage({ searchParams }: Props) {
     );
   }
   const filters = readBoardFilters(await searchParams);
-  const board = await runQuery(() =>
-    readLeaders(getDb(), { clusterNames: config.clusters.map((c) => c.name), thresholds: config.board, query: { ...ALL_LEADERS, includeGone: filters.includeGone } }),
-  );
+  const clusterNames = config.clusters.map((c) => c.name);
+  const board = await runQuery(async () => {
+    const [leaders, locks] = await Promise.all([
+      readLeaders(getDb(), { clusterNames, thresholds: config.board, query: { ...ALL_LEADERS, includeGone: filters.includeGone } }),
+      listLocks(getDb(), { clusterNames, thresholds: config.board, query: { ...ALL_LOCKS, includeGone: filters.includeGone } }),
+    ]);
+    return { leaders, locks };
+  });
   if (!board.isAvailable) {
     return (
       <>
@@ -49,7 +55,7 @@ export default async function LeadersPage({ searchParams }: Props) {
   return (
     <>
       {heading}
-      <LeadersView initialFilters={filters} initialBoardJson={JSON.stringify(board.data)} />
+      <LeadersView initialFilters={filters} initialBoardJson={JSON.stringify(board.data.leaders)} initialLocks={board.data.locks} />
     </>
   );
 }

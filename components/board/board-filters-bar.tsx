@@ -4,6 +4,9 @@ import type { BoardFilters } from "@/lib/board/board-filters";
 type Props = {
   filters: BoardFilters;
   clusters: string[];
+  /** Kinds to offer: "pulsar", "locks" and the lock source kinds configured. */
+  kinds: string[];
+  describeKind: (kind: string) => string;
   tenants: string[];
   namespaces: string[];
   shown: number;
@@ -14,9 +17,10 @@ type Props = {
 };
 
 /** The board's filters; the URL holds them, so a link shows the same view. */
-export function BoardFiltersBar({ filters, clusters, tenants, namespaces, shown, total, onChange, onExpandAll, onCollapseAll }: Props) {
+export function BoardFiltersBar({ filters, clusters, kinds, describeKind, tenants, namespaces, shown, total, onChange, onExpandAll, onCollapseAll }: Props) {
   return (
     <form className="board-filters" role="search" aria-label="Filter the board" onSubmit={(event) => event.preventDefault()}>
+      <ChoiceSelect className="filter-field" label="Kind" value={filters.kind} choices={kinds} describe={describeKind} onChange={(kind) => onChange({ kind })} />
       <ChoiceSelect className="filter-field" label="Cluster" value={filters.cluster} choices={clusters} onChange={(cluster) => onChange({ cluster })} />
       <ChoiceSelect className="filter-field" label="Tenant" value={filters.tenant} choices={tenants} onChange={(tenant) => onChange({ tenant, namespace: null })} />
       <ChoiceSelect className="filter-field" label="Namespace" value={filters.namespace} choices={namespaces} onChange={(namespace) => onChange({ namespace })} />
@@ -25,7 +29,7 @@ export function BoardFiltersBar({ filters, clusters, tenants, namespaces, shown,
         <input
           type="search"
           value={filters.q}
-          placeholder="subscription, topic, consumer, health…"
+          placeholder="subscription, topic, lock, holder, health…"
           onChange={(event) => onChange({ q: event.target.value })}
         />
       </label>

@@ -2,9 +2,9 @@ import { AgoTime } from "@/components/board/time-text";
 import type { ClusterStatus } from "@/lib/board/board-types";
 
 /** Each cluster in one line: polled when, or silent since when (the worker may be down). */
-export function ClusterStrip({ clusters, nowMs }: { clusters: ClusterStatus[]; nowMs: number }) {
+export function ClusterStrip({ clusters, nowMs, unit = "subscription partitions" }: { clusters: ClusterStatus[]; nowMs: number; unit?: string }) {
   return (
-    <ul className="cluster-strip" aria-label="Clusters">
+    <ul className="cluster-strip" aria-label={unit === "locks" ? "Lock clusters" : "Clusters"}>
       {clusters.map((cluster) => (
         <li key={cluster.name} data-silent={cluster.isSilent ? "true" : undefined}>
           <strong>{cluster.name}</strong>{" "}
@@ -21,7 +21,7 @@ export function ClusterStrip({ clusters, nowMs }: { clusters: ClusterStatus[]; n
             </span>
           ) : (
             <span className="muted">
-              polled <AgoTime iso={cluster.lastPollAt} nowMs={nowMs} />, {cluster.resourceCount} subscription partitions
+              polled <AgoTime iso={cluster.lastPollAt} nowMs={nowMs} />, {cluster.resourceCount} {unit}
             </span>
           )}
         </li>

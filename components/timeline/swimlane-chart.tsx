@@ -14,15 +14,26 @@ const LANE_HEIGHT = 34;
 const AXIS_HEIGHT = 30;
 const BAR_PADDING = 6;
 
-type Props = { timeline: Timeline; colors: Record<string, string>; nowMs: number; xTicks: number[] };
+type Props = {
+  timeline: Timeline;
+  colors: Record<string, string>;
+  nowMs: number;
+  xTicks: number[];
+  /** What a lane without a holder is called: "no active consumer" (Pulsar), "free" (a lock). */
+  noHolderWords?: string;
+  /** Room for the lane names (a lock's key is longer than "p3"). */
+  laneLabelWidth?: number;
+};
 
-function describeSegment(segment: Segment, lane: Lane): string {
+const ENDING_WORDS: Record<NonNullable<Marker["ending"]>, string> = { RELEASED: "released", EXPIRED: "expired while held", TAKEN_OVER: "taken over" };
+
+function describeSegment(segment: Segment, lane: Lane, noHolderWords: string): string {
   const span = `${formatExactTime(new Date(segment.start).toISOString())} → ${formatExactTime(new Date(segment.end).toISOString())} (${formatDuration(segment.end - segment.start)})`;
   switch (segment.kind) {
     case "held":
       return `${lane.label}: ${segment.holder} held it, ${span}`;
     case "none":
-      return `${lane.label}: no active consumer, ${span}`;
+      return `${lane.label}: ${noHolderWords}, ${span}`;
     case "shared":
       return `${lane.label}: shared by its Key_Shared consumers, ${span}`;
     case "unobserved":
@@ -48,7 +59,7 @@ function fillOf(segment: Segment, colors: Record<string, string>, patterns: { no
 }
 
 /** The tenure bars, drawn with the chart's own scales. */
-function SegmentLayer({ lanes, colors }: { lanes: Lane[]; colors: Record<string, string> }) {
+function SegmentLayer({ lanes, colors, noHolderWords }: { lanes: Lane[]; colors: Record<string, string>; noHolderWords: string }) {
   const x = useXAxisScale();
   const y = useYAxisScale();
   const id = useId().replace(/:/g, "");
@@ -86,7 +97,7 @@ function SegmentLayer({ lanes, colors }: { lanes: Lane[]; colors: Record<string,
                   stroke={segment.kind === "busy" ? "#e6e9ec" : "none"}
                   strokeDasharray={segment.kind === "busy" ? "2 2" : undefined}
                 >
-                  <title>{describeSegment(segment, lane)}</title>
+                  <title>{describeSegment(segment, lane, noHolderWords)}</title>
                 </rect>
               );
             })}
@@ -98,7 +109,7 @@ function SegmentLayer({ lanes, colors }: { lanes: Lane[]; colors: Record<string,
 }
 
 function markerFill(marker: Marker): string {
-  return marker.kind === "HOLDER_LOST" ? NO_HOLDER_COLOR : marker.kind === "HIDDEN_FLAP" ? "#d29922" : marker.kind === "CONSUMERS_CHANGED" || marker.kind === "RANGES_MOVED" ? "#9aa5b1" : "#e6e9ec";
+  return marker.kind === "HOLDER_LOST" || marker.ending === "EXPIRED" ? NO_HOLDER_COLOR : marker.kind === "HIDDEN_FLAP" ? "#d29922" : marker.kind === "CONSUMERS_CHANGED" || marker.kind === "RANGES_MOVED" ? "#9aa5b1" : "#e6e9ec";
 }
 
 /** A diamond per change (or per bucket of changes), on its lane, with its words on hover. */
@@ -134,7 +145,7 @@ function describeMarker(marker: Marker, lanes: Lane[]): string {
   const what =
     marker.count > 1
       ? `${marker.count} changes from here (most alarming: ${marker.kind})`
-      : `${marker.kind}: ${marker.fromHolder ?? "nobody"} → ${marker.toHolder ?? "nobody"}`;
+      : `${marker.kind}: ${marker.fromHolder ?? "nobody"} → ${marker.toHolder ?? "nobody"}${marker.ending ? ` (${ENDING_WORDS[marker.ending]})` : ""}`;
   return `${lane} ${formatExactTime(new Date(marker.at).toISOString())} ${what} (${marker.cause.toLowerCase()}${marker.isDuringGap ? ", during a gap" : ""})`;
 }
 
@@ -144,7 +155,7 @@ const AXIS_STYLE = { stroke: "#9aa5b1", fontSize: 12 };
 // Every prop handed to recharts is memoized: recharts 3 keeps chart settings in a store that
 // its components sync from props. Bars and markers are plain SVG drawn with the chart's own
 // scales (a recharts Scatter of 1,500 points costs seconds of main thread per refresh).
-export function SwimlaneChart({ timeline, colors, nowMs, xTicks }: Props) {
+export function SwimlaneChart({ timeline, colors, nowMs, xTicks, noHolderWords = "no active consumer", laneLabelWidth = 56 }: Props) {
   const from = Date.parse(timeline.from);
   const to = Date.parse(timeline.to);
   const { lanes, markers, bands } = timeline;
@@ -165,7 +176,7 @@ export function SwimlaneChart({ timeline, colors, nowMs, xTicks }: Props) {
     <div className="chart-frame" data-testid="swimlane-chart">
       <ComposedChart responsive style={style} margin={MARGIN}>
         <XAxis type="number" dataKey="x" domain={xDomain} allowDataOverflow ticks={xTicks} interval={0} tickFormatter={formatX} {...AXIS_STYLE} />
-        <YAxis type="number" dataKey="y" domain={yDomain} reversed allowDataOverflow ticks={yTicks} interval={0} tickFormatter={formatY} width={56} {...AXIS_STYLE} />
+        <YAxis type="number" dataKey="y" domain={yDomain} reversed allowDataOverflow ticks={yTicks} interval={0} tickFormatter={formatY} width={laneLabelWidth} {...AXIS_STYLE} />
         {bands.map((band, i) => (
           <ReferenceArea
             key={`${band.service}-${band.start}`}
@@ -181,7 +192,7 @@ export function SwimlaneChart({ timeline, colors, nowMs, xTicks }: Props) {
             label={bandLabels[i]}
           />
         ))}
-        <SegmentLayer lanes={lanes} colors={colors} />
+        <SegmentLayer lanes={lanes} colors={colors} noHolderWords={noHolderWords} />
         <MarkerLayer lanes={lanes} markers={markers} />
       </ComposedChart>
     </div>

@@ -1,5 +1,15 @@
 /** What the colours and shapes of the swimlane mean: every consumer by name, then the special kinds. */
-export function TimelineLegend({ consumers, colors, isKeyShared }: { consumers: string[]; colors: Record<string, string>; isKeyShared: boolean }) {
+export function TimelineLegend({
+  consumers,
+  colors,
+  isKeyShared,
+  noHolderWords = "no active consumer",
+}: {
+  consumers: string[];
+  colors: Record<string, string>;
+  isKeyShared: boolean;
+  noHolderWords?: string;
+}) {
   return (
     <ul className="legend" aria-label="Legend">
       {consumers.map((name) => (
@@ -16,7 +26,7 @@ export function TimelineLegend({ consumers, colors, isKeyShared }: { consumers: 
       ) : (
         <li>
           <span className="swatch swatch-none" aria-hidden="true" />
-          no active consumer
+          {noHolderWords}
         </li>
       )}
       <li>

@@ -31,6 +31,12 @@ export function BucketTooltip({
           <dd className="vio-outside">{formatCount(point.counts.outside)}</dd>
           <dt>Inside deployments</dt>
           <dd className="vio-inside">{formatCount(point.counts.inside)}</dd>
+          {point.increments === null ? null : (
+            <>
+              <dt>Increments reported</dt>
+              <dd>{formatCount(point.increments)}</dd>
+            </>
+          )}
         </dl>
       )}
       {services.length > 1 ? (

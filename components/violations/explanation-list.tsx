@@ -10,13 +10,14 @@ export function ExplanationList({ drilldown, timeZone }: { drilldown: KeyDrilldo
   const events = new Map(drilldown.events.map((e) => [e.eventId, e]));
   const deployments = new Map(drilldown.deployments.map((d) => [d.id, d]));
   const changes = new Map(drilldown.leaderChanges.map((c) => [c.id, c]));
+  const lockChanges = new Map(drilldown.lockChanges.map((c) => [c.id, c]));
   const ordered = [...drilldown.explanations].reverse().sort((a, b) => Number(b.eventId === drilldown.focusEventId) - Number(a.eventId === drilldown.focusEventId));
   if (ordered.length === 0) return <p className="muted">No violation of this key in the range: every entry found the counter at zero.</p>;
   return (
     <ol className="vio-explanations">
       {ordered.map((explanation) => {
         const event = events.get(explanation.eventId)!;
-        const lines = describeExplanation(explanation, { event, deployments, changes, windowMs: drilldown.windowMs, graceMs: drilldown.graceMs, timeZone });
+        const lines = describeExplanation(explanation, { event, deployments, changes, lockChanges, windowMs: drilldown.windowMs, graceMs: drilldown.graceMs, timeZone });
         const isFocus = explanation.eventId === drilldown.focusEventId;
         return (
           <li key={explanation.eventId} className="vio-explanation" data-verdict={explanation.verdict} data-focus={isFocus} data-testid="violation-explanation" aria-label={`Violation ${explanation.eventId}`}>

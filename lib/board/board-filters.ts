@@ -8,12 +8,14 @@ export type BoardFilters = {
   cluster: string | null;
   tenant: string | null;
   namespace: string | null;
-  /** Words that must all appear in the subscription, topic, consumers or health (case-insensitive). */
+  /** Words that must all appear in the subscription, topic, consumers or health (case-insensitive); for locks, the key, pattern, holder, waiters or health. */
   q: string;
   includeGone: boolean;
+  /** Which kinds of held things: null (all), "pulsar" (subscriptions), "locks", or one lock source kind ("redis"). See lock-filters.ts. */
+  kind: string | null;
 };
 
-export const NO_FILTERS: BoardFilters = { cluster: null, tenant: null, namespace: null, q: "", includeGone: false };
+export const NO_FILTERS: BoardFilters = { cluster: null, tenant: null, namespace: null, q: "", includeGone: false, kind: null };
 
 type ParamSource = URLSearchParams | Record<string, string | string[] | undefined>;
 
@@ -31,6 +33,7 @@ export function readBoardFilters(params: ParamSource): BoardFilters {
     namespace: readParam(params, "namespace"),
     q: readParam(params, "q") ?? "",
     includeGone: readParam(params, "includeGone") === "true",
+    kind: readParam(params, "kind"),
   };
 }
 
@@ -42,6 +45,7 @@ export function writeBoardFilters(filters: BoardFilters): string {
   if (filters.namespace) params.set("namespace", filters.namespace);
   if (filters.q.trim()) params.set("q", filters.q.trim());
   if (filters.includeGone) params.set("includeGone", "true");
+  if (filters.kind) params.set("kind", filters.kind);
   return params.toString();
 }
 

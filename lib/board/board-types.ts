@@ -19,7 +19,15 @@ export type HealthRule =
   | "idle-standbys"
   | "one-holder-for-all"
   | "gone"
-  | "reader";
+  | "reader"
+  // Locks (lib/board/lock-health-rules.ts).
+  | "expired-while-held"
+  | "stuck-holder"
+  | "lock-churn"
+  | "no-holder"
+  | "redlock-split"
+  | "waiters"
+  | "renewal-risk";
 
 export type HealthFlag = {
   rule: HealthRule;

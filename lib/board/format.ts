@@ -76,3 +76,10 @@ export function formatWindow(ms: number): string {
   if (ms >= HOUR && ms % HOUR === 0) return `${ms / HOUR} h`;
   return `${Math.round(ms / MINUTE)} min`;
 }
+
+/** "10:02:01.100": a time of day to the millisecond (in `timeZone`, default the reader's), for what happened to a lock. */
+export function formatPreciseClock(iso: string, timeZone?: string): string {
+  const ms = Date.parse(iso);
+  const time = clockFormat({ hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }, timeZone).format(ms);
+  return `${time}.${String(((ms % 1000) + 1000) % 1000).padStart(3, "0")}`;
+}

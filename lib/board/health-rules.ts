@@ -46,7 +46,7 @@ export function staleLimitMs(pollIntervalMs: number, lastCycleMs: number | null)
  * for longer than the cluster's staleness limit (the worker may be dead). Stale data is the last
  * known, never the current state.
  */
-export function checkStale(resource: ResourceSnapshot, ctx: RuleContext): HealthFlag | null {
+export function checkStale(resource: Pick<ResourceSnapshot, "cluster" | "staleSince" | "lastError" | "lastObservedAt">, ctx: Pick<RuleContext, "nowMs" | "staleAfterMs" | "clusterLastPollAt">): HealthFlag | null {
   if (resource.staleSince !== null) {
     return flag("stale", "unknown", "Stale", `polls fail: ${resource.lastError ?? "no error recorded"}`, iso(resource.staleSince));
   }

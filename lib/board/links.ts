@@ -16,3 +16,11 @@ export function decodeConsumerName(segment: string): string {
     return segment;
   }
 }
+
+/** A lock's page (or, with a pattern, the page of every lock of that pattern). */
+export function lockHref(ref: { cluster: string; key?: string | null; pattern?: string | null }, extra: Record<string, string> = {}): string {
+  const params: Record<string, string> = { cluster: ref.cluster };
+  if (ref.key) params.key = ref.key;
+  else if (ref.pattern) params.pattern = ref.pattern;
+  return `/locks?${new URLSearchParams({ ...params, ...extra })}`;
+}

@@ -1,8 +1,11 @@
-import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
+import { queryOptions } from "@tanstack/react-query";
 
 import type { LeadersBoard } from "@/lib/board/board-types";
+import type { LocksBoard } from "@/lib/board/lock-types";
 import { fetchApi } from "@/lib/client/fetch-api";
 import type { ConsumerReport } from "@/lib/queries/get-consumer";
+import type { LockTimeline } from "@/lib/queries/get-lock-timeline";
+import type { LockChangePage } from "@/lib/queries/list-lock-changes";
 import type { SubscriptionTimeline } from "@/lib/queries/get-subscription-timeline";
 import type { ChangePage } from "@/lib/queries/list-subscription-changes";
 
@@ -40,17 +43,58 @@ export function subscriptionTimelineQuery(ref: SubscriptionRef, range: { fromMs:
   });
 }
 
-export function subscriptionChangesQuery(ref: SubscriptionRef, range: { fromMs: number; toMs: number }, options: { isLive: boolean }) {
-  return infiniteQueryOptions({
-    queryKey: ["subscription-changes", ref, options.isLive ? { span: range.toMs - range.fromMs } : range],
-    queryFn: ({ pageParam }) => {
-      const toMs = options.isLive ? Date.now() : range.toMs;
-      const fromMs = toMs - (range.toMs - range.fromMs);
-      return fetchApi<ChangePage>("/api/v1/subscriptions/changes", { ...ref, from: fromMs, to: toMs, cursor: pageParam });
-    },
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.nextCursor,
+/** Changes a page shows at a time (newer and older pages by cursor). */
+export const CHANGE_PAGE_SIZE = 50;
+
+/** A live range is keyed by its length, so that "now" moving on does not make a new entry. */
+function rangeKey(range: { fromMs: number; toMs: number }, isLive: boolean) {
+  return isLive ? { span: range.toMs - range.fromMs } : range;
+}
+
+/** The range to ask for now: a live one ends now and keeps its length. */
+function currentRange(range: { fromMs: number; toMs: number }, isLive: boolean): { from: number; to: number } {
+  const to = isLive ? Date.now() : range.toMs;
+  return { from: to - (range.toMs - range.fromMs), to };
+}
+
+/** One page of a subscription's changes: the newest (cursor null) refreshes while live; older pages stay as read. */
+export function subscriptionChangesPageQuery(ref: SubscriptionRef, range: { fromMs: number; toMs: number }, options: { isLive: boolean; cursor: string | null }) {
+  return queryOptions({
+    queryKey: ["subscription-changes-page", ref, rangeKey(range, options.isLive), options.cursor],
+    queryFn: () => fetchApi<ChangePage>("/api/v1/subscriptions/changes", { ...ref, ...currentRange(range, options.isLive), limit: CHANGE_PAGE_SIZE, cursor: options.cursor }),
+    refetchInterval: options.isLive && options.cursor === null ? LIVE_REFRESH_MS : false,
+    placeholderData: (previous) => previous,
+  });
+}
+
+/** The locks board: every lock in scope (filters by cluster, kind and text apply in the browser). */
+export function locksQuery(params: { includeGone: boolean }) {
+  return queryOptions({
+    queryKey: ["locks", params],
+    queryFn: () => fetchApi<LocksBoard>("/api/v1/locks", { includeGone: params.includeGone || null }),
+    refetchInterval: LIVE_REFRESH_MS,
+    placeholderData: (previous) => previous,
+  });
+}
+
+/** One lock (key) or a pattern's locks, in one cluster. */
+export type LockPageRef = { cluster: string; key: string | null; pattern: string | null };
+
+export function lockTimelineQuery(ref: LockPageRef, range: { fromMs: number; toMs: number }, options: { isLive: boolean; allDeployments: boolean }) {
+  return queryOptions({
+    queryKey: ["lock-timeline", ref, rangeKey(range, options.isLive), options.allDeployments],
+    queryFn: () => fetchApi<LockTimeline>("/api/v1/locks/timeline", { ...ref, ...currentRange(range, options.isLive), deployments: options.allDeployments ? "all" : null }),
     refetchInterval: options.isLive ? LIVE_REFRESH_MS : false,
+    placeholderData: (previous) => previous,
+  });
+}
+
+export function lockChangesPageQuery(ref: LockPageRef, range: { fromMs: number; toMs: number }, options: { isLive: boolean; cursor: string | null }) {
+  return queryOptions({
+    queryKey: ["lock-changes-page", ref, rangeKey(range, options.isLive), options.cursor],
+    queryFn: () => fetchApi<LockChangePage>("/api/v1/locks/changes", { ...ref, ...currentRange(range, options.isLive), limit: CHANGE_PAGE_SIZE, cursor: options.cursor }),
+    refetchInterval: options.isLive && options.cursor === null ? LIVE_REFRESH_MS : false,
+    placeholderData: (previous) => previous,
   });
 }
 

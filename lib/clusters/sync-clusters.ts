@@ -2,6 +2,7 @@ import "server-only";
 
 import type { Config } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
+import { sourceKindOf } from "@/lib/sources/registry";
 
 /**
  * Makes the cluster table match the configuration: upserts each configured cluster by name;
@@ -10,14 +11,11 @@ import type { Db } from "@/lib/db/client";
 export async function syncClusters(db: Db, config: Pick<Config, "clusters">): Promise<void> {
   const names = config.clusters.map((c) => c.name);
   await db.$transaction([
-    ...config.clusters.map((cluster) =>
-      db.cluster.upsert({
-        where: { name: cluster.name },
-        create: { name: cluster.name, adminUrl: cluster.adminUrl, scope: cluster.scope, pollIntervalMs: cluster.pollIntervalMs },
-        update: { adminUrl: cluster.adminUrl, scope: cluster.scope, pollIntervalMs: cluster.pollIntervalMs, isConfigured: true },
-        select: { id: true },
-      }),
-    ),
+    ...config.clusters.map((cluster) => {
+      const source = sourceKindOf(cluster);
+      const fields = { kind: source.clusterKind, adminUrl: source.describe(cluster).endpoint, scope: source.scopeOf(cluster) as object, pollIntervalMs: cluster.pollIntervalMs };
+      return db.cluster.upsert({ where: { name: cluster.name }, create: { name: cluster.name, ...fields }, update: { ...fields, isConfigured: true }, select: { id: true } });
+    }),
     db.cluster.updateMany({ where: { name: { notIn: names }, isConfigured: true }, data: { isConfigured: false } }),
   ]);
 }

@@ -24,7 +24,8 @@ export type PollerStatus = {
   resourceCount: number | null;
 };
 
-export type ClusterHealth = ComponentHealth & { name: string; adminUrl: string; poller: PollerStatus | null };
+/** `adminUrl`: where the cluster is reached (an admin URL, a Redis address), never a secret. */
+export type ClusterHealth = ComponentHealth & { name: string; kind: string; adminUrl: string; poller: PollerStatus | null };
 
 export type HealthReport = {
   status: HealthStatus;

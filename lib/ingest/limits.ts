@@ -5,6 +5,8 @@ import "server-only";
 
 export const MAX_EVENT_ID_LENGTH = 200;
 export const MAX_KEY_LENGTH = 512;
+/** A counter event's `lock`: "<cluster>/<lock key>". */
+export const MAX_LOCK_REF_LENGTH = 64 + 1 + MAX_KEY_LENGTH;
 export const MAX_NAME_LENGTH = 200;
 export const MAX_TOPIC_LENGTH = 512;
 export const MAX_TRACE_ID_LENGTH = 200;
@@ -29,3 +31,13 @@ export const MAX_DEPLOYMENT_LINK_LENGTH = 2_048;
 export const MAX_DEPLOYMENT_DESCRIPTION_LENGTH = 10_000;
 /** A deployment is one small JSON object; nothing legitimate comes near this. */
 export const MAX_DEPLOYMENT_BODY_BYTES = 64 * 1024;
+
+/** Workers an event's `othersInside` may name (the client library sends at most this many). */
+export const MAX_OTHERS_INSIDE = 10;
+
+/** A counts body is one client's minute: at most this many (subscription, topic) groups... */
+export const MAX_COUNT_GROUPS = 1_000;
+/** ...counting at most this many increments in all (1.6 million a second from one client). */
+export const MAX_COUNT_INCREMENTS_PER_BODY = 100_000_000;
+/** 1,000 groups of the longest names fit. */
+export const MAX_COUNTS_BODY_BYTES = 1024 * 1024;

@@ -70,10 +70,22 @@ export function parseTimestamp(value: unknown, nowMs: number): TimestampParse {
   return { isValid: false, message: "must be an RFC 3339 string or a number of epoch milliseconds" };
 }
 
-/** A zod schema for parseTimestamp: its output is epoch milliseconds. */
-export const timestampSchema = z.unknown().transform((value, ctx) => {
-  const parsed = parseTimestamp(value, Date.now());
-  if (parsed.isValid) return parsed.ms;
-  ctx.addIssue({ code: "custom", message: parsed.message });
-  return z.NEVER;
-});
+/**
+ * A zod schema for parseTimestamp: its output is epoch milliseconds. The transform hides the
+ * accepted forms from JSON Schema, so the metadata states them (the API document uses it).
+ */
+export const timestampSchema = z
+  .unknown()
+  .transform((value, ctx) => {
+    const parsed = parseTimestamp(value, Date.now());
+    if (parsed.isValid) return parsed.ms;
+    ctx.addIssue({ code: "custom", message: parsed.message });
+    return z.NEVER;
+  })
+  .meta({
+    description: "An RFC 3339 date-time with an offset, or epoch milliseconds; not before 2000-01-01 and at most one day ahead of Baton's clock.",
+    anyOf: [
+      { type: "string", format: "date-time" },
+      { type: "integer", minimum: MIN_TIMESTAMP_MS },
+    ],
+  });

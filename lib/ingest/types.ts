@@ -28,4 +28,8 @@ export type ValidEvent = {
   observedAtMs: number;
   /** `attributes` serialized as JSON, or null. */
   attributesJson: string | null;
+  /** `othersInside` as JSON [{ worker, enteredAt: epoch ms }], or null. */
+  othersInsideJson: string | null;
+  /** The lock the work ran under, "<cluster>/<lock key>", or null. */
+  lock: string | null;
 };

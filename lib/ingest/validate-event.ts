@@ -8,7 +8,10 @@ import {
   MAX_TOPIC_LENGTH,
   MAX_TRACE_ID_LENGTH,
 } from "@/lib/ingest/limits";
-import { checkAttributes, isStorableText } from "@/lib/ingest/safe-json";
+import { checkLockRef } from "@/lib/ingest/check-lock-ref";
+import { checkOthersInside } from "@/lib/ingest/check-others-inside";
+import { checkText } from "@/lib/ingest/check-text";
+import { checkAttributes } from "@/lib/ingest/safe-json";
 import { parseTimestamp } from "@/lib/ingest/timestamp";
 import type { ValidEvent } from "@/lib/ingest/types";
 
@@ -20,20 +23,10 @@ import type { ValidEvent } from "@/lib/ingest/types";
 export type EventFieldError = { field: string | null; message: string };
 export type EventCheck = { isValid: true; event: ValidEvent } | ({ isValid: false } & EventFieldError);
 
-const KNOWN_FIELDS = new Set(["id", "key", "counter", "service", "worker", "topic", "subscription", "partition", "traceId", "observedAt", "attributes"]);
+const KNOWN_FIELDS = new Set(["id", "key", "counter", "service", "worker", "topic", "subscription", "partition", "traceId", "observedAt", "attributes", "othersInside", "lock"]);
 
 function invalid(field: string | null, message: string): EventCheck {
   return { isValid: false, field, message };
-}
-
-/** The problem with a string field, or null when it is fine (or absent and optional). */
-function checkText(value: unknown, max: number, isRequired: boolean): string | null {
-  if (value === undefined || value === null) return isRequired ? "is required" : null;
-  if (typeof value !== "string") return "must be a string";
-  if (value.length === 0) return "must not be empty";
-  if (value.length > max) return `must be at most ${max} characters`;
-  if (!isStorableText(value)) return "must not contain NUL characters or unpaired surrogates";
-  return null;
 }
 
 function checkInteger(value: unknown, min: number, minMessage: string, isRequired: boolean): string | null {
@@ -65,7 +58,7 @@ export type EventTimeWindow = { nowMs: number; oldestMs: number; retentionDays: 
  * service, worker required non-empty strings within their lengths; counter an integer 0..2^31-1;
  * topic, subscription, traceId optional strings; partition an optional integer >= -1;
  * observedAt RFC 3339 or epoch ms, within the retention and not a day ahead; attributes an optional
- * small JSON object. No string may hold NUL or an unpaired surrogate (PostgreSQL refuses them).
+ * small JSON object; othersInside an optional list of { worker, enteredAt } (check-others-inside.ts). No string may hold NUL or an unpaired surrogate (PostgreSQL refuses them).
  */
 export function validateEvent(item: unknown, window: EventTimeWindow): EventCheck {
   if (item === null || typeof item !== "object" || Array.isArray(item)) return invalid(null, "must be a JSON object");
@@ -101,6 +94,11 @@ export function validateEvent(item: unknown, window: EventTimeWindow): EventChec
     attributesJson = attributes.json;
   }
 
+  const othersInside = checkOthersInside(record.othersInside, { counter: record.counter as number, observedAtMs: observedAt.ms, nowMs: window.nowMs });
+  if (!othersInside.isValid) return invalid(othersInside.field, othersInside.message);
+  const lockProblem = checkLockRef(record.lock);
+  if (lockProblem) return invalid("lock", lockProblem);
+
   return {
     isValid: true,
     event: {
@@ -115,6 +113,8 @@ export function validateEvent(item: unknown, window: EventTimeWindow): EventChec
       traceId: (record.traceId as string | null | undefined) ?? null,
       observedAtMs: observedAt.ms,
       attributesJson,
+      othersInsideJson: othersInside.json,
+      lock: (record.lock as string | null | undefined) ?? null,
     },
   };
 }

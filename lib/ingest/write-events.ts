@@ -5,8 +5,8 @@ import { DatabaseUnavailableError } from "@/lib/ingest/database-unavailable-erro
 import type { IngestDb } from "@/lib/ingest/ingest-pool";
 import type { IngestSource, ValidEvent } from "@/lib/ingest/types";
 
-// The hot path is raw SQL through pg, not Prisma: one statement carries the whole batch as 12
-// array parameters (unnest), inserts with ON CONFLICT DO NOTHING, and maintains the per-minute
+// The hot path is raw SQL through pg, not Prisma: one statement carries the whole batch as 13
+// array parameters (unnest) and the source, inserts with ON CONFLICT DO NOTHING, and maintains the per-minute
 // rollup from the rows it actually inserted (RETURNING), in one round trip and one implicit
 // transaction. Prisma's createMany binds every value as its own parameter (PostgreSQL allows
 // 65,535, so a 10,000-event request would need several statements) and the rollup would need
@@ -21,12 +21,12 @@ import type { IngestSource, ValidEvent } from "@/lib/ingest/types";
 //   that share ids or minutes wait for each other instead of deadlocking.
 const INSERT_EVENTS_SQL = `
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int4[], $9::text[], $10::float8[], $11::text[])
-    AS t(event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_ms, attributes)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int4[], $9::text[], $10::float8[], $11::text[], $12::text[], $13::text[])
+    AS t(event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_ms, attributes, others_inside, lock)
 ),
 inserted AS (
-  INSERT INTO exclusivity_event (event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_at, source, attributes)
-  SELECT event_id, key, counter, service, worker, topic, subscription, partition, trace_id, to_timestamp(observed_ms / 1000.0), $12::ingest_source, attributes::jsonb
+  INSERT INTO exclusivity_event (event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_at, source, attributes, others_inside, lock)
+  SELECT event_id, key, counter, service, worker, topic, subscription, partition, trace_id, to_timestamp(observed_ms / 1000.0), $14::ingest_source, attributes::jsonb, others_inside::jsonb, lock
   FROM input
   ORDER BY event_id COLLATE "C"
   ON CONFLICT (event_id) DO NOTHING
@@ -65,6 +65,8 @@ function toColumns(events: readonly ValidEvent[]): string[] {
   const traceIds = new Array<string | null>(n);
   const observedMs = new Array<number>(n);
   const attributes = new Array<string | null>(n);
+  const othersInside = new Array<string | null>(n);
+  const locks = new Array<string | null>(n);
   for (let i = 0; i < n; i++) {
     const event = events[i]!;
     eventIds[i] = event.eventId;
@@ -78,6 +80,8 @@ function toColumns(events: readonly ValidEvent[]): string[] {
     traceIds[i] = event.traceId;
     observedMs[i] = event.observedAtMs;
     attributes[i] = event.attributesJson;
+    othersInside[i] = event.othersInsideJson;
+    locks[i] = event.lock;
   }
   return [
     textArrayLiteral(eventIds),
@@ -91,6 +95,8 @@ function toColumns(events: readonly ValidEvent[]): string[] {
     textArrayLiteral(traceIds),
     numberArrayLiteral(observedMs),
     textArrayLiteral(attributes),
+    textArrayLiteral(othersInside),
+    textArrayLiteral(locks),
   ];
 }
 

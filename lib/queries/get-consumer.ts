@@ -2,6 +2,7 @@ import "server-only";
 
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
+import { listHolderLocks, type HolderLock } from "@/lib/queries/list-holder-locks";
 import { listChanges, type ChangeRow } from "@/lib/queries/list-subscription-changes";
 
 export type ConsumerPosition = {
@@ -29,6 +30,8 @@ export type ConsumerReport = {
   name: string;
   /** Every subscription partition where the consumer is connected, holders first. */
   positions: ConsumerPosition[];
+  /** Every lock the name holds or waits for, held first. */
+  locks: HolderLock[];
   /** Changes that moved a hold to or from this consumer, newest first. */
   history: ChangeRow[];
   historyTotal: number;
@@ -58,7 +61,7 @@ export async function getConsumer(
   input: { clusterNames: string[]; name: string; cluster: string | null; fromMs: number; toMs: number; limit?: number; cursor?: string },
 ): Promise<ConsumerReport> {
   const clusters = input.cluster === null ? input.clusterNames : input.clusterNames.filter((n) => n === input.cluster);
-  const [positions, history] = await Promise.all([
+  const [positions, locks, history] = await Promise.all([
     // The consumers column has no index for "contains this name": a scan of held_resource, which
     // holds one row per subscription partition (10,000 rows scan in tens of milliseconds).
     db.$queryRaw<PositionRow[]>(Prisma.sql`
@@ -67,9 +70,10 @@ export async function getConsumer(
         r.last_observed_at, r.stale_since, r.gone_at
       from held_resource r
       join cluster c on c.id = r.cluster_id
-      where c.name = any(${clusters}::text[]) and r.gone_at is null
+      where c.name = any(${clusters}::text[]) and r.gone_at is null and r.kind = 'PULSAR_SUBSCRIPTION_PARTITION'
         and (r.holder = ${input.name} or r.consumers @> ${JSON.stringify([{ name: input.name }])}::jsonb)
       order by (r.holder is not distinct from ${input.name}) desc, c.name, r.topic, r.subscription, r.partition`),
+    listHolderLocks(db, { name: input.name, clusters }),
     clusters.length === 0
       ? Promise.resolve({ changes: [], total: 0, nextCursor: null })
       : listChanges(db, { kind: "consumer", name: input.name, clusters }, input),
@@ -93,6 +97,7 @@ export async function getConsumer(
       staleSince: p.stale_since?.toISOString() ?? null,
       goneAt: p.gone_at?.toISOString() ?? null,
     })),
+    locks,
     history: history.changes,
     historyTotal: history.total,
     nextCursor: history.nextCursor,

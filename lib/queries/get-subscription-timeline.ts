@@ -5,8 +5,9 @@ import { isDeploymentOf } from "@/lib/board/health-rules";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { ApiError } from "@/lib/http/api-error";
-import type { ConsumerObservation } from "@/lib/poller/observation";
+import type { ConsumerObservation } from "@/lib/sources/pulsar/observation";
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import { listDeploymentWindows } from "@/lib/queries/list-deployment-windows";
 import { ALL_LEADERS, listLeaders } from "@/lib/queries/list-leaders";
 import { prepareTimeline } from "@/lib/timeline/prepare-timeline";
 import type { ChangeCause, ChangeKind, LaneState, Timeline, TimelineChange } from "@/lib/timeline/timeline-types";
@@ -26,9 +27,6 @@ export type SubscriptionTimeline = {
   /** Deployments in the range that were not matched to this subscription's consumers (see docs/read-api.md). */
   unmatchedDeploymentCount: number;
 };
-
-/** Deployments are looked up this far before the range: none runs longer. */
-const DEPLOYMENT_LOOKBACK_MS = 86_400_000;
 
 type ResourceRow = {
   partition: number | null;
@@ -101,11 +99,7 @@ export async function getSubscriptionTimeline(
       from held_resource r
       join holder_change h on h.resource_id = r.id
       where ${scope} and h.new_seen_at >= ${from} and h.new_seen_at <= ${to}`),
-    db.$queryRaw<{ service: string; version: string; started_at: Date; finished_at: Date | null }[]>(Prisma.sql`
-      select service, version, started_at, finished_at from deployment
-      where started_at <= ${to} and started_at >= ${new Date(input.fromMs - DEPLOYMENT_LOOKBACK_MS)}
-        and (finished_at is null or finished_at >= ${from})
-      order by started_at`),
+    listDeploymentWindows(db, input),
   ]);
 
   const subscription = board.subscriptions[0];
@@ -138,12 +132,7 @@ export async function getSubscriptionTimeline(
   const involved = new Set(subscription.consumers);
   for (const c of timelineChanges) for (const name of [c.fromHolder, c.toHolder]) if (name !== null) involved.add(name);
   const probe = { subscription: input.subscription, consumers: [...involved], holder: null };
-  const windows: DeploymentWindow[] = deployments.map((d) => ({
-    service: d.service,
-    version: d.version,
-    startedAt: d.started_at.toISOString(),
-    finishedAt: d.finished_at?.toISOString() ?? null,
-  }));
+  const windows: DeploymentWindow[] = deployments;
   const matched = windows.filter((d) => isDeploymentOf(d, probe));
   const shown = input.deployments === "all" ? windows : matched;
 

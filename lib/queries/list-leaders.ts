@@ -234,7 +234,7 @@ export async function listLeaders(
 
   const board = buildBoard({ nowMs, thresholds, clusters: clusterSnapshots, resources, deployments: deploymentWindows });
   if (!query.q.trim()) return board;
-  return { ...board, subscriptions: filterGroups(board.subscriptions, { ...query, cluster: null, tenant: null, namespace: null }) };
+  return { ...board, subscriptions: filterGroups(board.subscriptions, { ...query, cluster: null, tenant: null, namespace: null, kind: null }) };
 }
 
 const sharedBoards = createSharedAnswers<LeadersBoard>();

@@ -2,13 +2,15 @@ import "server-only";
 
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
-import type { ChangeCause, ChangeKind } from "@/lib/timeline/timeline-types";
+import type { ChangeCause, ChangeKind, HoldEnding } from "@/lib/timeline/timeline-types";
 
 export type ChangeEntry = {
   id: string;
   partition: number;
   kind: ChangeKind;
   cause: ChangeCause;
+  /** Locks: how the previous hold ended (released, expired while held, taken over); null for Pulsar and for acquisitions. */
+  ending: HoldEnding | null;
   fromHolder: string | null;
   toHolder: string | null;
   /** The change happened in (oldSeenAt, newSeenAt]. */
@@ -16,7 +18,7 @@ export type ChangeEntry = {
   newSeenAt: string;
   detectedAt: string;
   isDuringGap: boolean;
-  /** Consumers before and after, hash-space shares moved, reconnect times (see lib/poller/detect-changes.ts). */
+  /** Consumers before and after, hash-space shares moved, reconnect times (see lib/sources/pulsar/detect-changes.ts); for locks the tokens, expiry and waiters before and after (lib/poller/detect-hold-changes.ts). */
   details: Record<string, unknown>;
 };
 
@@ -35,6 +37,7 @@ type Row = {
   partition: number | null;
   kind: ChangeKind;
   cause: ChangeCause;
+  ending: HoldEnding | null;
   from_holder: string | null;
   to_holder: string | null;
   old_seen_at: Date | null;
@@ -54,19 +57,29 @@ function decodeChangeCursor(cursor: string): { at: Date; id: bigint } {
   return { at: new Date(Number(at)), id: BigInt(id!) };
 }
 
-/** The scope of a change listing: one subscription (all partitions), or one consumer's changes. */
+/**
+ * The scope of a change listing: one subscription (all partitions), one consumer's changes of
+ * subscription partitions, or locks: one lock (key) or every lock of a pattern.
+ */
 export type ChangeScope =
   | { kind: "subscription"; cluster: string; topic: string; subscription: string }
-  | { kind: "consumer"; name: string; clusters: string[] };
+  | { kind: "consumer"; name: string; clusters: string[] }
+  | { kind: "lock"; cluster: string; key: string | null; pattern: string | null };
+
+const PULSAR = Prisma.sql`r.kind = 'PULSAR_SUBSCRIPTION_PARTITION'`;
 
 function scopeCondition(scope: ChangeScope): Prisma.Sql {
   if (scope.kind === "subscription") {
-    return Prisma.sql`c.name = ${scope.cluster} and r.topic = ${scope.topic} and r.subscription = ${scope.subscription}`;
+    return Prisma.sql`c.name = ${scope.cluster} and ${PULSAR} and r.topic = ${scope.topic} and r.subscription = ${scope.subscription}`;
   }
-  return Prisma.sql`(h.to_holder = ${scope.name} or h.from_holder = ${scope.name}) and c.name = any(${scope.clusters}::text[])`;
+  if (scope.kind === "lock") {
+    const which = scope.key !== null ? Prisma.sql`r.resource_key = ${scope.key}` : Prisma.sql`r.details->>'pattern' = ${scope.pattern ?? ""}`;
+    return Prisma.sql`c.name = ${scope.cluster} and r.kind <> 'PULSAR_SUBSCRIPTION_PARTITION' and ${which}`;
+  }
+  return Prisma.sql`(h.to_holder = ${scope.name} or h.from_holder = ${scope.name}) and c.name = any(${scope.clusters}::text[]) and ${PULSAR}`;
 }
 
-export type ChangeRow = ChangeEntry & { cluster: string; topic: string; subscription: string };
+export type ChangeRow = ChangeEntry & { cluster: string; topic: string; subscription: string; resourceKey: string };
 
 /**
  * Changes in [from, to], newest first, a page at a time (keyset on newSeenAt, id), and how many
@@ -83,9 +96,9 @@ export async function listChanges(
   const after = options.cursor ? decodeChangeCursor(options.cursor) : null;
   const where = Prisma.sql`${scopeCondition(scope)} and h.new_seen_at >= ${from} and h.new_seen_at <= ${to}`;
   const [rows, [count]] = await Promise.all([
-    db.$queryRaw<(Row & { cluster: string; topic: string | null; subscription: string | null })[]>(Prisma.sql`
-      select h.id, h.kind, h.cause, h.from_holder, h.to_holder, h.old_seen_at, h.new_seen_at, h.detected_at, h.is_during_gap, h.details,
-        r.partition, r.topic, r.subscription, c.name as cluster
+    db.$queryRaw<(Row & { cluster: string; topic: string | null; subscription: string | null; resource_key: string })[]>(Prisma.sql`
+      select h.id, h.kind, h.cause, h.ending, h.from_holder, h.to_holder, h.old_seen_at, h.new_seen_at, h.detected_at, h.is_during_gap, h.details,
+        r.partition, r.topic, r.subscription, r.resource_key, c.name as cluster
       from holder_change h
       join held_resource r on r.id = h.resource_id
       join cluster c on c.id = h.cluster_id
@@ -105,9 +118,11 @@ export async function listChanges(
       cluster: row.cluster,
       topic: row.topic ?? "",
       subscription: row.subscription ?? "",
+      resourceKey: row.resource_key,
       partition: row.partition ?? -1,
       kind: row.kind,
       cause: row.cause,
+      ending: row.ending,
       fromHolder: row.from_holder,
       toHolder: row.to_holder,
       oldSeenAt: row.old_seen_at?.toISOString() ?? null,
@@ -127,5 +142,5 @@ export async function listSubscriptionChanges(
   input: { cluster: string; topic: string; subscription: string; fromMs: number; toMs: number; limit?: number; cursor?: string },
 ): Promise<ChangePage> {
   const { changes, total, nextCursor } = await listChanges(db, { kind: "subscription", ...input }, input);
-  return { changes: changes.map(({ cluster: _c, topic: _t, subscription: _s, ...change }) => change), total, nextCursor };
+  return { changes: changes.map(({ cluster: _c, topic: _t, subscription: _s, resourceKey: _k, ...change }) => change), total, nextCursor };
 }

@@ -3,12 +3,15 @@ import "server-only";
 import { z } from "zod";
 
 import { ApiError } from "@/lib/http/api-error";
+import { LOCK_SOURCE_KINDS } from "@/lib/board/lock-types";
 import type { LeadersQuery } from "@/lib/queries/list-leaders";
+import type { LocksQuery } from "@/lib/queries/list-locks";
 import { DEFAULT_PRESET, MAX_RANGE_MS, RANGE_PRESETS } from "@/lib/timeline/time-range";
 
 // The read API's query parameters (GET /api/v1/leaders, /subscriptions/..., /consumers/...):
 // parsed with zod, unknown parameters refused (a typo must not silently widen a filter), and
-// every error a 400 that names the parameter.
+// every error a 400 that names the parameter. Where a refinement or transform hides a rule
+// from JSON Schema, `.meta()` states it for the API document (lib/openapi).
 
 const text = (max: number) => z.string().trim().min(1, { message: "must not be empty" }).max(max, { message: `must be at most ${max} characters` });
 
@@ -55,7 +58,12 @@ export function assertConfiguredCluster(clusterNames: string[], cluster: string 
 
 const subscriptionFields = { cluster: text(63), topic: topicName, subscription: text(1_000) };
 
-const rangeFields = { from: instant.optional(), to: instant.optional() };
+const rangeFields = {
+  from: instant.optional().meta({
+    description: `The start (default ${DEFAULT_PRESET} before \`to\`): an RFC 3339 date-time with a time zone, or epoch milliseconds. Before \`to\`, at most ${MAX_RANGE_MS / 86_400_000} days before it.`,
+  }),
+  to: instant.optional().meta({ description: "The end (default now): an RFC 3339 date-time with a time zone, or epoch milliseconds." }),
+};
 
 /** from/to defaulting to the last DEFAULT_PRESET; from before to, at most MAX_RANGE_MS apart. */
 function checkRange(value: { from?: number; to?: number }, ctx: z.RefinementCtx, nowMs: () => number): void {
@@ -76,7 +84,10 @@ export const timelineParamsSchema = z
   .superRefine((value, ctx) => checkRange(value, ctx, Date.now))
   .transform((value) => withRange(value, Date.now()));
 
-const cursor = z.string().regex(/^\d{1,15}_\d{1,19}$/, { message: "must be a cursor from a previous answer's nextCursor" });
+const cursor = z
+  .string()
+  .regex(/^\d{1,15}_\d{1,19}$/, { message: "must be a cursor from a previous answer's nextCursor" })
+  .meta({ description: "The previous page's `nextCursor`: the next (older) page." });
 const limit = z.coerce.number({ message: "must be a number" }).int({ message: "must be an integer" }).min(1, { message: "must be at least 1" }).max(1_000, { message: "must be at most 1000" });
 
 export const changesParamsSchema = z
@@ -89,10 +100,64 @@ export const consumerParamsSchema = z
   .superRefine((value, ctx) => checkRange(value, ctx, Date.now))
   .transform((value) => withRange(value, Date.now()));
 
+// Locks (GET /api/v1/locks, /locks/timeline, /locks/changes).
+
+const lockKey = text(1_000).meta({ description: "A lock's key (or path), exactly." });
+const lockPattern = text(1_000).meta({ description: "A configured pattern (e.g. `lock:*`), exactly: every lock it found." });
+
+export const locksParamsSchema = z
+  .strictObject({
+    cluster: text(63).optional(),
+    kind: z.enum(LOCK_SOURCE_KINDS, { message: `must be one of ${LOCK_SOURCE_KINDS.join(", ")}` }).optional(),
+    pattern: lockPattern.optional(),
+    q: z.string().max(200, { message: "must be at most 200 characters" }).optional().meta({ description: "A substring of the key or the holder (case-insensitive)." }),
+    includeGone: booleanParam.optional(),
+  })
+  .transform(
+    (value): LocksQuery => ({
+      cluster: value.cluster ?? null,
+      kind: value.kind ?? null,
+      pattern: value.pattern ?? null,
+      key: null,
+      q: value.q ?? "",
+      includeGone: value.includeGone ?? false,
+    }),
+  );
+
+/** Exactly one of key and pattern. */
+function checkLockRef(value: { key?: string; pattern?: string }, ctx: z.RefinementCtx): void {
+  if (value.key === undefined && value.pattern === undefined) ctx.addIssue({ code: "custom", path: ["key"], message: "is required (or pattern)" });
+  else if (value.key !== undefined && value.pattern !== undefined) ctx.addIssue({ code: "custom", path: ["pattern"], message: "must not be given with key" });
+}
+
+const lockRefFields = { cluster: text(63), key: lockKey.optional(), pattern: lockPattern.optional() };
+
+/** key and pattern as the read models take them (null when absent). */
+function toLockRef<T extends { key?: string; pattern?: string }>(value: T): Omit<T, "key" | "pattern"> & { key: string | null; pattern: string | null } {
+  const { key, pattern, ...rest } = value;
+  return { ...rest, key: key ?? null, pattern: pattern ?? null };
+}
+
+export const lockTimelineParamsSchema = z
+  .strictObject({ ...lockRefFields, ...rangeFields, deployments: z.enum(["matched", "all"], { message: 'must be "matched" or "all"' }).optional() })
+  .superRefine((value, ctx) => {
+    checkLockRef(value, ctx);
+    checkRange(value, ctx, Date.now);
+  })
+  .transform((value) => toLockRef(withRange(value, Date.now())));
+
+export const lockChangesParamsSchema = z
+  .strictObject({ ...lockRefFields, ...rangeFields, limit: limit.optional(), cursor: cursor.optional() })
+  .superRefine((value, ctx) => {
+    checkLockRef(value, ctx);
+    checkRange(value, ctx, Date.now);
+  })
+  .transform((value) => toLockRef(withRange(value, Date.now())));
+
 function describeIssue(issue: z.core.$ZodIssue, input: Record<string, string>): { field: string | null; message: string } {
   if (issue.code === "unrecognized_keys") return { field: issue.keys[0] ?? null, message: "is not a known parameter" };
   const field = issue.path.length > 0 ? issue.path.map(String).join(".") : null;
-  if (field !== null && issue.path.length === 1 && !Object.hasOwn(input, field)) return { field, message: "is required" };
+  if (field !== null && issue.path.length === 1 && issue.code !== "custom" && !Object.hasOwn(input, field)) return { field, message: "is required" };
   return { field, message: issue.message };
 }
 

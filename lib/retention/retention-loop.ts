@@ -22,8 +22,8 @@ export async function runRetentionLoop(
   while (!signal.aborted) {
     try {
       const result = await runRetention(db, settings, signal);
-      if (result.deleted > 0 || result.isAborted) {
-        log(`retention: deleted ${result.deleted} raw events observed before ${result.cutoff} in ${result.batches} batches, ${result.durationMs} ms${result.isAborted ? " (stopped)" : ""}`);
+      if (result.deleted > 0 || result.deletedCounts > 0 || result.isAborted) {
+        log(`retention: deleted ${result.deleted} raw events and ${result.deletedCounts} count rows observed before ${result.cutoff} in ${result.batches} batches, ${result.durationMs} ms${result.isAborted ? " (stopped)" : ""}`);
       }
     } catch (error) {
       log(`retention: the run failed and will be retried in ${Math.round(intervalMs / 60_000)} min: ${(error as Error).message}`);

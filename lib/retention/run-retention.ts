@@ -14,6 +14,8 @@ export type RetentionResult = {
   /** Raw events observed before this instant were deleted. */
   cutoff: string;
   deleted: number;
+  /** Rows of per-minute counts (exclusivity_count) older than the cutoff deleted. */
+  deletedCounts: number;
   batches: number;
   durationMs: number;
   /** True when the signal stopped the run before every old event was deleted. */
@@ -39,20 +41,50 @@ export async function runRetention(
   const started = performance.now();
   const cutoff = new Date((options.nowMs ?? Date.now()) - settings.retentionDays * 86_400_000);
   const pauseMs = options.pauseMs ?? RETENTION_PAUSE_MS;
+  // The subquery walks the observed_at index from the oldest event: each batch finds its rows
+  // without a scan, and an interrupted run has still removed the oldest.
+  const events = await deleteInBatches(
+    () =>
+      db.$executeRaw(Prisma.sql`
+        delete from exclusivity_event
+        where id in (select id from exclusivity_event where observed_at < ${cutoff} order by observed_at limit ${settings.retentionBatchSize})`),
+    settings.retentionBatchSize,
+    pauseMs,
+    signal,
+  );
+  // Count rows past the retention can go too: the ingest refuses a minute that old, so a
+  // re-sent minute can no longer be counted twice once its rows are deleted.
+  const counts = events.isAborted
+    ? { deleted: 0, batches: 0, isAborted: true }
+    : await deleteInBatches(
+        () =>
+          db.$executeRaw(Prisma.sql`
+            delete from exclusivity_count
+            where ctid in (select ctid from exclusivity_count where minute < ${cutoff} order by minute limit ${settings.retentionBatchSize})`),
+        settings.retentionBatchSize,
+        pauseMs,
+        signal,
+      );
+  return {
+    cutoff: cutoff.toISOString(),
+    deleted: events.deleted,
+    deletedCounts: counts.deleted,
+    batches: events.batches,
+    durationMs: Math.round(performance.now() - started),
+    isAborted: counts.isAborted,
+  };
+}
+
+/** Runs a bounded delete until it deletes less than a batch or the signal aborts, pausing between batches. */
+async function deleteInBatches(deleteBatch: () => Promise<number>, batchSize: number, pauseMs: number, signal: AbortSignal): Promise<{ deleted: number; batches: number; isAborted: boolean }> {
   let deleted = 0;
   let batches = 0;
   while (!signal.aborted) {
-    // The subquery walks the observed_at index from the oldest event: each batch finds its rows
-    // without a scan, and an interrupted run has still removed the oldest.
-    const count = await db.$executeRaw(Prisma.sql`
-      delete from exclusivity_event
-      where id in (select id from exclusivity_event where observed_at < ${cutoff} order by observed_at limit ${settings.retentionBatchSize})`);
+    const count = await deleteBatch();
     batches += 1;
     deleted += count;
-    if (count < settings.retentionBatchSize) {
-      return { cutoff: cutoff.toISOString(), deleted, batches, durationMs: Math.round(performance.now() - started), isAborted: false };
-    }
+    if (count < batchSize) return { deleted, batches, isAborted: false };
     await sleep(pauseMs, signal);
   }
-  return { cutoff: cutoff.toISOString(), deleted, batches, durationMs: Math.round(performance.now() - started), isAborted: true };
+  return { deleted, batches, isAborted: true };
 }

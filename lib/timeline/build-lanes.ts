@@ -61,7 +61,7 @@ function buildLane(state: LaneState, changes: TimelineChange[], input: BuildLane
   }
   pushSegment(segments, cursor, knownUntil, holder, heldKind(holder));
   pushSegment(segments, Math.max(cursor, knownUntil), end, null, "unobserved");
-  return { partition: state.partition, label: laneLabel(state.partition), segments };
+  return { partition: state.partition, label: state.label ?? laneLabel(state.partition), segments };
 }
 
 /** One lane per partition (in partition order), each a gapless run of segments over the range. */

@@ -86,6 +86,7 @@ function toMarker(change: TimelineChange, count: number): Marker {
     fromHolder: change.fromHolder,
     toHolder: change.toHolder,
     isDuringGap: change.isDuringGap,
+    ...(change.ending ? { ending: change.ending } : {}),
     count,
   };
 }

@@ -3,11 +3,18 @@
 
 export const RANGE_PRESETS = { "1h": 3_600_000, "6h": 21_600_000, "24h": 86_400_000, "7d": 604_800_000 } as const;
 export type RangePreset = keyof typeof RANGE_PRESETS;
+/** A preset in words: "in the last 6 hours". */
+export const RANGE_PRESET_WORDS: Record<RangePreset, string> = { "1h": "hour", "6h": "6 hours", "24h": "24 hours", "7d": "7 days" };
 export const DEFAULT_PRESET: RangePreset = "6h";
 /** The longest range a timeline may cover. */
 export const MAX_RANGE_MS = 31 * 86_400_000;
 
-export type RangeSelection = { preset: RangePreset } | { preset: "custom"; from: string; to: string };
+/**
+ * A preset ending now; a fixed custom range; or "since": a live range that opened at `from`
+ * (the page's default for a resource first seen less than DEFAULT_PRESET ago, so that it does
+ * not open on hours of "not observed").
+ */
+export type RangeSelection = { preset: RangePreset } | { preset: "custom"; from: string; to: string } | { preset: "since"; from: string };
 
 export function isRangePreset(value: string): value is RangePreset {
   return Object.hasOwn(RANGE_PRESETS, value);
@@ -23,6 +30,10 @@ function read(params: ParamSource, name: string): string | undefined {
 /** `range=1h|6h|24h|7d`, or `range=custom&from=...&to=...`; anything unreadable is the default. */
 export function readRangeSelection(params: ParamSource): RangeSelection {
   const range = read(params, "range");
+  if (range === "since") {
+    const from = read(params, "from");
+    if (from && !Number.isNaN(Date.parse(from))) return { preset: "since", from: new Date(from).toISOString() };
+  }
   if (range === "custom") {
     const from = read(params, "from");
     const to = read(params, "to");
@@ -34,11 +45,13 @@ export function readRangeSelection(params: ParamSource): RangeSelection {
 }
 
 export function writeRangeSelection(selection: RangeSelection): Record<string, string> {
+  if (selection.preset === "since") return { range: "since", from: selection.from };
   return selection.preset === "custom" ? { range: "custom", from: selection.from, to: selection.to } : { range: selection.preset };
 }
 
 /** The range in epoch ms: presets end now; a custom range longer than the maximum keeps its end. */
 export function resolveRange(selection: RangeSelection, nowMs: number): { fromMs: number; toMs: number } {
+  if (selection.preset === "since") return { fromMs: Math.max(Math.min(Date.parse(selection.from), nowMs - 1), nowMs - MAX_RANGE_MS), toMs: nowMs };
   if (selection.preset !== "custom") return { fromMs: nowMs - RANGE_PRESETS[selection.preset], toMs: nowMs };
   const toMs = Date.parse(selection.to);
   return { fromMs: Math.max(Date.parse(selection.from), toMs - MAX_RANGE_MS), toMs };
@@ -47,4 +60,25 @@ export function resolveRange(selection: RangeSelection, nowMs: number): { fromMs
 /** A preset follows "now" and keeps refreshing; a custom range is fixed. */
 export function isLiveRange(selection: RangeSelection): boolean {
   return selection.preset !== "custom";
+}
+
+/** Room left before a young resource's first sighting: a tenth of its age, at least this. */
+const FIRST_SEEN_MARGIN_MS = 30_000;
+
+/**
+ * The range a timeline opens on when the URL names none: DEFAULT_PRESET, unless Baton first saw
+ * the resource more recently than that; then from just before its first sighting to now, so
+ * that what is known fills the chart.
+ */
+export function fitRangeToFirstSeen(firstSeenMs: number | null, nowMs: number): RangeSelection {
+  if (firstSeenMs === null) return { preset: DEFAULT_PRESET };
+  const age = Math.max(0, nowMs - firstSeenMs);
+  if (age + FIRST_SEEN_MARGIN_MS >= RANGE_PRESETS[DEFAULT_PRESET]) return { preset: DEFAULT_PRESET };
+  const margin = Math.max(FIRST_SEEN_MARGIN_MS, Math.round(age / 10));
+  return { preset: "since", from: new Date(firstSeenMs - margin).toISOString() };
+}
+
+/** Whether the URL names a range at all (else the page fits one to what is known). */
+export function hasRangeParam(params: ParamSource): boolean {
+  return read(params, "range") !== undefined;
 }

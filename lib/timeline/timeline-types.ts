@@ -2,9 +2,9 @@
 // subscription page draws (lanes of tenure segments, change markers, deployment bands). Times
 // the chart draws are epoch milliseconds; times people read are ISO strings. Client-safe.
 
-import type { ChangeCause, ChangeKind } from "@/lib/poller/observation";
+import type { ChangeCause, ChangeKind, HoldEnding } from "@/lib/poller/change";
 
-export type { ChangeCause, ChangeKind };
+export type { ChangeCause, ChangeKind, HoldEnding };
 
 /** Kinds that end one tenure and start another. The others are markers only. */
 export const HOLDER_KINDS: readonly ChangeKind[] = ["HOLDER_CHANGED", "HOLDER_LOST", "HOLDER_APPEARED", "HIDDEN_FLAP"];
@@ -20,11 +20,16 @@ export type TimelineChange = {
   oldSeenAt: number | null;
   newSeenAt: number;
   isDuringGap: boolean;
+  /** Locks: how the previous hold ended. */
+  ending?: HoldEnding | null;
 };
 
 /** One partition's state as the lane builder needs it (times in epoch ms). */
 export type LaneState = {
+  /** The lane's number: a partition, or a lock's place in the list of a pattern's locks. */
   partition: number;
+  /** The lane's name (a lock's key); default "p<partition>", or "topic". */
+  label?: string;
   /** The holder at the end of the range: the `fromHolder` of the first holder change after it, else the current holder. */
   holderAtRangeEnd: string | null;
   firstSeenAt: number;
@@ -61,6 +66,8 @@ export type Marker = {
   fromHolder: string | null;
   toHolder: string | null;
   isDuringGap: boolean;
+  /** Locks: how the previous hold ended (absent for Pulsar). */
+  ending?: HoldEnding | null;
   /** More than 1 when markers were bucketed: the changes this one stands for. */
   count: number;
 };

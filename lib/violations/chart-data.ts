@@ -17,6 +17,8 @@ export type ChartPoint = {
   counts: ViolationCounts | null;
   /** Violations per service, for the stacked-by-service mode; a missing service reported nothing. */
   byService: Record<string, number>;
+  /** Increments reported (events and counts) in the chart's scope; null when unobserved or unknown (one service of a split chart). */
+  increments: number | null;
 };
 
 /** Bars for every service together, or for one service (split mode). */
@@ -27,7 +29,7 @@ export function toChartPoints(buckets: readonly TimelineBucket[], service: strin
     const counts = service === null ? bucket.total : (bucket.byService[service] ?? null);
     const byService: Record<string, number> = {};
     for (const [name, c] of Object.entries(bucket.byService)) if (service === null || name === service) byService[name] = c.violations;
-    return { start, end, mid: (start + end) / 2, isPartial: bucket.isPartial, counts, byService };
+    return { start, end, mid: (start + end) / 2, isPartial: bucket.isPartial, counts, byService, increments: service === null ? bucket.increments : null };
   });
 }
 

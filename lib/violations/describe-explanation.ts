@@ -1,6 +1,7 @@
 // A violation's explanation in plain words, for the drill-down. Client-safe and pure.
 
-import type { DrilldownEvent, Verdict, ViolationExplanation } from "@/lib/violations/drilldown-types";
+import { describeLockStory } from "@/lib/violations/describe-lock-story";
+import type { DrilldownEvent, LockChangeMarker, Verdict, ViolationExplanation } from "@/lib/violations/drilldown-types";
 import { formatDuration, formatInstant, formatOffset } from "@/lib/violations/format";
 import type { DeploymentBand, LeaderChangeMarker } from "@/lib/violations/violation-types";
 
@@ -26,6 +27,26 @@ function describeLeaderChange(c: LeaderChangeMarker, atMs: number, timeZone: str
   return `${c.kind.replaceAll("_", " ").toLowerCase()} on ${partitionWords(c.partition)} of ${c.subscription} (${c.cluster}): ${holders}, ${when} (${formatOffset(Date.parse(c.newSeenAt) - atMs)} the violation)`;
 }
 
+/**
+ * Who was inside. The other worker's own event, when it is stored and is one of those the row
+ * names, gives the existing sentence; otherwise the row's own list of who was inside (a client
+ * in "violations+counts" mode stores no event for a clean entry) says who and for how long.
+ */
+function describeWhoWasInside(explanation: ViolationExplanation, event: DrilldownEvent): string[] {
+  const others = event.counter === 1 ? "1 other worker" : `${event.counter} other workers`;
+  const previous = explanation.previousEntry;
+  const recorded = explanation.othersInside;
+  const isPreviousInside = previous !== null && (recorded.length === 0 || recorded.some((o) => o.worker === previous.worker));
+  if (previous && isPreviousInside) {
+    return [`${event.worker} entered while ${others} held the key; the last other entry was ${previous.worker}, ${formatDuration(previous.gapMs)} earlier.`];
+  }
+  if (recorded.length === 0) return [`${event.worker} entered while ${others} held the key; no other worker's entry is recorded before it in this range.`];
+  const lines = recorded.map((other) => `${other.worker} had been inside key ${event.key} for ${formatDuration(other.insideForMs)} when ${event.worker} entered.`);
+  const unnamed = event.counter - recorded.length;
+  if (unnamed > 0) lines.push(`${unnamed === 1 ? "1 more worker was" : `${unnamed} more workers were`} inside (the event names at most ${recorded.length}).`);
+  return lines;
+}
+
 /** The sentences under one violation: verdict first, then who was inside, then what coincides. */
 export function describeExplanation(
   explanation: ViolationExplanation,
@@ -33,6 +54,7 @@ export function describeExplanation(
     event: DrilldownEvent;
     deployments: ReadonlyMap<string, DeploymentBand>;
     changes: ReadonlyMap<string, LeaderChangeMarker>;
+    lockChanges: ReadonlyMap<string, LockChangeMarker>;
     windowMs: number;
     graceMs: number;
     timeZone: string;
@@ -42,14 +64,12 @@ export function describeExplanation(
   const atMs = Date.parse(event.observedAt);
   const lines: string[] = [];
   if (explanation.verdict === "unexplained") {
-    lines.push(`No deployment of ${event.service} and no leader change of its subscription partition within ±${formatDuration(context.windowMs)}: this is a real exclusivity failure.`);
+    const holders = event.lock === null ? "no leader change of its subscription partition" : "no leader change of its subscription partition and no holder change of its lock";
+    lines.push(`No deployment of ${event.service} and ${holders} within ±${formatDuration(context.windowMs)}: this is a real exclusivity failure.`);
   }
-  const others = event.counter === 1 ? "1 other worker" : `${event.counter} other workers`;
-  if (explanation.previousEntry) {
-    lines.push(`${event.worker} entered while ${others} held the key; the last other entry was ${explanation.previousEntry.worker}, ${formatDuration(explanation.previousEntry.gapMs)} earlier.`);
-  } else {
-    lines.push(`${event.worker} entered while ${others} held the key; no other worker's entry is recorded before it in this range.`);
-  }
+  lines.push(...describeWhoWasInside(explanation, event));
+  const lockStory = describeLockStory(explanation, { event, changes: context.lockChanges, windowMs: context.windowMs, timeZone });
+  if (lockStory !== null) lines.push(lockStory);
   for (const id of explanation.insideDeploymentIds) {
     const d = context.deployments.get(id);
     if (d) lines.push(`Coincides with the deployment of ${describeDeployment(d, timeZone)} (counted as inside, with ${formatDuration(context.graceMs)} of grace).`);

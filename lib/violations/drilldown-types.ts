@@ -23,7 +23,33 @@ export type DrilldownEvent = {
   receivedAt: string;
   /** The subscription partition the event names, normalised; null without topic or subscription. */
   resource: ResourceRef | null;
+  /** On a violation from a client that records who is inside: the workers inside when this one entered. */
+  othersInside: OtherInside[] | null;
+  /** The lock the work ran under, "<cluster>/<lock key>", when the client named it. */
+  lock: string | null;
 };
+
+/** A holder change of a lock an event names (the lock's own history, for the drill-down). */
+export type LockChangeMarker = {
+  id: string;
+  /** "<cluster>/<lock key>", as events name it. */
+  lock: string;
+  kind: string;
+  /** How the previous hold ended: RELEASED, EXPIRED (while held), TAKEN_OVER; null for an acquisition. */
+  ending: string | null;
+  fromHolder: string | null;
+  toHolder: string | null;
+  /** The change happened in (oldSeenAt, newSeenAt]. */
+  oldSeenAt: string | null;
+  newSeenAt: string;
+  /** When the previous hold's TTL ran out, as last observed. */
+  expiresAtBefore: string | null;
+  /** When the new holder took it, as far as its TTL tells (else newSeenAt). */
+  acquiredAt: string | null;
+};
+
+/** Another worker inside the key when an event's worker entered, as the event's own row says. */
+export type OtherInside = { worker: string; enteredAt: string };
 
 export type WorkerActivity = {
   worker: string;
@@ -43,12 +69,16 @@ export type ViolationExplanation = {
   eventId: string;
   /** The latest entry into the key by another worker before this one: who was probably inside. */
   previousEntry: { eventId: string; worker: string; observedAt: string; gapMs: number } | null;
+  /** The workers inside when this one entered, from the event's own row, with how long each had been inside. */
+  othersInside: (OtherInside & { insideForMs: number })[];
   /** Deployments of the event's service whose window (with grace) covers it: the classification. */
   insideDeploymentIds: string[];
   /** Other deployments within the drill-down window (any service). */
   nearbyDeploymentIds: string[];
   /** Leader changes of the event's subscription partition within the window. */
   leaderChangeIds: string[];
+  /** Holder changes of the lock the event names, within the window. */
+  lockChangeIds: string[];
   verdict: Verdict;
 };
 
@@ -70,6 +100,8 @@ export type KeyDrilldown = {
   workers: WorkerActivity[];
   overlaps: WorkerOverlap[];
   leaderChanges: LeaderChangeMarker[];
+  /** Holder changes of the locks the events name, within the window of some event. */
+  lockChanges: LockChangeMarker[];
   deployments: DeploymentBand[];
   explanations: ViolationExplanation[];
 };

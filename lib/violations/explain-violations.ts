@@ -4,7 +4,7 @@
 
 import { effectiveEndMs, isInsideWindows } from "@/lib/violations/deployment-windows";
 import { refMatches } from "@/lib/violations/resource-ref";
-import type { DrilldownEvent, ViolationExplanation, Verdict, WorkerActivity, WorkerOverlap } from "@/lib/violations/drilldown-types";
+import type { DrilldownEvent, LockChangeMarker, ViolationExplanation, Verdict, WorkerActivity, WorkerOverlap } from "@/lib/violations/drilldown-types";
 import { floorMinute } from "@/lib/violations/time-buckets";
 import type { DeploymentBand, LeaderChangeMarker } from "@/lib/violations/violation-types";
 
@@ -47,17 +47,23 @@ export function findPreviousEntries(events: readonly DrilldownEvent[]): Map<stri
   return previous;
 }
 
-/** Pairs (who entered, who was inside) over the key's violations, most frequent first. */
+/**
+ * Pairs (who entered, who was inside) over the key's violations, most frequent first: from the
+ * event's own list of the workers inside when it has one, else the latest other entry.
+ */
 export function countOverlaps(events: readonly DrilldownEvent[], previous: ReadonlyMap<string, DrilldownEvent>): WorkerOverlap[] {
   const counts = new Map<string, WorkerOverlap>();
   for (const event of events) {
     if (!event.isViolation) continue;
-    const inside = previous.get(event.eventId);
-    if (!inside) continue;
-    const key = `${event.worker}\u0000${inside.worker}`;
-    const entry = counts.get(key) ?? { entered: event.worker, inside: inside.worker, count: 0 };
-    entry.count += 1;
-    counts.set(key, entry);
+    const recorded = event.othersInside ?? [];
+    const guessed = previous.get(event.eventId);
+    const insideWorkers = recorded.length > 0 ? new Set(recorded.map((o) => o.worker)) : guessed ? new Set([guessed.worker]) : new Set<string>();
+    for (const inside of insideWorkers) {
+      const key = `${event.worker}\u0000${inside}`;
+      const entry = counts.get(key) ?? { entered: event.worker, inside, count: 0 };
+      entry.count += 1;
+      counts.set(key, entry);
+    }
   }
   return [...counts.values()].sort((a, b) => b.count - a.count || a.entered.localeCompare(b.entered) || a.inside.localeCompare(b.inside));
 }
@@ -91,10 +97,15 @@ function verdictOf(isInDeployment: boolean, isNearLeaderChange: boolean): Verdic
   return "unexplained";
 }
 
-/** Each violation with what coincides with it: the classification's deployments, others nearby, leader changes. */
+/**
+ * Each violation with what coincides with it: the classification's deployments, others nearby,
+ * leader changes, and holder changes of the lock it ran under. A lock that changed hands is a
+ * failover of that lock: the same verdict as a subscription's leader change.
+ */
 export function explainViolations(input: {
   events: readonly DrilldownEvent[];
   changes: readonly LeaderChangeMarker[];
+  lockChanges: readonly LockChangeMarker[];
   /** With their classification windows as the queries computed them (windowEnd). */
   deployments: readonly Pick<DeploymentBand, "id" | "service" | "startedAt" | "finishedAt" | "windowEnd">[];
   windowMs: number;
@@ -114,14 +125,17 @@ export function explainViolations(input: {
       const insideIds = new Set(inside.map((d) => d.id));
       const nearby = deployments.filter((d) => !insideIds.has(d.id) && d.startMs <= atMs + windowMs && d.activeEnd >= atMs - windowMs);
       const changes = event.resource === null ? [] : input.changes.filter((c) => refMatches(event.resource!, c) && isChangeNear(c, atMs, windowMs));
+      const lockChanges = event.lock === null ? [] : input.lockChanges.filter((c) => c.lock === event.lock && isChangeNear(c, atMs, windowMs));
       const before = previous.get(event.eventId);
       return {
         eventId: event.eventId,
         previousEntry: before ? { eventId: before.eventId, worker: before.worker, observedAt: before.observedAt, gapMs: atMs - Date.parse(before.observedAt) } : null,
+        othersInside: (event.othersInside ?? []).map((other) => ({ ...other, insideForMs: atMs - Date.parse(other.enteredAt) })),
         insideDeploymentIds: inside.map((d) => d.id),
         nearbyDeploymentIds: nearby.map((d) => d.id),
         leaderChangeIds: changes.map((c) => c.id),
-        verdict: verdictOf(inside.length > 0, changes.length > 0),
+        lockChangeIds: lockChanges.map((c) => c.id),
+        verdict: verdictOf(inside.length > 0, changes.length + lockChanges.length > 0),
       };
     });
 }

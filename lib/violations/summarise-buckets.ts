@@ -88,7 +88,7 @@ export function summariseBuckets(
   ranking: TopRanking = "violations",
 ): SummarisedBuckets {
   const compare = compareBy(ranking);
-  const out: TimelineBucket[] = buckets.map((b) => ({ start: new Date(b.start).toISOString(), end: new Date(b.end).toISOString(), isPartial: b.isPartial, total: null, byService: {} }));
+  const out: TimelineBucket[] = buckets.map((b) => ({ start: new Date(b.start).toISOString(), end: new Date(b.end).toISOString(), isPartial: b.isPartial, total: null, byService: {}, increments: null }));
   for (const o of observed) {
     const bucket = out[o.bucket];
     if (!bucket) continue;

@@ -31,6 +31,7 @@ export function readRange(params: ParamSource, defaultPreset: RangePreset = DEFA
 }
 
 export function writeRange(selection: RangeSelection): Record<string, string> {
+  if (selection.preset === "since") return { from: selection.from };
   return selection.preset === "custom" ? { from: selection.from, to: selection.to } : { range: selection.preset };
 }
 

@@ -23,6 +23,11 @@ export type TimelineBucket = {
    * (zeros when none of them was a violation); a service missing here reported nothing.
    */
   byService: Record<string, ViolationCounts>;
+  /**
+   * Increments reported in the bucket for the query's scope: events stored plus the per-minute
+   * counts of clients in "violations+counts" mode (the rate). null when nothing was reported.
+   */
+  increments: number | null;
 };
 
 export type TrendDirection = "rising" | "falling" | "steady" | "none" | "unobserved";

@@ -2,7 +2,7 @@ import "server-only";
 
 import type { ClusterConfig } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
-import { runClusterPoller } from "@/lib/poller/cluster-poller";
+import { runSourcePoller } from "@/lib/poller/run-source-poller";
 import { acquirePollerLease } from "@/lib/poller/poller-lease";
 import { PollerDeposedError } from "@/lib/poller/resource-store";
 
@@ -28,7 +28,7 @@ export async function pollClusterWhileLeader(options: Options): Promise<void> {
       stop.abort();
     });
     try {
-      await runClusterPoller({ ...options, epoch: lease.epoch, signal: stop.signal });
+      await runSourcePoller({ ...options, epoch: lease.epoch, signal: stop.signal });
     } catch (error) {
       if (error instanceof PollerDeposedError) log(`${cluster.name}: ${error.message}; standing by`);
       else log(`${cluster.name}: poller failed: ${(error as Error).message}; restarting`);

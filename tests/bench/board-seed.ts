@@ -1,7 +1,8 @@
 // Seeds a cluster's leaders the way the poller writes them (saveCycle: the same statements, the
 // same JSON), for the board and timeline benchmarks and for looking at a large board by hand.
 import type { Db } from "@/lib/db/client";
-import type { BacklogSample, ConsumerObservation, DetectedChange, ResourceState } from "@/lib/poller/observation";
+import type { DetectedChange } from "@/lib/poller/change";
+import type { BacklogSample, ConsumerObservation, ResourceState } from "@/lib/sources/pulsar/observation";
 import { saveCycle } from "@/lib/poller/resource-store";
 import type { HashRange } from "@/lib/pulsar/hash-ranges";
 
@@ -146,7 +147,7 @@ export async function seedBoard(db: Db, options: SeedOptions): Promise<{ cluster
   await saveCycle(db, {
     clusterId,
     epoch: 1n,
-    states,
+    states: { shape: "subscription-partition", states },
     changes,
     pollRun: { startedAt: new Date(nowMs - 2_000).toISOString(), finishedAt: new Date(nowMs - 1_000).toISOString(), cycleMs: 5_000, topicCount, requestCount: topicCount, errors: [], pollerId: "bench" },
   });

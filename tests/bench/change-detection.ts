@@ -2,10 +2,10 @@
 // (10,000 topics x 10 partitions, Failover, 3 consumers each; 1% change leader this cycle).
 // Observations come from observeTopicStats on broker-shaped stats and states from a first
 // cycle, as in the poller. Target: under 100 ms per cycle. Run: npm run bench:detection
-import { applyObservations } from "@/lib/poller/apply-observations";
-import type { TopicFetchResult } from "@/lib/poller/fetch-topic-observations";
-import { observeTopicStats } from "@/lib/poller/observe-topic";
-import { ResourceStateIndex } from "@/lib/poller/resource-state-index";
+import { applyObservations } from "@/lib/sources/pulsar/apply-observations";
+import type { TopicFetchResult } from "@/lib/sources/pulsar/fetch-topic-observations";
+import { observeTopicStats } from "@/lib/sources/pulsar/observe-topic";
+import { ResourceStateIndex } from "@/lib/sources/pulsar/resource-state-index";
 import { topicStatsSchema } from "@/lib/pulsar/schemas";
 import { parseTopicName } from "@/lib/pulsar/topic-name";
 
@@ -31,7 +31,7 @@ function partitionStats(holder: string): unknown {
   };
 }
 
-function buildResults(changeEvery: number): TopicFetchResult[] {
+function buildResults(changeEvery: number, observedAt: string): TopicFetchResult[] {
   const results: TopicFetchResult[] = [];
   for (let t = 0; t < TOPICS; t++) {
     const name = parseTopicName(`persistent://bench/ns/topic-${t}`)!.topic;
@@ -41,7 +41,7 @@ function buildResults(changeEvery: number): TopicFetchResult[] {
       const holder = NAMES[(p + (isChanged ? 1 : 0)) % NAMES.length]!;
       observations.push(...observeTopicStats(name, p, topicStatsSchema.parse(partitionStats(holder))));
     }
-    results.push({ topic: { name, fullName: `persistent://bench/ns/topic-${t}`, isPartitioned: true }, isOk: true, observations, missingPartitions: [], partitionCount: PARTITIONS });
+    results.push({ topic: { name, fullName: `persistent://bench/ns/topic-${t}`, isPartitioned: true }, isOk: true, observedAt, observations, missingPartitions: [], partitionCount: PARTITIONS });
   }
   return results;
 }
@@ -58,9 +58,9 @@ function median(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
 
-const first = applyObservations({ previous: new ResourceStateIndex(), results: buildResults(0), pollAt: "2026-11-22T09:59:55.000Z", isRecoveringFromOutage: false });
+const first = applyObservations({ previous: new ResourceStateIndex(), results: buildResults(0, "2026-11-22T09:59:55.000Z"), pollAt: "2026-11-22T09:59:55.000Z", isRecoveringFromOutage: false });
 const previous = ResourceStateIndex.from(first.states);
-const next = buildResults(100);
+const next = buildResults(100, "2026-11-22T10:00:00.000Z");
 const timings: number[] = [];
 const cpuTimings: number[] = [];
 let changes = 0;

@@ -7,17 +7,40 @@ import { expect, type Page, test } from "@playwright/test";
 
 import { findFreePort } from "@/tools/free-port";
 
-// `npm run demo -- --fast` end to end: its own broker, database, worker and web app, and a fleet
-// whose crashes, rollout and stall must show on the board, the timelines and the drill-down.
-// The fast schedule is a script (a crash within seconds, a rollout, the stall right after the
-// rollout's window closed, about three minutes in); the waits below poll the read API with room
-// to spare for a loaded 2-core machine, and assert what happened, never how fast.
+// `npm run demo -- --fast` end to end: its own broker, Redis masters, database, worker and web
+// app, and a fleet whose crashes, rollout and stalls must show on the board, the timelines and
+// the drill-downs. The fast schedule is a script (a crash within seconds, a rollout, the stall
+// right after the rollout's window closed, about three minutes in, then the report-scheduler's
+// leader stalled past its Redis lock's TTL); the waits below poll the read API with room to spare
+// for a loaded 2-core machine, and assert what happened, never how fast.
 test.describe.configure({ timeout: 10 * 60_000 });
 
 // user-orchestrator's pods: version 1's, and those of the rollouts (user-v2-0, ...).
 const ORCHESTRATOR_WORKER = String.raw`(?:orchestrator-\d|user-v\d+-\d)`;
 
 type TopEntry = { name: string; violations: number; inside: number; outside: number };
+type ClusterHealth = { name: string; kind: string; status: string; reason: string | null };
+type LockChange = { id: string; ending: string | null; toHolder: string | null };
+type KeyDrilldown = { lockChanges: LockChange[]; explanations: { eventId: string; lockChangeIds: string[] }[] };
+
+// The report-scheduler's Redlock group in Baton (tools/demo/demo-plan.ts) and its job's key.
+const LOCK_CLUSTER = "demo-locks";
+const JOB_KEY = "daily-report";
+/** The drill-down's story of the stall: one sched-* worker held the lock when it expired, another took it. */
+const LOCK_STORY = new RegExp(
+  String.raw`The lock ${LOCK_CLUSTER}/scheduler:leader expired while (sched-[abc]) held it .*; (?!\1)(sched-[abc]) acquired it .* later; \1 was still inside key ${JOB_KEY} when \2 entered`,
+);
+
+/** A violation of the job's key whose lock changes include an expiry while held and the next holder. */
+function lockExpiryViolation(drilldown: KeyDrilldown | null): string | null {
+  if (drilldown === null) return null;
+  const changes = new Map(drilldown.lockChanges.map((c) => [c.id, c]));
+  const found = drilldown.explanations.find((e) => {
+    const around = e.lockChangeIds.map((id) => changes.get(id));
+    return around.some((c) => c?.ending === "EXPIRED") && around.some((c) => c?.toHolder !== null && c?.toHolder !== undefined);
+  });
+  return found?.eventId ?? null;
+}
 
 /** What each demo printed, shown when the test fails. */
 const outputs = new Map<ChildProcess, () => string>();
@@ -131,6 +154,33 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
     await expect(page.getByTestId("worker-overlaps").locator("li").filter({ hasText: overlap }).first()).toBeVisible({ timeout: 30_000 });
     // The top of the page: the verdicts (failover overlap, deployment) and the counts; the whole page is thousands of pixels of event rows.
     await page.screenshot({ path: "docs/screenshots/demo-drilldown.png" });
+
+    // The demo's Redis masters answer and Baton's worker polls them.
+    await expect
+      .poll(async () => (await readJsonOrNull<{ clusters: ClusterHealth[] }>(page, `${base}/api/health`))?.clusters.find((c) => c.name === LOCK_CLUSTER), {
+        message: `the ${LOCK_CLUSTER} cluster is up`,
+        timeout: 60_000,
+        intervals: [2_000],
+      })
+      .toMatchObject({ kind: "redis", status: "ok" });
+
+    // The report-scheduler's leader stalled past its lock's TTL inside the job: the lock expired
+    // while it held it, another worker took it and entered the job's key while the first was
+    // still inside. Polled until Baton holds both the violation and the lock's changes around it.
+    const jobKey = new URLSearchParams({ key: JOB_KEY, range: "1h" });
+    let lockViolation: string | null = null;
+    await expect
+      .poll(async () => (lockViolation = lockExpiryViolation(await readJsonOrNull<KeyDrilldown>(page, `${base}/api/v1/violations/key?${jobKey}`))), {
+        message: `a violation of ${JOB_KEY} with the lock's expiry around it`,
+        timeout: 4 * 60_000,
+        intervals: [5_000],
+      })
+      .not.toBeNull();
+    await page.goto(`${base}/violations/drilldown?${jobKey}`);
+    await expect(page.getByRole("heading", { name: `Key ${JOB_KEY}` })).toBeVisible();
+    const explanation = page.getByRole("listitem", { name: `Violation ${lockViolation}` });
+    await expect(explanation.getByText(LOCK_STORY)).toBeVisible();
+    await page.screenshot({ path: "docs/screenshots/demo-lock-story.png" });
   } finally {
     // The demo's log (its crashes, rollout and stall) goes with the report; on failure, also here.
     const output = outputs.get(demo.process)?.() ?? "";

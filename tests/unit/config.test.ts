@@ -36,7 +36,7 @@ describe("loadConfig", () => {
     const config = loadConfig({ BATON_PULSAR_ADMIN_URL: "http://127.0.0.1:8080/", BATON_PULSAR_TOKEN: "t0k", BATON_POLL_INTERVAL_MS: "2000" });
     expect(config.clusters).toHaveLength(1);
     expect(config.clusters[0]).toMatchObject({ name: "local", adminUrl: "http://127.0.0.1:8080", token: "t0k", pollIntervalMs: 2000, requestsPerSecond: 50 });
-    expect(config.clusters[0]!.scope.everything).toBe(true);
+    expect(config.clusters[0]).toMatchObject({ kind: "pulsar", scope: { everything: true } });
   });
 
   it("reads clusters from BATON_CLUSTERS with scope, TLS and per-cluster settings", () => {
@@ -92,7 +92,48 @@ describe("loadConfig", () => {
     [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x"},{"name":"a","adminUrl":"http://y"}]' }, /BATON_CLUSTERS\[1\]\.name duplicate cluster name "a"/],
     [{ BATON_CLUSTERS: '[{"name":"local","adminUrl":"http://x"}]', BATON_PULSAR_ADMIN_URL: "http://y" }, /cluster "local" is configured twice/],
     [{ BATON_CONFIG_FILE: "/nonexistent/baton.json" }, /^Invalid configuration: BATON_CONFIG_FILE names a file that cannot be read: \/nonexistent\/baton.json \(ENOENT\)$/],
+    [{ BATON_CLUSTERS: '[{"kind":"consul","name":"z"}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.kind must be one of "pulsar", "redis", "zookeeper", "etcd" \(got "consul"\)$/],
+    [{ BATON_CLUSTERS: '[{"kind":"zookeeper","name":"z","paths":[{"path":"/l"}]}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.connectString /],
+    [{ BATON_CLUSTERS: '[{"kind":"zookeeper","name":"z","connectString":"zk1:2181","paths":[{"path":"locks"}]}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.paths\[0\]\.path must be an absolute ZooKeeper path/],
+    [{ BATON_CLUSTERS: '[{"kind":"zookeeper","name":"z","connectString":"zk1:2181","paths":[{"path":"/l"}],"digestFile":"/nonexistent/zk"}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.digestFile names a file that cannot be read: \/nonexistent\/zk \(ENOENT\)$/],
+    [{ BATON_CLUSTERS: redis({ patterns: [{ match: "*" }] }) }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.patterns\[0\]\.match matches every key.* \(got "\*"\)$/],
+    [{ BATON_CLUSTERS: redis({ patterns: [{ match: "lock:*", holderPattern: "(unclosed" }] }) }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.patterns\[0\]\.holderPattern is not a valid regular expression/],
+    [{ BATON_CLUSTERS: redis({ patterns: [{ match: "lock:*", holderPattern: "^([^:]+):" }] }) }, /BATON_CLUSTERS\[0\]\.patterns\[0\]\.holderPattern must have a named group `holder`/],
+    [{ BATON_CLUSTERS: redis({ url: undefined, urls: ["redis://127.0.0.1:7001", "redis://127.0.0.1:7002"] }) }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.urls must list 3 or 5 independent masters for a Redlock group/],
+    [{ BATON_CLUSTERS: redis({ url: "http://127.0.0.1:6379" }) }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.url /],
+    [{ BATON_CLUSTERS: redis({ patterns: [] }) }, /BATON_CLUSTERS\[0\]\.patterns must name at least one lock pattern/],
+    [{ BATON_CLUSTERS: redis({ adminUrl: "http://x" }) }, /BATON_CLUSTERS\[0\].*unknown key "adminUrl"/],
+    // A secret in the wrong form is named, never repeated.
+    [{ BATON_CLUSTERS: redis({ password: ["s3cret-value"] }) }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.password .*\(got a value that is not shown\)$/],
   ])("rejects %j with one line naming the variable", (env, pattern) => {
     expectConfigError(env, pattern);
   });
+
+  it("reads a Redis cluster beside a Pulsar one, and a Redlock group of three masters", () => {
+    const config = loadConfig({
+      BATON_POLL_INTERVAL_MS: "1500",
+      BATON_CLUSTERS: JSON.stringify([
+        { name: "pulsar-eu", adminUrl: "http://127.0.0.1:8080" },
+        { kind: "redis", name: "locks", url: "redis://127.0.0.1:6379", patterns: [{ match: "lock:*", holderPattern: "^(?<holder>[^:]+):" }, { match: "{app}:leader", layout: "redisson", mustBeHeld: true }] },
+        { kind: "redis", name: "scheduler", urls: ["redis://127.0.0.1:7001", "redis://127.0.0.1:7002", "redis://127.0.0.1:7003"], patterns: [{ match: "scheduler:leader" }] },
+      ]),
+    });
+    expect(config.clusters.map((c) => [c.name, c.kind, c.pollIntervalMs])).toEqual([
+      ["pulsar-eu", "pulsar", 1500],
+      ["locks", "redis", 1500],
+      ["scheduler", "redis", 1500],
+    ]);
+    expect(config.clusters[1]).toMatchObject({ patterns: [{ match: "lock:*", layout: "token", mustBeHeld: false }, { match: "{app}:leader", layout: "redisson", mustBeHeld: true }] });
+  });
+
+  it("refuses an ingest topic on a Redis cluster", () => {
+    expectConfigError(
+      { BATON_CLUSTERS: redis({}), BATON_INGEST_TOPIC: "persistent://a/b/c" },
+      /^Invalid configuration: BATON_INGEST_TOPIC_CLUSTER must name a Pulsar cluster \(got "locks", of kind "redis"\)$/,
+    );
+  });
 });
+
+function redis(overrides: Record<string, unknown>): string {
+  return JSON.stringify([{ kind: "redis", name: "locks", url: "redis://127.0.0.1:6379", patterns: [{ match: "lock:*" }], ...overrides }]);
+}

@@ -32,6 +32,40 @@ export const DEMO_SERVICES: DemoService[] = [
   { service: "audit-writer", topic: "audit-log", partitions: 1, subscription: "audit-writer", subscriptionType: "Exclusive", workers: ["audit-primary", "audit-standby"], processingMs: [10, 30], ratePerSecond: 3, keys: 5, keyPrefix: "account" },
 ];
 
+/**
+ * The scheduler of the Redlock article: workers that elect a leader with Redlock over the demo's
+ * three Redis masters; the leader runs the job, the others try again every few seconds.
+ */
+export type LockedJobPlan = {
+  service: string;
+  workers: string[];
+  /** The lock key the workers contend for, on every master. */
+  lockKey: string;
+  lockTtlMs: number;
+  /** A worker that does not lead tries to take the lock this often (with some jitter). */
+  tryEveryMs: number;
+  /** The leader runs the job this often; one run enters `jobKey` through the counter for `jobMs`. */
+  jobEveryMs: number;
+  jobKey: string;
+  jobMs: [number, number];
+};
+
+/** The demo's Redis source in Baton: a Redlock group over the masters the demo starts. */
+export const DEMO_LOCK_CLUSTER = "demo-locks";
+export const DEMO_REDLOCK_MASTERS = 3;
+
+export const REPORT_SCHEDULER: LockedJobPlan = {
+  service: "report-scheduler",
+  workers: ["sched-a", "sched-b", "sched-c"],
+  lockKey: "scheduler:leader",
+  // Extended every ttl/3 while the leader is alive; a pause longer than this loses it.
+  lockTtlMs: 6_000,
+  tryEveryMs: 3_000,
+  jobEveryMs: 2_000,
+  jobKey: "daily-report",
+  jobMs: [150, 500],
+};
+
 export type DemoSchedule = {
   /** A leader crashes (its socket dropped), then comes back. */
   crashEveryMs: number;
@@ -52,6 +86,14 @@ export type DemoSchedule = {
   stallMaxMs: number;
   /** A stall that caught no overlap is tried again, this many tries in all. */
   stallAttempts: number;
+  /**
+   * The report-scheduler's leader stalls past its lock's TTL inside the job, this long after each
+   * rollout-and-stall cycle of user-orchestrator ended (so no two scripted failures overlap);
+   * frozen at least the TTL, up to max until another worker entered the job's key.
+   */
+  lockStallAfterCycleMs: number;
+  lockStallMaxMs: number;
+  lockStallAttempts: number;
   /** A Key_Shared consumer joins or leaves. */
   scaleEveryMs: number;
   /** Before the first crash and scale. */
@@ -62,9 +104,10 @@ export type DemoSchedule = {
 export const DEMO_DEPLOYMENT_GRACE_MINUTES = 1;
 
 // A rollout of 4 pods takes 8 steps (about half a minute); its window closes 1 to 2 minutes
-// after it finished (the grace, then the rest of that minute), and the stall follows. For a
-// human watching: a rollout every 4 minutes, the stall between two of them.
-export const NORMAL_SCHEDULE: DemoSchedule = { crashEveryMs: 75_000, crashDownMs: 12_000, firstDeployAfterMs: 40_000, deployEveryMs: 240_000, rollStepMs: 4_000, stallAfterWindowMs: 20_000, stallMinMs: 9_000, stallMaxMs: 30_000, stallAttempts: 3, scaleEveryMs: 60_000, firstAfterMs: 20_000 };
+// after it finished (the grace, then the rest of that minute), and the stall follows, then the
+// report-scheduler's lock stall. For a human watching: a rollout every 4 minutes, the stalls
+// between two of them.
+export const NORMAL_SCHEDULE: DemoSchedule = { crashEveryMs: 75_000, crashDownMs: 12_000, firstDeployAfterMs: 40_000, deployEveryMs: 240_000, rollStepMs: 4_000, stallAfterWindowMs: 20_000, stallMinMs: 9_000, stallMaxMs: 30_000, stallAttempts: 3, lockStallAfterCycleMs: 20_000, lockStallMaxMs: 30_000, lockStallAttempts: 3, scaleEveryMs: 60_000, firstAfterMs: 20_000 };
 
-/** For tests: a crash, a rollout and a stall right after its window, within about three minutes. */
-export const FAST_SCHEDULE: DemoSchedule = { crashEveryMs: 25_000, crashDownMs: 5_000, firstDeployAfterMs: 10_000, deployEveryMs: 300_000, rollStepMs: 2_500, stallAfterWindowMs: 2_000, stallMinMs: 6_000, stallMaxMs: 20_000, stallAttempts: 4, scaleEveryMs: 20_000, firstAfterMs: 6_000 };
+/** For tests: a crash, a rollout, a stall right after its window and a lock stall after it, within about four minutes. */
+export const FAST_SCHEDULE: DemoSchedule = { crashEveryMs: 25_000, crashDownMs: 5_000, firstDeployAfterMs: 10_000, deployEveryMs: 300_000, rollStepMs: 2_500, stallAfterWindowMs: 2_000, stallMinMs: 6_000, stallMaxMs: 20_000, stallAttempts: 4, lockStallAfterCycleMs: 2_000, lockStallMaxMs: 30_000, lockStallAttempts: 4, scaleEveryMs: 20_000, firstAfterMs: 6_000 };

@@ -111,7 +111,7 @@ export async function stallLeader(deps: ScenarioDeps, serviceName: string, signa
       continue;
     }
     deps.log(`${tag}: ${leader} (${serviceName}) freezes in the middle of a message, for ${stallMinMs / 1000} to ${stallMaxMs / 1000} s; its partitions move meanwhile`);
-    const outcome = await target.stallWorker(leader, { minMs: stallMinMs, maxMs: stallMaxMs, waitForMessageMs: stallMaxMs });
+    const outcome = await target.stallWorker(leader, { minMs: stallMinMs, maxMs: stallMaxMs, waitForEntryMs: stallMaxMs });
     if (outcome.isOverlap) {
       deps.log(`stall: ${outcome.enteredBy} entered ${outcome.key} while ${leader} was frozen inside it (${(outcome.frozenMs / 1000).toFixed(1)} s): a violation outside any deployment`);
       return true;

@@ -1,10 +1,12 @@
-// `npm run demo`: Baton against a living fleet, everything real. Starts an embedded PostgreSQL
-// and a Pulsar broker of the demo's own (under .baton/demo), Baton's worker and web app, and a
-// fleet of services whose workers process keyed messages through the mutual-exclusivity
-// counter; then crashes leaders, rolls deployments, stalls a worker and scales a Key_Shared
-// group on a schedule. Ctrl-C stops every process it started.
+// `npm run demo`: Baton against a living fleet, everything real. Starts an embedded PostgreSQL,
+// a Pulsar broker and three Redis masters of the demo's own (under .baton/demo), Baton's worker
+// and web app, a fleet of services whose workers process keyed messages through the
+// mutual-exclusivity counter, and a scheduler whose leader is elected with Redlock over the
+// three masters; then crashes leaders, rolls deployments, stalls a worker, stalls the
+// scheduler's leader past its lock's TTL and scales a Key_Shared group on a schedule. Ctrl-C
+// stops every process it started.
 //   npm run demo                 the normal schedule
-//   npm run demo -- --fast       a crash, a rollout and a stall after it within about three minutes (the e2e test uses it)
+//   npm run demo -- --fast       a crash, a rollout, a stall and a lock stall after it within about four minutes (the e2e test uses it)
 //   npm run demo -- --port 3001  another web port
 //   npm run demo -- --data-dir D where its database and broker live (default .baton/demo, wiped at start)
 //   npm run demo -- --postgres-port P  its embedded PostgreSQL's port (default 54339)
@@ -22,10 +24,24 @@ import { createDb } from "@/lib/db/client";
 import { createInProcessCounter, createRedisCounter, type CounterBackend } from "@/lib/exclusivity-client";
 import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { prepareDatabase, StartupError } from "@/lib/launcher/prepare-database";
-import { DEMO_DEPLOYMENT_GRACE_MINUTES, DEMO_NAMESPACE, DEMO_SERVICES, DEMO_TENANT, FAST_SCHEDULE, NORMAL_SCHEDULE } from "@/tools/demo/demo-plan";
+import { sleep as sleepUnlessAborted } from "@/lib/sleep";
+import {
+  DEMO_DEPLOYMENT_GRACE_MINUTES,
+  DEMO_LOCK_CLUSTER,
+  DEMO_NAMESPACE,
+  DEMO_REDLOCK_MASTERS,
+  DEMO_SERVICES,
+  DEMO_TENANT,
+  FAST_SCHEDULE,
+  NORMAL_SCHEDULE,
+  REPORT_SCHEDULER,
+} from "@/tools/demo/demo-plan";
+import { startDemoRedisMasters } from "@/tools/demo/demo-redis-masters";
 import { crashLeader, every, scaleKeyShared } from "@/tools/demo/demo-scenarios";
 import { startDeployThenStall } from "@/tools/demo/deploy-then-stall";
 import { type RunningService, startService } from "@/tools/demo/demo-service";
+import { stallLockHolder } from "@/tools/demo/lock-stall";
+import { startRedlockScheduler } from "@/tools/demo/redlock-scheduler";
 import { createNamespace, createNonPartitionedTopic, createPartitionedTopic, createTenant } from "@/tools/pulsar/admin-setup";
 import { isPortFree } from "@/tools/free-port";
 import { type BrokerHandle, startBroker } from "@/tools/pulsar/broker";
@@ -43,6 +59,7 @@ const { values: args } = parseArgs({
 });
 const DEMO_POSTGRES_PORT = Number(args["postgres-port"]);
 const schedule = args.fast ? FAST_SCHEDULE : NORMAL_SCHEDULE;
+const pollIntervalMs = args.fast ? 1_000 : 2_000;
 
 /** Real Redis when one answers on 127.0.0.1:6379, else a counter in this process (still atomic). */
 async function createCounter(): Promise<{ counter: CounterBackend; close(): Promise<void> }> {
@@ -108,11 +125,25 @@ async function main(): Promise<void> {
       else await createNonPartitionedTopic(broker.adminUrl, topic);
     }
 
+    log(`starting ${DEMO_REDLOCK_MASTERS} Redis masters for the report-scheduler's Redlock group...`);
+    const redisMasters = await startDemoRedisMasters(path.join(dataDir, "redis"), DEMO_REDLOCK_MASTERS);
+    stops.push(() => redisMasters.stop());
+
     const db = createDb(database.url);
     const token = (await createApiToken(db, `demo-${Date.now()}`)).token;
     await db.$disconnect();
 
-    env.BATON_CLUSTERS = JSON.stringify([{ name: "demo", adminUrl: broker.adminUrl, scope: { tenants: [DEMO_TENANT] }, pollIntervalMs: args.fast ? 1_000 : 2_000, discoveryIntervalMs: 10_000 }]);
+    env.BATON_CLUSTERS = JSON.stringify([
+      { name: "demo", adminUrl: broker.adminUrl, scope: { tenants: [DEMO_TENANT] }, pollIntervalMs, discoveryIntervalMs: 10_000 },
+      {
+        kind: "redis",
+        name: DEMO_LOCK_CLUSTER,
+        urls: redisMasters.urls,
+        // The scheduler's value is "<worker>:<uuid>": the board names the worker.
+        patterns: [{ match: REPORT_SCHEDULER.lockKey, layout: "token", holderPattern: "^(?<holder>[^:]+):", mustBeHeld: true }],
+        pollIntervalMs,
+      },
+    ]);
     ensureNextBuild(root, log, env.BATON_NEXT_DIST_DIR || ".next");
     const children: ChildProcess[] = [
       spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(root, "lib", "worker", "main.ts")], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] }),
@@ -135,6 +166,15 @@ async function main(): Promise<void> {
     const connection = { wsUrl: broker.wsUrl };
     const counterKeyPrefix = `baton:exclusivity:demo-${randomUUID().slice(0, 8)}:`;
     for (const plan of DEMO_SERVICES) services.set(plan.service, await startService(plan, { connection, counter, counterKeyPrefix, baton: { url, token }, namespace: DEMO_NAMESPACE, log }));
+    const reportScheduler = await startRedlockScheduler(REPORT_SCHEDULER, {
+      masterUrls: redisMasters.urls,
+      lockRef: `${DEMO_LOCK_CLUSTER}/${REPORT_SCHEDULER.lockKey}`,
+      counter,
+      counterKeyPrefix,
+      baton: { url, token },
+      log,
+    });
+    stops.push(() => reportScheduler.close());
 
     const deps = { adminUrl: broker.adminUrl, baton: { url, token }, services, schedule, log, deploymentGraceMs: DEMO_DEPLOYMENT_GRACE_MINUTES * 60_000 };
     const stopSchedules = [
@@ -142,14 +182,17 @@ async function main(): Promise<void> {
         await crashLeader(deps, "daily-job");
         await crashLeader(deps, "audit-writer");
       }, log),
-      // The stall must land outside the rollout's window: one script, not two timers.
-      startDeployThenStall(deps, "user-orchestrator"),
+      // The stalls must land outside the rollout's window: one script, not several timers.
+      startDeployThenStall(deps, "user-orchestrator", async (signal) => {
+        await sleepUnlessAborted(schedule.lockStallAfterCycleMs, signal);
+        if (!signal.aborted) await stallLockHolder(reportScheduler, schedule, log, signal);
+      }),
       every(schedule.firstAfterMs, schedule.scaleEveryMs, () => scaleKeyShared(deps, "click-tracker"), log),
     ];
     stops.push(async () => stopSchedules.forEach((stop) => stop()));
 
-    log(`Baton is at ${url} (demo cluster "demo" on ${broker.adminUrl}); Ctrl-C stops everything`);
-    log(`services: ${DEMO_SERVICES.map((s) => `${s.service} (${s.subscriptionType}, ${s.workers.join(", ")})`).join("; ")}`);
+    log(`Baton is at ${url} (demo cluster "demo" on ${broker.adminUrl}, "${DEMO_LOCK_CLUSTER}" on ${redisMasters.urls.join(", ")}); Ctrl-C stops everything`);
+    log(`services: ${DEMO_SERVICES.map((s) => `${s.service} (${s.subscriptionType}, ${s.workers.join(", ")})`).join("; ")}; ${REPORT_SCHEDULER.service} (Redlock on ${REPORT_SCHEDULER.lockKey}, ${REPORT_SCHEDULER.workers.join(", ")})`);
   } catch (error) {
     console.error(`The demo cannot start: ${error instanceof ConfigError || error instanceof StartupError ? error.message : (error as Error).stack}`);
     await stopAll(1);

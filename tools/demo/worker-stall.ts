@@ -1,7 +1,8 @@
-// The GC-pause case inside one demo service: a worker freezes in the middle of a message (inside
-// the exclusivity counter) and stays frozen until another worker has entered the same key, or a
-// limit passes. Whether that happened is read from the counter itself (the other worker's entry
-// saw a count above zero), so a stall reports an overlap only when a real violation was counted.
+// The GC-pause case inside one demo service: a worker freezes in the middle of its work (inside
+// the exclusivity counter: a message, or a run of a scheduled job) and stays frozen until another
+// worker has entered the same key, or a limit passes. Whether that happened is read from the
+// counter itself (the other worker's entry saw a count above zero), so a stall reports an overlap
+// only when a real violation was counted.
 import type { ExclusivityEntry } from "@/lib/exclusivity-client";
 
 export type StallPlan = {
@@ -9,8 +10,8 @@ export type StallPlan = {
   minMs: number;
   /** ...and longer while nobody has entered its key yet, up to this. */
   maxMs: number;
-  /** A worker that gets no message in this time (it holds no partition) is not stalled. */
-  waitForMessageMs: number;
+  /** A worker that enters no key in this time (it holds no partition, or does not lead) is not stalled. */
+  waitForEntryMs: number;
 };
 
 export type StallOutcome =
@@ -66,7 +67,7 @@ export function createWorkerStall(): WorkerStall {
       settle(
         current.enteredBy
           ? { isOverlap: true, key, enteredBy: current.enteredBy, frozenMs }
-          : { isOverlap: false, reason: `nobody entered ${key} in the ${seconds(frozenMs)} ${worker} was frozen inside it (the partition's new leader did not reach the key in time)` },
+          : { isOverlap: false, reason: `nobody entered ${key} in the ${seconds(frozenMs)} ${worker} was frozen inside it (no other worker reached the key in time)` },
       );
     },
 
@@ -75,8 +76,8 @@ export function createWorkerStall(): WorkerStall {
       return new Promise((resolve) => {
         const giveUp = setTimeout(() => {
           if (armed?.worker === worker) armed = null;
-          resolve({ isOverlap: false, reason: `${worker} got no message in ${seconds(plan.waitForMessageMs)} (it holds no partition now?)` });
-        }, plan.waitForMessageMs);
+          resolve({ isOverlap: false, reason: `${worker} entered no key in ${seconds(plan.waitForEntryMs)} (it holds no partition, or does not lead, now?)` });
+        }, plan.waitForEntryMs);
         armed = { worker, plan, hooks, giveUp, settle: resolve };
       });
     },

@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { assertMavenAvailable } from "./prerequisites";
-import { guardProcessGroup } from "./process-guard";
+import { runMaven } from "../maven/run-maven";
 import { readLogTail } from "./read-log-tail";
 
 export const LAUNCHER_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -78,10 +77,10 @@ export async function ensureBrokerBuilt(
   // Offline first: after the first resolve everything is in ~/.m2 and this takes seconds.
   options.log?.(`Building the Pulsar ${version} launcher with Maven (offline first)...`);
   let source: LauncherBuild["source"] = "offline";
-  if ((await runMaven(["-o", ...mavenArgs], mavenLog)) !== 0) {
+  if ((await runMaven(["-o", ...mavenArgs], { cwd: LAUNCHER_DIR, logFile: mavenLog })) !== 0) {
     options.log?.(`Resolving Pulsar ${version} from Maven Central (first run: a minute or more, ~250 MB)...`);
     source = "online";
-    const exitCode = await runMaven(mavenArgs, mavenLog);
+    const exitCode = await runMaven(mavenArgs, { cwd: LAUNCHER_DIR, logFile: mavenLog });
     if (exitCode !== 0) {
       throw new Error(
         `Maven failed (exit ${exitCode}) building the Pulsar ${version} launcher; see ${mavenLog}:\n${readLogTail(mavenLog, 30)}`,
@@ -135,19 +134,3 @@ function listFiles(dir: string): string[] {
     });
 }
 
-function runMaven(args: string[], logFile: string): Promise<number> {
-  const logFd = openSync(logFile, "w");
-  return new Promise<number>((resolve, reject) => {
-    // Maven is a JVM too: in its own process group, guarded like the broker.
-    const child = spawn("mvn", args, { cwd: LAUNCHER_DIR, stdio: ["ignore", logFd, logFd], detached: true });
-    const release = child.pid === undefined ? () => undefined : guardProcessGroup(child.pid);
-    child.once("error", (error) => {
-      release();
-      reject(error);
-    });
-    child.once("exit", (code, signal) => {
-      release();
-      resolve(code ?? (signal ? 128 : 1));
-    });
-  }).finally(() => closeSync(logFd));
-}

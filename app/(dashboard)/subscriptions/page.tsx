@@ -3,14 +3,15 @@ import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query
 import { SubscriptionView } from "@/app/(dashboard)/subscriptions/subscription-view";
 import { EmptyState } from "@/components/ui/empty-state";
 import { UnavailableNotice } from "@/components/ui/unavailable-notice";
-import { subscriptionChangesQuery, subscriptionTimelineQuery } from "@/lib/client/read-api-queries";
+import { CHANGE_PAGE_SIZE, subscriptionChangesPageQuery, subscriptionTimelineQuery } from "@/lib/client/read-api-queries";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { ApiError } from "@/lib/http/api-error";
+import { getFirstSeen } from "@/lib/queries/get-first-seen";
 import { getSubscriptionTimeline } from "@/lib/queries/get-subscription-timeline";
 import { listSubscriptionChanges } from "@/lib/queries/list-subscription-changes";
 import { runQuery } from "@/lib/queries/query-result";
-import { isLiveRange, readRangeSelection, resolveRange } from "@/lib/timeline/time-range";
+import { fitRangeToFirstSeen, hasRangeParam, isLiveRange, readRangeSelection, resolveRange } from "@/lib/timeline/time-range";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Subscription" };
@@ -58,17 +59,18 @@ export default async function SubscriptionPage({ searchParams }: Props) {
     );
   }
 
-  const selection = readRangeSelection(params);
-  const isLive = isLiveRange(selection);
-  const range = resolveRange(selection, Date.now());
   const db = getDb();
+  const nowMs = Date.now();
   const result = await runQuery(async () => {
+    // Without a range in the URL, the page opens on one that fits what Baton knows of it.
+    const selection = hasRangeParam(params) ? readRangeSelection(params) : fitRangeToFirstSeen(await getFirstSeen(db, { kind: "subscription", ...ref }), nowMs);
+    const range = resolveRange(selection, nowMs);
     try {
       const [timeline, changes] = await Promise.all([
-        getSubscriptionTimeline(db, { ...ref, ...range, thresholds: config.board }),
-        listSubscriptionChanges(db, { ...ref, ...range }),
+        getSubscriptionTimeline(db, { ...ref, ...range, thresholds: config.board, nowMs }),
+        listSubscriptionChanges(db, { ...ref, ...range, limit: CHANGE_PAGE_SIZE }),
       ]);
-      return { isFound: true as const, timeline, changes };
+      return { isFound: true as const, selection, range, timeline, changes };
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return { isFound: false as const, message: error.message };
       throw error;
@@ -93,9 +95,11 @@ export default async function SubscriptionPage({ searchParams }: Props) {
     );
   }
 
+  const { selection, range } = result.data;
+  const isLive = isLiveRange(selection);
   const queryClient = new QueryClient();
   queryClient.setQueryData(subscriptionTimelineQuery(ref, range, { isLive, allDeployments: false }).queryKey, result.data.timeline);
-  queryClient.setQueryData(subscriptionChangesQuery(ref, range, { isLive }).queryKey, { pages: [result.data.changes], pageParams: [null] });
+  queryClient.setQueryData(subscriptionChangesPageQuery(ref, range, { isLive, cursor: null }).queryKey, result.data.changes);
   return (
     <>
       {heading}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 
@@ -9,6 +9,7 @@ import { AgoTime, ClockTime, ExactTime, TenureTime } from "@/components/board/ti
 import { HashRingChart } from "@/components/charts/hash-ring-chart";
 import { RangeControl } from "@/components/range-control";
 import { ChangeList } from "@/components/timeline/change-list";
+import { ChangePager } from "@/components/timeline/change-pager";
 import { SwimlaneChart } from "@/components/timeline/swimlane-chart";
 import { TimelineLegend } from "@/components/timeline/timeline-legend";
 import { OutdatedNotice } from "@/components/ui/outdated-notice";
@@ -16,14 +17,13 @@ import { staleReasonOf } from "@/lib/board/board-lines";
 import type { LeaderRow } from "@/lib/board/board-types";
 import { formatCount, formatShare } from "@/lib/board/format";
 import { consumerHref } from "@/lib/board/links";
-import { subscriptionChangesQuery, subscriptionTimelineQuery, type SubscriptionRef } from "@/lib/client/read-api-queries";
+import { CHANGE_PAGE_SIZE, subscriptionChangesPageQuery, subscriptionTimelineQuery, type SubscriptionRef } from "@/lib/client/read-api-queries";
+import { useChangePages } from "@/lib/client/use-change-pages";
 import type { PartitionDetail } from "@/lib/queries/get-subscription-timeline";
 import { assignConsumerColors } from "@/lib/timeline/consumer-colors";
 import { buildHashRing } from "@/lib/timeline/hash-ring";
-import { isLiveRange, RANGE_PRESETS, resolveRange, writeRangeSelection, type RangeSelection } from "@/lib/timeline/time-range";
+import { isLiveRange, RANGE_PRESET_WORDS, resolveRange, writeRangeSelection, type RangeSelection } from "@/lib/timeline/time-range";
 import { timeTicks } from "@/lib/timeline/time-ticks";
-
-const RANGE_LABELS: Record<keyof typeof RANGE_PRESETS, string> = { "1h": "hour", "6h": "6 hours", "24h": "24 hours", "7d": "7 days" };
 
 /** Rings drawn at most: a Key_Shared topic with more partitions shows the first ones. */
 const MAX_RINGS = 8;
@@ -103,7 +103,8 @@ export function SubscriptionView({
     [selection, initialSelection, initialRange],
   );
   const timelineQuery = useQuery(subscriptionTimelineQuery(subscriptionRef, range, { isLive, allDeployments }));
-  const changesQuery = useInfiniteQuery(subscriptionChangesQuery(subscriptionRef, range, { isLive }));
+  const pages = useChangePages(JSON.stringify([selection]));
+  const changesQuery = useQuery(subscriptionChangesPageQuery(subscriptionRef, range, { isLive, cursor: pages.cursor }));
   const tick = useTick(5_000);
 
   useEffect(() => {
@@ -132,8 +133,9 @@ export function SubscriptionView({
   const group = data.subscription;
   const isShared = group.subscriptionType === "Key_Shared";
   const rings = data.partitions.filter((p) => p.hashRanges !== null).slice(0, MAX_RINGS);
-  const changes = changesQuery.data?.pages.flatMap((page) => page.changes) ?? [];
-  const total = changesQuery.data?.pages[0]?.total ?? 0;
+  const changePage = changesQuery.data;
+  const changes = changePage?.changes ?? [];
+  const total = changePage?.total ?? 0;
 
   return (
     <>
@@ -194,8 +196,10 @@ export function SubscriptionView({
         <TimelineLegend consumers={data.timeline.consumers} colors={colors} isKeyShared={isShared} />
         <p className="chart-note">
           {data.timeline.changeCount} changes{" "}
-          {selection.preset !== "custom" ? (
-            `in the last ${RANGE_LABELS[selection.preset]} (live)`
+          {selection.preset === "since" ? (
+            "since Baton first saw it (live)"
+          ) : selection.preset !== "custom" ? (
+            `in the last ${RANGE_PRESET_WORDS[selection.preset]} (live)`
           ) : (
             <>
               from <ExactTime iso={data.timeline.from} /> to <ExactTime iso={data.timeline.to} />
@@ -236,13 +240,21 @@ export function SubscriptionView({
           {changes.length === 0 ? (
             <p className="muted">No change in this range.</p>
           ) : (
-            <ChangeList changes={changes} caption="Changes of this subscription, newest first" />
+            <>
+              <ChangeList changes={changes} caption="Changes of this subscription, newest first" />
+              <ChangePager
+                pageNumber={pages.pageNumber}
+                pageSize={CHANGE_PAGE_SIZE}
+                shown={changes.length}
+                total={total}
+                nextCursor={changePage?.nextCursor ?? null}
+                isLoading={changesQuery.isPlaceholderData}
+                onNewest={pages.newest}
+                onNewer={pages.newer}
+                onOlder={pages.older}
+              />
+            </>
           )}
-          {changesQuery.hasNextPage ? (
-            <button type="button" className="load-more" disabled={changesQuery.isFetchingNextPage} onClick={() => void changesQuery.fetchNextPage()}>
-              {changesQuery.isFetchingNextPage ? "Loading…" : "Load older changes"}
-            </button>
-          ) : null}
       </section>
     </>
   );

@@ -5,6 +5,7 @@ import { Prisma } from "@/lib/db/generated/client";
 import { ApiError } from "@/lib/http/api-error";
 import { OWNERSHIP_CHANGE_KINDS } from "@/lib/violations/change-kinds";
 import type { DrilldownEvent, KeyDrilldown } from "@/lib/violations/drilldown-types";
+import { readLockChanges } from "@/lib/violations/queries/read-lock-changes";
 import { changesNearEvents, countOverlaps, explainViolations, findPreviousEntries, summariseWorkers } from "@/lib/violations/explain-violations";
 import { serviceWindowsSql, windowEndSql } from "@/lib/violations/queries/classification-sql";
 import { LEADER_CHANGE_COLUMNS, type LeaderChangeRow, toLeaderChangeMarker } from "@/lib/violations/queries/leader-change-rows";
@@ -52,12 +53,14 @@ type EventRow = {
   trace_id: string | null;
   observed_at: string;
   received_at: string;
+  others_inside: { worker: string; enteredAt: number }[] | null;
+  lock: string | null;
 };
 
 /** The key's latest events in the range (one more than shown, to tell a truncation), newest first. */
 function latestEventsSql(key: string, fromMs: number, toMs: number): Prisma.Sql {
   return Prisma.sql`
-    select event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_at, received_at
+    select event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_at, received_at, others_inside, lock
     from exclusivity_event
     where key = ${key} and observed_at >= ${iso(fromMs)}::timestamptz and observed_at < ${iso(toMs)}::timestamptz
     order by observed_at desc, id desc
@@ -97,6 +100,8 @@ async function readEvents(db: Db, key: string, fromMs: number, toMs: number, set
       observedAt: new Date(row.observed_at).toISOString(),
       receivedAt: new Date(row.received_at).toISOString(),
       resource: refOf(row),
+      othersInside: row.others_inside === null ? null : row.others_inside.map((other) => ({ worker: other.worker, enteredAt: new Date(other.enteredAt).toISOString() })),
+      lock: row.lock,
     }));
   return { events, isTruncated: rows.length > DRILLDOWN_EVENT_LIMIT };
 }
@@ -171,7 +176,7 @@ export async function getKeyDrilldown(db: Db, input: { key: string; fromMs: numb
     countKey(db, input.key, input.fromMs, input.toMs, settings, nowMs),
     readDeployments(db, input, settings, nowMs),
   ]);
-  const subscriptionChanges = await readLeaderChanges(db, events, settings.windowMs);
+  const [subscriptionChanges, lockChanges] = await Promise.all([readLeaderChanges(db, events, settings.windowMs), readLockChanges(db, events, settings.windowMs)]);
   const leaderChanges = changesNearEvents(subscriptionChanges, events, settings.windowMs);
   const previous = findPreviousEntries(events);
   return {
@@ -189,8 +194,9 @@ export async function getKeyDrilldown(db: Db, input: { key: string; fromMs: numb
     workers: summariseWorkers(events),
     overlaps: countOverlaps(events, previous),
     leaderChanges,
+    lockChanges,
     deployments,
-    explanations: explainViolations({ events, changes: leaderChanges, deployments, windowMs: settings.windowMs, nowMs }),
+    explanations: explainViolations({ events, changes: leaderChanges, lockChanges, deployments, windowMs: settings.windowMs, nowMs }),
   };
 }
 

@@ -3,7 +3,9 @@ import "server-only";
 import type { Db } from "@/lib/db/client";
 import { describeTrend } from "@/lib/violations/describe-trend";
 import type { ClassificationScope } from "@/lib/violations/queries/classification-sql";
+import { incrementsPerBucket } from "@/lib/violations/increments-per-bucket";
 import { listDeploymentBands } from "@/lib/violations/queries/list-deployment-bands";
+import { readIncrementRows } from "@/lib/violations/queries/read-increment-rows";
 import { probeObservations, readViolationRows, wallClockBinning } from "@/lib/violations/queries/read-violation-rows";
 import { assignBuckets, missingObservations, summariseBuckets } from "@/lib/violations/summarise-buckets";
 import { buildBuckets, chooseBucketMs, minuteWindow } from "@/lib/violations/time-buckets";
@@ -29,8 +31,9 @@ export function scopeOf(query: ViolationQuery, nowMs: number): ClassificationSco
 
 /**
  * Violations per bucket (size chosen from the range, on the reader's wall clock), classified
- * against deployments, with the deployments overlapping the range and the trend. Three
- * statements: the classified rollup rows with violations and the deployment bands (together),
+ * against deployments, with the increments per bucket (the rate), the deployments overlapping the
+ * range and the trend. Four statements: the classified rollup rows with violations, the
+ * increments per bin and the deployment bands (together),
  * then index probes for the buckets and services the rows say nothing about (reported events
  * but no violation, or reported nothing).
  */
@@ -40,10 +43,12 @@ export async function getViolationTimeline(db: Db, query: ViolationQuery): Promi
   const bucketMs = chooseBucketMs(query.toMs - query.fromMs);
   const buckets = buildBuckets({ fromMs: query.fromMs, toMs: query.toMs, bucketMs, timeZone: query.timeZone, nowMs });
   const binning = wallClockBinning(bucketMs, offsetSpans(query.timeZone, scope.startMs, scope.endMs));
-  const [binned, deployments] = await Promise.all([readViolationRows(db, scope, binning), listDeploymentBands(db, scope)]);
+  const [binned, deployments, incrementRows] = await Promise.all([readViolationRows(db, scope, binning), listDeploymentBands(db, scope), readIncrementRows(db, scope, binning)]);
   const rows = assignBuckets(binned, buckets);
   const observed = await probeObservations(db, scope, buckets, missingObservations(buckets.length, rows));
   const summary = summariseBuckets(buckets, rows, observed);
+  const increments = incrementsPerBucket(incrementRows, buckets);
+  summary.buckets.forEach((bucket, i) => (bucket.increments = increments[i] ?? null));
   // With a subscription filter, the bands are those of the services that consume it.
   const servicesInScope = new Set(summary.services.map((s) => s.name));
   const bands = query.subscription === null ? deployments : deployments.filter((d) => servicesInScope.has(d.service));

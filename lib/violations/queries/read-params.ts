@@ -10,7 +10,8 @@ import { DEFAULT_VIOLATIONS_PRESET } from "@/lib/violations/view-params";
 
 // The violations read API's query parameters (docs/violations-api.md), parsed with zod:
 // unknown parameters are refused (a misspelt filter must not silently widen the answer), and
-// every error is a 400 that names the parameter.
+// every error is a 400 that names the parameter. Where a refinement or transform hides a rule
+// from JSON Schema, `.meta()` states it for the API document (lib/openapi).
 
 const text = (max: number) => z.string().trim().min(1, { message: "must not be empty" }).max(max, { message: `must be at most ${max} characters` });
 
@@ -23,12 +24,15 @@ const instant = z.string().transform((value, ctx) => {
 });
 
 const rangeFields = {
-  from: instant.optional(),
-  to: instant.optional(),
+  from: instant.optional().meta({
+    description: `The start: an RFC 3339 date-time with a time zone, or epoch milliseconds. Before \`to\`, at most ${MAX_RANGE_MS / 86_400_000} days before it; not with \`range\`.`,
+  }),
+  to: instant.optional().meta({ description: "The end (default now): an RFC 3339 date-time with a time zone, or epoch milliseconds; not with `range`." }),
   range: z
     .string()
     .refine(isRangePreset, { message: `must be one of ${Object.keys(RANGE_PRESETS).join(", ")}` })
-    .optional(),
+    .optional()
+    .meta({ enum: Object.keys(RANGE_PRESETS), description: `A preset ending now (default ${DEFAULT_VIOLATIONS_PRESET}); not with \`from\` or \`to\`.` }),
 };
 
 const limitField = (max: number, fallback: number) =>
@@ -42,7 +46,8 @@ const limitField = (max: number, fallback: number) =>
 const timeZoneField = z
   .string()
   .refine(isValidTimeZone, { message: "must be an IANA time zone, e.g. Europe/Berlin or UTC" })
-  .default(DEFAULT_TIME_ZONE);
+  .default(DEFAULT_TIME_ZONE)
+  .meta({ description: "An IANA time zone (Europe/Berlin, UTC) that buckets align to." });
 
 type RangeInput = { from?: number; to?: number; range?: string };
 
@@ -91,7 +96,8 @@ const listsField = z
     ctx.addIssue({ code: "custom", message: `must be a comma-separated list of ${TOP_LISTS.join(", ")}` });
     return z.NEVER;
   })
-  .default([...TOP_LISTS]);
+  .default([...TOP_LISTS])
+  .meta({ description: `A comma-separated list of ${TOP_LISTS.join(", ")} (default all): the lists to answer; the others are null.` });
 
 export const topParamsSchema = z
   .strictObject({
@@ -120,7 +126,10 @@ export const keyParamsSchema = z
   .superRefine(checkRange)
   .transform(withRange);
 
-export const eventParamsSchema = z.strictObject({ id: text(200) });
+export const eventParamsSchema = z.strictObject({ id: text(200).meta({ description: "The id the event was posted with." }) });
+
+/** A read that takes no parameters refuses any, as the other reads do. */
+export const noParamsSchema = z.strictObject({});
 
 export const leaderChangeParamsSchema = z
   .strictObject({ ...rangeFields, subscription: text(200).optional(), tz: timeZoneField })

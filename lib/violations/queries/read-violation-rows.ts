@@ -28,14 +28,14 @@ export function singleBin(scope: ClassificationScope): Binning {
 }
 
 /** The span index of a minute (alias vm), as a CASE over the spans' starts. */
-function spanIndexSql(spans: Binning["spans"]): Prisma.Sql {
+export function spanIndexSql(spans: Binning["spans"]): Prisma.Sql {
   if (spans.length <= 1) return Prisma.sql`0`;
   const branches = spans.slice(1).map((span, i) => Prisma.sql`when vm.bucket < ${timestampSql(span.fromMs)} then ${i}`);
   return Prisma.sql`(case ${Prisma.join(branches, " ")} else ${spans.length - 1} end)`;
 }
 
 /** date_bin's origin for a minute (alias vm): its span's. */
-function originSql(spans: Binning["spans"]): Prisma.Sql {
+export function originSql(spans: Binning["spans"]): Prisma.Sql {
   const origin = (span: Binning["spans"][number]) => timestampSql(span.originMs);
   if (spans.length <= 1) return origin(spans[0] ?? { fromMs: 0, originMs: 0 });
   const branches = spans.slice(1).map((span, i) => Prisma.sql`when vm.bucket < ${timestampSql(span.fromMs)} then ${origin(spans[i]!)}`);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { loadConfig } from "@/lib/config";
-import { discoverTopics } from "@/lib/poller/discover-topics";
+import { discoverTopics } from "@/lib/sources/pulsar/discover-topics";
+import { isPulsarCluster, type PulsarClusterConfig } from "@/lib/sources/pulsar/pulsar-config";
 import { createRateLimiter } from "@/lib/poller/rate-limiter";
 import { createNonPartitionedTopic, createPartitionedTopic } from "@/tools/pulsar/admin-setup";
 import { createTestNamespace, getTestBroker } from "@/tests/support/pulsar";
@@ -9,8 +10,10 @@ import { createTestNamespace, getTestBroker } from "@/tests/support/pulsar";
 const broker = getTestBroker();
 let scratch: Awaited<ReturnType<typeof createTestNamespace>>;
 
-function cluster(scope: unknown) {
-  return loadConfig({ BATON_CLUSTERS: JSON.stringify([{ name: "d", adminUrl: broker.adminUrl, scope }]) }).clusters[0]!;
+function cluster(scope: unknown): PulsarClusterConfig {
+  const [parsed] = loadConfig({ BATON_CLUSTERS: JSON.stringify([{ name: "d", adminUrl: broker.adminUrl, scope }]) }).clusters;
+  if (!parsed || !isPulsarCluster(parsed)) throw new Error("expected one Pulsar cluster");
+  return parsed;
 }
 
 const limiter = () => createRateLimiter({ requestsPerSecond: 50, maxConcurrency: 4 });

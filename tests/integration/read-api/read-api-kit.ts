@@ -10,11 +10,14 @@ import { getTestDatabaseUrl } from "@/tests/support/test-database";
 export const RUN = randomUUID().slice(0, 8);
 export const CLUSTER = `readapi-${RUN}`;
 export const OTHER_CLUSTER = `readapi-other-${RUN}`;
+/** Configured as a Pulsar entry until the Redis kind is registered; its cluster row says REDIS (the lock read models read the kind from the row). */
+export const LOCK_CLUSTER = `readapi-locks-${RUN}`;
 
 process.env.DATABASE_URL = getTestDatabaseUrl();
 process.env.BATON_CLUSTERS = JSON.stringify([
   { name: CLUSTER, adminUrl: "http://127.0.0.1:49151", pollIntervalMs: 5000 },
   { name: OTHER_CLUSTER, adminUrl: "http://127.0.0.1:49151", pollIntervalMs: 5000 },
+  { kind: "redis", name: LOCK_CLUSTER, url: "redis://127.0.0.1:9", pollIntervalMs: 5000, patterns: [{ match: "lock:*" }, { match: "leader:*", layout: "redisson", mustBeHeld: true }] },
 ]);
 process.env.BATON_FLAP_CHANGES = "4";
 process.env.BATON_FLAP_WINDOW_MINUTES = "10";

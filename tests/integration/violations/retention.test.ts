@@ -26,6 +26,17 @@ async function seed(oldCount: number, recentCount: number): Promise<void> {
 }
 
 describe("runRetention", () => {
+  it("deletes per-minute count rows older than the retention and keeps the newer ones and the rollup", async () => {
+    const minute = (ms: number) => new Date(Math.floor(ms / 60_000) * 60_000);
+    const row = (clientId: string, atMs: number) => ({ clientId, minute: minute(atMs), service, worker: "pod-a", increments: 5 });
+    await db.exclusivityCount.createMany({ data: [row("old-1", NOW - 40 * DAY), row("old-2", NOW - 31 * DAY), row("recent", NOW - 10 * DAY)] });
+    const result = await runRetention(db, { retentionDays: 30, retentionBatchSize: 1 }, new AbortController().signal, { nowMs: NOW, pauseMs: 5 });
+    expect(result.deletedCounts).toBe(2);
+    const left = await db.exclusivityCount.findMany({ where: { service }, select: { clientId: true } });
+    expect(left).toEqual([{ clientId: "recent" }]);
+    await db.exclusivityCount.deleteMany({ where: { service } });
+  });
+
   it("deletes raw events older than the retention in bounded batches, and keeps the rollup", async () => {
     await seed(250, 20);
     const rollupBefore = await db.violationMinute.aggregate({ where: { service }, _sum: { events: true, violations: true } });

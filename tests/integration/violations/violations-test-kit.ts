@@ -41,6 +41,8 @@ export async function writeTestEvents(pool: pg.Pool, events: readonly EventInput
     partition: null,
     traceId: null,
     attributesJson: null,
+    othersInsideJson: null,
+    lock: null,
     ...e,
   }));
   const written = await writeEvents(pool, valid, "HTTP");

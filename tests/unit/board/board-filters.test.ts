@@ -18,9 +18,9 @@ const groups = buildBoard({
 
 describe("board filters", () => {
   it("round-trips through the URL, leaving out what is not set", () => {
-    const filters = { cluster: "eu", tenant: "beta", namespace: "beta/jobs", q: "runner  ", includeGone: true };
+    const filters = { cluster: "eu", tenant: "beta", namespace: "beta/jobs", q: "runner  ", includeGone: true, kind: "redis" };
     const query = writeBoardFilters(filters);
-    expect(query).toBe("cluster=eu&tenant=beta&namespace=beta%2Fjobs&q=runner&includeGone=true");
+    expect(query).toBe("cluster=eu&tenant=beta&namespace=beta%2Fjobs&q=runner&includeGone=true&kind=redis");
     expect(readBoardFilters(new URLSearchParams(query))).toEqual({ ...filters, q: "runner" });
     expect(writeBoardFilters(NO_FILTERS)).toBe("");
     expect(readBoardFilters({ cluster: "", q: ["a", "b"], includeGone: "yes" })).toEqual({ ...NO_FILTERS, q: "a" });

@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
 
-import { type CounterBackend, type CounterEvent, createExclusivityClient, createInProcessCounter, type ExclusivityClientOptions } from "@/lib/exclusivity-client";
+import { type CounterBackend, type CounterEvent, type CountsBody, createExclusivityClient, createInProcessCounter, type ExclusivityClientOptions } from "@/lib/exclusivity-client";
 
-type Sent = { url: string; headers: Headers; events: CounterEvent[] };
+type Sent = { url: string; headers: Headers; events: CounterEvent[]; body: unknown };
 
 /** A fetch that records each request and answers from a list (the last answer repeats). */
 function fakeFetch(answers: (() => Response)[] = [() => Response.json({ accepted: 1, duplicates: 0, rejected: 0, errors: [] })]) {
   const sent: Sent[] = [];
   const fetch: typeof globalThis.fetch = async (input, init) => {
-    sent.push({ url: String(input), headers: new Headers(init?.headers), events: JSON.parse(String(init?.body)) as CounterEvent[] });
+    const body: unknown = JSON.parse(String(init?.body));
+    sent.push({ url: String(input), headers: new Headers(init?.headers), events: Array.isArray(body) ? (body as CounterEvent[]) : [], body });
     const answer = answers[Math.min(sent.length - 1, answers.length - 1)]!;
     return answer();
   };
@@ -75,6 +76,40 @@ describe("withExclusivity", () => {
     await instance.close();
   });
 
+  it("names the workers inside on a violation, with their entry times, and nothing on other events", async () => {
+    const { fetch, sent } = fakeFetch();
+    const { instance } = client({ fetch });
+    const before = Date.now();
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let firstInside!: () => void;
+    const isFirstInside = new Promise<void>((resolve) => (firstInside = resolve));
+    const first = instance.withExclusivity("user-3", async () => {
+      firstInside();
+      await firstHeld;
+    });
+    await isFirstInside;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const second = await instance.withExclusivity("user-3", (entry) => entry);
+    releaseFirst();
+    await first;
+    await instance.close();
+    expect(second).toEqual({ counter: 1, isViolation: true });
+    const [clean, violation] = sent.flatMap((s) => s.events);
+    expect(clean).not.toHaveProperty("othersInside");
+    expect(violation!.othersInside).toHaveLength(1);
+    const other = violation!.othersInside![0]!;
+    expect(other.worker).toBe("w1");
+    expect(other.enteredAt).toBeGreaterThanOrEqual(before);
+    // The first entry was held ~30 ms before the second came in.
+    expect(violation!.observedAt - other.enteredAt).toBeGreaterThanOrEqual(25);
+  });
+
+  it("refuses an unknown reporting mode", () => {
+    const { fetch } = fakeFetch();
+    expect(() => client({ fetch, report: "sometimes" as "all" })).toThrow(/report must be one of all, violations\+counts, violations/);
+  });
+
   it("keeps keys apart", async () => {
     const { fetch } = fakeFetch();
     const { instance } = client({ fetch });
@@ -94,12 +129,12 @@ describe("withExclusivity", () => {
 
   it("runs fn when the counter fails, reports the failure, and sends no event", async () => {
     const { fetch, sent } = fakeFetch();
-    const broken: CounterBackend = { increment: () => Promise.reject(new Error("ECONNREFUSED")), decrement: () => Promise.reject(new Error("unreachable")) };
+    const broken: CounterBackend = { enter: () => Promise.reject(new Error("ECONNREFUSED")), exit: () => Promise.reject(new Error("unreachable")) };
     const { instance, errors } = client({ fetch, counter: broken });
     expect(await instance.withExclusivity("k", (entry) => entry)).toEqual({ counter: null, isViolation: false });
     await instance.close();
     expect(sent).toHaveLength(0);
-    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/increment failed for key "k": ECONNREFUSED/)]);
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/enter failed for key "k": ECONNREFUSED/)]);
     expect(instance.stats().counterErrors).toBe(1);
   });
 
@@ -194,5 +229,66 @@ describe("reporting", () => {
     await instance.flush();
     expect(sent[0]!.events.map((e) => e.key)).toEqual(["k3", "k4", "k5", "k6", "k7"]);
     await instance.close();
+  });
+});
+
+describe("in-process counter", () => {
+  it("forgets an entry older than ttlMs (a crashed worker) and removes an exited one", async () => {
+    let nowMs = Date.now();
+    const counter = createInProcessCounter({ ttlMs: 1_000, now: () => nowMs });
+    await counter.enter("k", { entryId: "crashed", worker: "pod-a" });
+    nowMs += 400;
+    expect(await counter.enter("k", { entryId: "b", worker: "pod-b" })).toEqual({ othersCount: 1, others: [{ worker: "pod-a", insideForMs: 400 }] });
+    nowMs += 600;
+    // pod-a entered 1,000 ms ago: pruned; pod-b (600 ms) is still inside.
+    expect(await counter.enter("k", { entryId: "c", worker: "pod-c" })).toEqual({ othersCount: 1, others: [{ worker: "pod-b", insideForMs: 600 }] });
+    await counter.exit("k", "b");
+    await counter.exit("k", "c");
+    expect(await counter.enter("k", { entryId: "d", worker: "pod-d" })).toEqual({ othersCount: 0, others: [] });
+  });
+});
+
+describe("violations+counts reporting", () => {
+  it("sends violations as events and every other increment as per-minute counts per subscription and topic", async () => {
+    const { fetch, sent } = fakeFetch([() => Response.json({ accepted: 1, duplicates: 0, rejected: 0, errors: [] })]);
+    const { instance, errors } = client({ fetch, report: "violations+counts" });
+    for (let i = 0; i < 3; i++) await instance.withExclusivity(`k${i}`, () => undefined, { subscription: "orders-sub", topic: "t1" });
+    await instance.withExclusivity("k9", () => undefined, { subscription: "orders-sub", topic: "t2" });
+    await instance.withExclusivity("k9", () => undefined);
+    const allInside = barrier(2);
+    await Promise.all([1, 2].map(() => instance.withExclusivity("hot", () => allInside(), { subscription: "orders-sub", topic: "t1" })));
+    // flush() leaves the current minute alone: Baton keeps only the first body of a minute.
+    await instance.flush();
+    const countsUrl = "http://baton.test/api/v1/exclusivity-counts";
+    const minuteNow = Math.floor(Date.now() / 60_000) * 60_000;
+    const countsBeforeClose = sent.filter((s) => s.url === countsUrl && (s.body as CountsBody).minute === new Date(minuteNow).toISOString());
+    expect(countsBeforeClose).toEqual([]);
+    await instance.close();
+    expect(errors).toEqual([]);
+    const events = sent.flatMap((s) => s.events);
+    expect(events.map((e) => [e.key, e.counter])).toEqual([["hot", 1]]);
+    const bodies = sent.filter((s) => s.url === countsUrl).map((s) => s.body as CountsBody);
+    const groups = bodies.flatMap((b) => b.counts.map((c) => ({ ...c, minute: b.minute })));
+    // The test may straddle a minute boundary: compare the sums per group.
+    const sums = new Map<string, number>();
+    for (const g of groups) sums.set(`${g.subscription ?? ""}|${g.topic ?? ""}`, (sums.get(`${g.subscription ?? ""}|${g.topic ?? ""}`) ?? 0) + g.increments);
+    expect(Object.fromEntries(sums)).toEqual({ "orders-sub|t1": 4, "orders-sub|t2": 1, "|": 1 });
+    for (const body of bodies) {
+      expect(body).toMatchObject({ service: "orders", worker: "w1", mode: "violations+counts" });
+      expect(body.clientId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(Date.parse(body.minute) % 60_000).toBe(0);
+    }
+    expect(instance.stats()).toMatchObject({ increments: 7, violations: 1, countsSent: 6, countsPending: 0, countsDropped: 0 });
+  });
+
+  it("retries a minute's counts with the same body and drops them after maxAttempts, saying so", async () => {
+    const { fetch, sent } = fakeFetch([() => new Response("", { status: 503, headers: { "retry-after": "0" } })]);
+    const { instance, errors } = client({ fetch, report: "violations+counts", maxAttempts: 3 });
+    await instance.withExclusivity("k", () => undefined);
+    await instance.close();
+    expect(sent).toHaveLength(3);
+    expect(new Set(sent.map((s) => JSON.stringify(s.body))).size).toBe(1);
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/dropped the counts of .* \(1 increments\) after 3 attempt\(s\): Baton answered 503/)]);
+    expect(instance.stats()).toMatchObject({ countsSent: 0, countsDropped: 1 });
   });
 });

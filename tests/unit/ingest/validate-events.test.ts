@@ -21,6 +21,11 @@ function event(overrides: Record<string, unknown> = {}): Record<string, unknown>
   };
 }
 
+/** Another worker inside, 30 s before the event's observedAt (11:59). */
+function inside(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { worker: "pod-a", enteredAt: NOW - 90_000, ...overrides };
+}
+
 function without(field: string): Record<string, unknown> {
   const copy = event();
   delete copy[field];
@@ -50,8 +55,16 @@ describe("validateEvents", () => {
         traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
         observedAtMs: Date.UTC(2026, 10, 22, 11, 59),
         attributesJson: '{"region":"eu"}',
+        othersInsideJson: null,
+        lock: null,
       },
     ]);
+  });
+
+  it("keeps the lock the work ran under, its key free to hold slashes", () => {
+    const { events, rejected } = validateEvents([event({ lock: "redis-main/locks/daily-job" })], RULES);
+    expect(rejected).toEqual([]);
+    expect(events[0]!.lock).toBe("redis-main/locks/daily-job");
   });
 
   it("takes optional fields as absent or null, and epoch milliseconds", () => {
@@ -101,12 +114,46 @@ describe("validateEvents", () => {
     ["attributes an array", event({ attributes: [1] }), "attributes", /JSON object/],
     ["attributes too large", event({ attributes: { x: "y".repeat(9_000) } }), "attributes", /8192 bytes/],
     ["an unknown field", event({ observed_at: "x" }), "observed_at", /not a known field/],
+    ["a lock without its cluster", event({ lock: "lock:daily-job" }), "lock", /<cluster>\/<lock key>/],
+    ["a lock with an empty key", event({ lock: "redis-main/" }), "lock", /<cluster>\/<lock key>/],
+    ["a lock that is not text", event({ lock: 42 }), "lock", /string/],
+    ["othersInside not an array", event({ counter: 1, othersInside: { worker: "a" } }), "othersInside", /must be an array/],
+    ["othersInside longer than counter", event({ counter: 1, othersInside: [inside(), inside()] }), "othersInside", /at most counter \(1\)/],
+    ["othersInside on a non-violation", event({ othersInside: [inside()] }), "othersInside", /at most counter \(0\)/],
+    ["othersInside over 10", event({ counter: 11, othersInside: Array.from({ length: 11 }, () => inside()) }), "othersInside", /at most 10 workers/],
+    ["othersInside item not an object", event({ counter: 1, othersInside: ["pod-a"] }), "othersInside.0", /JSON object/],
+    ["othersInside item with an unknown field", event({ counter: 2, othersInside: [inside(), inside({ since: 1 })] }), "othersInside.1.since", /not a known field/],
+    ["othersInside worker missing", event({ counter: 1, othersInside: [{ enteredAt: NOW - 90_000 }] }), "othersInside.0.worker", /is required/],
+    ["othersInside worker too long", event({ counter: 1, othersInside: [inside({ worker: "w".repeat(201) })] }), "othersInside.0.worker", /at most 200/],
+    ["othersInside enteredAt missing", event({ counter: 1, othersInside: [{ worker: "pod-a" }] }), "othersInside.0.enteredAt", /is required/],
+    ["othersInside enteredAt not a date", event({ counter: 1, othersInside: [inside({ enteredAt: "yesterday" })] }), "othersInside.0.enteredAt", /RFC 3339/],
+    ["othersInside enteredAt after observedAt", event({ counter: 1, othersInside: [inside({ enteredAt: NOW })] }), "othersInside.0.enteredAt", /must not be after observedAt/],
   ])("rejects %s", (_label, item, field, message) => {
     const { events, rejected } = validateEvents([item], RULES);
     expect(events).toEqual([]);
     expect(rejected).toHaveLength(1);
     expect(rejected[0]).toMatchObject({ index: 0, field });
     expect(rejected[0]!.message).toMatch(message);
+  });
+
+  it("stores othersInside as JSON with epoch-ms entry times; an empty list as nothing", () => {
+    const { events, rejected } = validateEvents(
+      [
+        event({ id: "v", counter: 2, othersInside: [inside(), inside({ worker: "pod-b", enteredAt: "2026-11-22T11:58:59.150Z" })] }),
+        event({ id: "e", counter: 1, othersInside: [] }),
+        event({ id: "n", counter: 1, othersInside: null }),
+      ],
+      RULES,
+    );
+    expect(rejected).toEqual([]);
+    expect(events.map((e) => e.othersInsideJson)).toEqual([
+      JSON.stringify([
+        { worker: "pod-a", enteredAt: NOW - 90_000 },
+        { worker: "pod-b", enteredAt: NOW - 60_850 },
+      ]),
+      null,
+      null,
+    ]);
   });
 
   it("accepts an event from the first day of the retention period", () => {

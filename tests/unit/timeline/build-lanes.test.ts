@@ -72,4 +72,19 @@ describe("tenure lanes", () => {
     const lanes = buildLanes({ fromMs: T(0), toMs: T(100), nowMs: T(50), isKeyShared: true, lanes: [lane({ partition: -1, holderAtRangeEnd: null })], changes: [] });
     expect(simplify(lanes)).toEqual([["topic", [["shared", null, 0, 50]]]]);
   });
+
+  it("names a lock's lane by its key, and a lock that expired while held ends its tenure at the last poll that saw it", () => {
+    const lanes = buildLanes({
+      fromMs: T(0),
+      toMs: T(100),
+      nowMs: T(100),
+      isKeyShared: false,
+      lanes: [lane({ label: "lock:daily-job", holderAtRangeEnd: "pod-b" }), lane({ partition: 1, label: "lock:other", holderAtRangeEnd: null })],
+      changes: [{ ...change("HOLDER_CHANGED", "pod-a", "pod-b", 40, 41), ending: "EXPIRED" }],
+    });
+    expect(simplify(lanes)).toEqual([
+      ["lock:daily-job", [["held", "pod-a", 0, 40], ["unobserved", null, 40, 41], ["held", "pod-b", 41, 100]]],
+      ["lock:other", [["none", null, 0, 100]]],
+    ]);
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { isLiveRange, MAX_RANGE_MS, readRangeSelection, resolveRange, writeRangeSelection } from "@/lib/timeline/time-range";
+import { fitRangeToFirstSeen, hasRangeParam, isLiveRange, MAX_RANGE_MS, readRangeSelection, resolveRange, writeRangeSelection } from "@/lib/timeline/time-range";
 
 const NOW = Date.parse("2026-11-22T12:00:00.000Z");
 
@@ -31,5 +31,33 @@ describe("time ranges", () => {
     const custom = { preset: "custom" as const, from: "2026-11-20T00:00:00.000Z", to: "2026-11-21T00:00:00.000Z" };
     expect(readRangeSelection(writeRangeSelection(custom))).toEqual(custom);
     expect(writeRangeSelection({ preset: "7d" })).toEqual({ range: "7d" });
+  });
+
+  it("writes back a since range, which is live and ends now", () => {
+    const since = { preset: "since" as const, from: "2026-11-22T11:50:00.000Z" };
+    expect(readRangeSelection(writeRangeSelection(since))).toEqual(since);
+    expect(resolveRange(since, NOW)).toEqual({ fromMs: Date.parse(since.from), toMs: NOW });
+    expect(isLiveRange(since)).toBe(true);
+    expect(hasRangeParam({})).toBe(false);
+    expect(hasRangeParam({ range: "since", from: since.from })).toBe(true);
+  });
+});
+
+describe("fitRangeToFirstSeen", () => {
+  const MINUTE = 60_000;
+  it.each([
+    ["never seen", null, { preset: "6h" }],
+    ["seen 5 min ago: from 30 s before it", NOW - 5 * MINUTE, { preset: "since", from: new Date(NOW - 5 * MINUTE - 30_000).toISOString() }],
+    ["seen 2 h ago: a tenth of its age before it", NOW - 120 * MINUTE, { preset: "since", from: new Date(NOW - 132 * MINUTE).toISOString() }],
+    ["seen 6 h ago", NOW - 360 * MINUTE, { preset: "6h" }],
+    ["seen 3 days ago", NOW - 3 * 1_440 * MINUTE, { preset: "6h" }],
+  ])("%s", (_name, firstSeen, expected) => {
+    expect(fitRangeToFirstSeen(firstSeen, NOW)).toEqual(expected);
+  });
+
+  it("fills most of the chart with what is known", () => {
+    const firstSeen = NOW - 3 * MINUTE;
+    const { fromMs, toMs } = resolveRange(fitRangeToFirstSeen(firstSeen, NOW), NOW);
+    expect((toMs - firstSeen) / (toMs - fromMs)).toBeGreaterThan(0.8);
   });
 });

@@ -8,10 +8,10 @@ const START = Date.parse("2026-11-22T10:00:00Z");
 const iso = (minutes: number) => new Date(START + minutes * MINUTE).toISOString();
 
 const buckets: TimelineBucket[] = [
-  { start: iso(0), end: iso(10), isPartial: false, total: { violations: 3, inside: 1, outside: 2 }, byService: { a: { violations: 3, inside: 1, outside: 2 }, b: { violations: 0, inside: 0, outside: 0 } } },
-  { start: iso(10), end: iso(20), isPartial: false, total: null, byService: {} },
-  { start: iso(20), end: iso(30), isPartial: false, total: null, byService: {} },
-  { start: iso(30), end: iso(35), isPartial: true, total: { violations: 0, inside: 0, outside: 0 }, byService: { b: { violations: 0, inside: 0, outside: 0 } } },
+  { start: iso(0), end: iso(10), isPartial: false, total: { violations: 3, inside: 1, outside: 2 }, byService: { a: { violations: 3, inside: 1, outside: 2 }, b: { violations: 0, inside: 0, outside: 0 } }, increments: 4_200 },
+  { start: iso(10), end: iso(20), isPartial: false, total: null, byService: {}, increments: null },
+  { start: iso(20), end: iso(30), isPartial: false, total: null, byService: {}, increments: null },
+  { start: iso(30), end: iso(35), isPartial: true, total: { violations: 0, inside: 0, outside: 0 }, byService: { b: { violations: 0, inside: 0, outside: 0 } }, increments: 0 },
 ];
 
 const band = (id: string, service: string, start: number, finish: number | null, windowEnd: number): DeploymentBand => ({
@@ -33,6 +33,11 @@ describe("chart data", () => {
     const onlyA = toChartPoints(buckets, "a");
     expect(onlyA.map((p) => p.counts?.violations ?? null)).toEqual([3, null, null, null]);
     expect(toChartPoints(buckets, "b").map((p) => p.counts?.violations ?? null)).toEqual([0, null, null, 0]);
+  });
+
+  it("carries the increments reported (events and counts) for the whole chart, not for one service of a split chart", () => {
+    expect(toChartPoints(buckets).map((p) => p.increments)).toEqual([4_200, null, null, 0]);
+    expect(toChartPoints(buckets, "a").map((p) => p.increments)).toEqual([null, null, null, null]);
   });
 
   it("merges consecutive unobserved buckets into one hatched span", () => {

@@ -12,6 +12,7 @@ function buckets(outside: (number | null)[]): TimelineBucket[] {
     end: new Date(START + (i + 1) * HOUR).toISOString(),
     isPartial: false,
     total: value === null ? null : { violations: value + 1, inside: 1, outside: value },
+    increments: value === null ? null : 100,
     byService: {},
   }));
 }

@@ -27,6 +27,8 @@ function event(id: string, worker: string, counter: number, offsetMs: number, pa
     observedAt: iso(offsetMs),
     receivedAt: iso(offsetMs),
     resource: resourceRefOf({ topic, subscription: "orders-sub", partition }),
+    othersInside: null,
+  lock: null,
   };
 }
 
@@ -57,6 +59,21 @@ describe("who was inside", () => {
     ]);
   });
 
+  it("takes who was inside from the event's own row when it names them, and how long each had been inside", () => {
+    // Only the violation is stored (counts mode): the row names w1 and w4.
+    const violation = { ...event("v", "w2", 2, 10 * SECOND), othersInside: [{ worker: "w1", enteredAt: iso(9.15 * SECOND) }, { worker: "w4", enteredAt: iso(9.9 * SECOND) }] };
+    expect(countOverlaps([violation], findPreviousEntries([violation]))).toEqual([
+      { entered: "w2", inside: "w1", count: 1 },
+      { entered: "w2", inside: "w4", count: 1 },
+    ]);
+    const [explanation] = explainViolations({ events: [violation], changes: [], lockChanges: [], deployments: [], windowMs: 60_000, nowMs: T0 + 60_000 });
+    expect(explanation!.previousEntry).toBeNull();
+    expect(explanation!.othersInside).toEqual([
+      { worker: "w1", enteredAt: iso(9.15 * SECOND), insideForMs: 850 },
+      { worker: "w4", enteredAt: iso(9.9 * SECOND), insideForMs: 100 },
+    ]);
+  });
+
   it("summarises each worker's entries", () => {
     expect(summariseWorkers(events).map((w) => [w.worker, w.events, w.violations, w.firstAt])).toEqual([
       ["w2", 2, 1, iso(1.3 * SECOND)],
@@ -79,6 +96,7 @@ describe("what coincides with a violation", () => {
   it("gives each violation its verdict: deployment, failover, both, or unexplained", () => {
     const explained = explainViolations({
       events: [event("in", "w2", 1, 0), event("fail", "w2", 1, 30 * MINUTE), event("both", "w2", 1, 60 * MINUTE), event("alone", "w2", 1, 90 * MINUTE), event("other-partition", "w2", 1, 120 * MINUTE, 4)],
+      lockChanges: [],
       changes: [change("c1", 3, 30 * MINUTE - 20 * SECOND, 30 * MINUTE - 10 * SECOND), change("c2", 3, 60 * MINUTE + 5 * SECOND, 60 * MINUTE + 9 * SECOND), change("c3", 3, 120 * MINUTE, 120 * MINUTE + SECOND)],
       deployments: [
         deployment("d1", "orders", -2 * MINUTE, 3 * MINUTE, 9 * MINUTE),

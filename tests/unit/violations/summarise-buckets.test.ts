@@ -65,6 +65,6 @@ describe("summariseBuckets", () => {
 
   it("writes bucket times as ISO strings with the partial flag", () => {
     const summary = summariseBuckets([{ ...buckets[0]!, isPartial: true }], [], []);
-    expect(summary.buckets).toEqual([{ start: "2026-11-22T00:00:00.000Z", end: "2026-11-22T01:00:00.000Z", isPartial: true, total: null, byService: {} }]);
+    expect(summary.buckets).toEqual([{ start: "2026-11-22T00:00:00.000Z", end: "2026-11-22T01:00:00.000Z", isPartial: true, total: null, byService: {}, increments: null }]);
   });
 });

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useEffect, useState } from "react";
 
 import { ClockTime, TenureTime } from "@/components/board/time-text";
+import { HolderLocksTable } from "@/components/locks/holder-locks-table";
 import { ChangeList } from "@/components/timeline/change-list";
 import { OutdatedNotice } from "@/components/ui/outdated-notice";
 import { subscriptionHref } from "@/lib/board/links";
@@ -88,6 +89,14 @@ export function ConsumerView({ name, cluster, span }: { name: string; cluster: s
           </table>
         )}
       </section>
+      {report.locks.length > 0 ? (
+        <section className="panel" aria-label="Locks">
+          <h2>
+            Locks: holds {report.locks.filter((l) => l.role === "holder").length}, waits for {report.locks.filter((l) => l.role === "waiter").length}
+          </h2>
+          <HolderLocksTable locks={report.locks} nowMs={nowMs} />
+        </section>
+      ) : null}
       <section className="panel" aria-label="History">
         <h2>
           History <span className="muted small">{report.historyTotal} changes to or from {name} in the last 7 days, newest first</span>

@@ -5,14 +5,10 @@ import { PollerSummary } from "@/components/ui/poller-summary";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { checkHealth } from "@/lib/health/check-health";
+import { describeCluster } from "@/lib/clusters/describe-cluster";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Clusters" };
-
-function describeScope(scope: ReturnType<typeof getConfig>["clusters"][number]["scope"]): string {
-  if (scope.everything) return "everything (all tenants but pulsar)";
-  return [...scope.tenants.map((t) => `tenant ${t}`), ...scope.namespaces.map((n) => `namespace ${n}`), ...scope.topics].join(", ");
-}
 
 export default async function ClustersPage() {
   const config = getConfig();
@@ -39,17 +35,18 @@ export default async function ClustersPage() {
         </dl>
       </section>
       {config.clusters.length === 0 ? (
-        <EmptyState title="No Pulsar cluster configured">
+        <EmptyState title="No cluster configured">
           <ConfigureClusterHelp />
         </EmptyState>
       ) : (
-        <section className="panel" aria-label="Pulsar clusters">
-          <h2>Pulsar clusters</h2>
+        <section className="panel" aria-label="Clusters">
+          <h2>Clusters</h2>
           <table className="data">
             <thead>
               <tr>
                 <th scope="col">Name</th>
-                <th scope="col">Admin URL</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Address</th>
                 <th scope="col">Status</th>
                 <th scope="col">Scope</th>
                 <th scope="col">Poll interval</th>
@@ -61,18 +58,20 @@ export default async function ClustersPage() {
             <tbody>
               {config.clusters.map((cluster) => {
                 const clusterHealth = health.clusters.find((c) => c.name === cluster.name);
+                const facts = describeCluster(cluster);
                 return (
                   <tr key={cluster.name}>
                     <th scope="row">{cluster.name}</th>
-                    <td className="mono">{cluster.adminUrl}</td>
+                    <td>{facts.kindLabel}</td>
+                    <td className="mono">{facts.endpoint}</td>
                     <td>
                       {clusterHealth ? <StatusPill status={clusterHealth.status} /> : null}
                       {clusterHealth?.reason ? <div className="muted">{clusterHealth.reason}</div> : null}
                     </td>
-                    <td>{describeScope(cluster.scope)}</td>
+                    <td>{facts.scope}</td>
                     <td>{cluster.pollIntervalMs / 1000} s</td>
-                    <td>{cluster.requestsPerSecond} requests/s</td>
-                    <td>{cluster.token ? "bearer token" : "none"}{cluster.adminUrl.startsWith("https:") ? ", TLS" : ""}</td>
+                    <td>{facts.budget}</td>
+                    <td>{facts.auth}</td>
                     <td>
                       <PollerSummary poller={clusterHealth?.poller ?? null} />
                     </td>

@@ -1,7 +1,6 @@
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { jsonResponse } from "@/lib/http/json-response";
 import { readLeaders } from "@/lib/queries/list-leaders";
 import { assertConfiguredCluster, leadersParamsSchema, parseReadParams } from "@/lib/queries/read-api-params";
 
@@ -14,5 +13,5 @@ export const GET = withErrorHandling(async (request) => {
   const clusterNames = config.clusters.map((c) => c.name);
   assertConfiguredCluster(clusterNames, query.cluster);
   const board = await readLeaders(getDb(), { clusterNames, thresholds: config.board, query });
-  return jsonResponse(request, board, { headers: { "cache-control": "no-store" } });
+  return Response.json(board, { headers: { "cache-control": "no-store" } });
 });

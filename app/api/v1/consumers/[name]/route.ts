@@ -2,7 +2,6 @@ import { decodeConsumerName } from "@/lib/board/links";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { jsonResponse } from "@/lib/http/json-response";
 import { getConsumer } from "@/lib/queries/get-consumer";
 import { assertConfiguredCluster, consumerParamsSchema, parseReadParams } from "@/lib/queries/read-api-params";
 
@@ -17,5 +16,5 @@ export const GET = withErrorHandling(async (request, context: Context) => {
   const clusterNames = getConfig().clusters.map((c) => c.name);
   assertConfiguredCluster(clusterNames, params.cluster ?? null);
   const report = await getConsumer(getDb(), { ...params, cluster: params.cluster ?? null, clusterNames });
-  return jsonResponse(request, report, { headers: { "cache-control": "no-store" } });
+  return Response.json(report, { headers: { "cache-control": "no-store" } });
 });

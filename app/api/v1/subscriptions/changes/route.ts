@@ -1,7 +1,6 @@
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { jsonResponse } from "@/lib/http/json-response";
 import { listSubscriptionChanges } from "@/lib/queries/list-subscription-changes";
 import { assertConfiguredCluster, changesParamsSchema, parseReadParams } from "@/lib/queries/read-api-params";
 
@@ -12,5 +11,5 @@ export const GET = withErrorHandling(async (request) => {
   const params = parseReadParams(changesParamsSchema, request.url);
   assertConfiguredCluster(getConfig().clusters.map((c) => c.name), params.cluster);
   const page = await listSubscriptionChanges(getDb(), params);
-  return jsonResponse(request, page, { headers: { "cache-control": "no-store" } });
+  return Response.json(page, { headers: { "cache-control": "no-store" } });
 });

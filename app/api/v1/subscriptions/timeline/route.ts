@@ -1,7 +1,6 @@
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { jsonResponse } from "@/lib/http/json-response";
 import { getSubscriptionTimeline } from "@/lib/queries/get-subscription-timeline";
 import { assertConfiguredCluster, parseReadParams, timelineParamsSchema } from "@/lib/queries/read-api-params";
 
@@ -13,5 +12,5 @@ export const GET = withErrorHandling(async (request) => {
   const config = getConfig();
   assertConfiguredCluster(config.clusters.map((c) => c.name), params.cluster);
   const timeline = await getSubscriptionTimeline(getDb(), { ...params, thresholds: config.board });
-  return jsonResponse(request, timeline, { headers: { "cache-control": "no-store" } });
+  return Response.json(timeline, { headers: { "cache-control": "no-store" } });
 });

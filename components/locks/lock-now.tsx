@@ -1,0 +1,90 @@
+import Link from "next/link";
+
+import { FlagDetails, HealthWord } from "@/components/board/health-flags";
+import { AgoTime, TenureTime } from "@/components/board/time-text";
+import { TtlLeft } from "@/components/locks/ttl-left";
+import { formatDuration } from "@/lib/board/format";
+import type { LockRow } from "@/lib/board/lock-types";
+import { consumerHref, lockHref } from "@/lib/board/links";
+import { shortenToken } from "@/lib/board/lock-words";
+
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return "—";
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
+  return JSON.stringify(value);
+}
+
+/** One lock now: holder and token, since when, TTL left, the queue in order, its layout and the source's details, and health. */
+export function LockNow({ lock, nowMs }: { lock: LockRow; nowMs: number }) {
+  const isStale = lock.staleSince !== null;
+  // The layout is already said beside the pattern; the rest of the source's details follow as they are.
+  const details = Object.entries(lock.details).filter(([name]) => name !== "layout");
+  return (
+    <div className="lock-now">
+      <h3 className="mono">
+        {lock.key} <HealthWord health={lock.health} />
+      </h3>
+      <FlagDetails flags={lock.flags} nowMs={nowMs} />
+      <dl className="facts" aria-label={`Lock ${lock.key} now`}>
+        <dt>Holder</dt>
+        <dd>
+          {isStale ? (
+            <span className="last-known">last known: {lock.holder ?? "free"}</span>
+          ) : lock.holder === null ? (
+            lock.isSplit ? <strong className="loud">Split: no majority</strong> : lock.isMustBeHeld ? <strong className="loud">No holder</strong> : <span className="muted">free</span>
+          ) : (
+            <Link prefetch={false} href={consumerHref(lock.holder)}>
+              {lock.holder}
+            </Link>
+          )}
+        </dd>
+        <dt>Token</dt>
+        <dd className="mono" title={lock.holderToken ?? undefined}>
+          {shortenToken(lock.holderToken)}
+        </dd>
+        <dt>Since</dt>
+        <dd>{lock.holderSince && !isStale ? <TenureTime iso={lock.holderSince} nowMs={nowMs} /> : "—"}</dd>
+        <dt>TTL left</dt>
+        <dd>{lock.holder === null && !isStale ? "—" : <TtlLeft expiresAt={lock.expiresAt} nowMs={nowMs} isStale={isStale} />}</dd>
+        <dt>TTL</dt>
+        <dd>{lock.ttlMs === null ? "—" : formatDuration(lock.ttlMs)}</dd>
+        <dt>Waiters</dt>
+        <dd>
+          {lock.waiters.length === 0 ? (
+            <span className="muted">none</span>
+          ) : (
+            <ol className="waiters" aria-label="Waiters in order">
+              {lock.waiters.map((name) => (
+                <li key={name}>
+                  <Link prefetch={false} href={consumerHref(name)}>
+                    {name}
+                  </Link>
+                </li>
+              ))}
+            </ol>
+          )}
+        </dd>
+        <dt>Pattern</dt>
+        <dd className="mono">
+          <Link prefetch={false} href={lockHref({ cluster: lock.cluster, pattern: lock.pattern })} title={`Every lock of ${lock.pattern}`}>
+            {lock.pattern}
+          </Link>
+          {lock.layout ? ` (${lock.layout} layout)` : ""}
+          {lock.isMustBeHeld ? ", must always be held" : ""}
+        </dd>
+        <dt>Longest hold that ended</dt>
+        <dd>{lock.stats.longestHoldMs > 0 ? formatDuration(lock.stats.longestHoldMs) : "none yet"}</dd>
+        <dt>TTL near zero this hold</dt>
+        <dd>{lock.stats.nearExpiryCount === 1 ? "once" : `${lock.stats.nearExpiryCount} times`}</dd>
+        <dt>Last observed</dt>
+        <dd>{lock.lastObservedAt ? <AgoTime iso={lock.lastObservedAt} nowMs={nowMs} /> : "never"}</dd>
+        {details.map(([name, value]) => (
+          <div key={name} className="fact-extra">
+            <dt>{name}</dt>
+            <dd className="mono">{describeValue(value)}</dd>
+          </div>
+        ))}
+      </dl>
+    </div>
+  );
+}

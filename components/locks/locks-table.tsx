@@ -1,0 +1,79 @@
+import Link from "next/link";
+
+import { FlagList } from "@/components/board/health-flags";
+import { TenureTime } from "@/components/board/time-text";
+import { LockLastChangeText } from "@/components/locks/lock-last-change";
+import { TtlLeft } from "@/components/locks/ttl-left";
+import type { LockRow } from "@/lib/board/lock-types";
+
+type Props = {
+  locks: LockRow[];
+  nowMs: number;
+  /** A lock's page, or (with a pattern) the page of every lock of that pattern. */
+  lockHref: (ref: { cluster: string; key?: string | null; pattern?: string | null }) => string;
+  consumerHref: (name: string) => string;
+};
+
+function Holder({ lock, consumerHref }: { lock: LockRow; consumerHref: (name: string) => string }) {
+  if (lock.staleSince !== null) return <span className="last-known">last known: {lock.holder ?? "free"}</span>;
+  if (lock.isSplit) return <strong className="loud">Split: no majority</strong>;
+  if (lock.holder === null) return lock.isMustBeHeld ? <strong className="loud">No holder</strong> : <span className="muted">free</span>;
+  return (
+    <Link prefetch={false} href={consumerHref(lock.holder)}>
+      {lock.holder}
+    </Link>
+  );
+}
+
+/** Every lock in one table: who holds it, since when, the TTL left, the queue, the last change, health. */
+export function LocksTable({ locks, nowMs, lockHref, consumerHref }: Props) {
+  return (
+    <table className="data locks-table" aria-label="Locks">
+      <thead>
+        <tr>
+          <th scope="col">Lock</th>
+          <th scope="col">Cluster</th>
+          <th scope="col">Pattern</th>
+          <th scope="col">Holder</th>
+          <th scope="col">Since</th>
+          <th scope="col">TTL left</th>
+          <th scope="col">Waiters</th>
+          <th scope="col">Last change</th>
+          <th scope="col">Health</th>
+        </tr>
+      </thead>
+      <tbody>
+        {locks.map((lock) => {
+          const isStale = lock.staleSince !== null;
+          return (
+            <tr key={lock.id} data-health={lock.health}>
+              <th scope="row" className="mono">
+                <Link prefetch={false} href={lockHref({ cluster: lock.cluster, key: lock.key })}>
+                  {lock.key}
+                </Link>
+              </th>
+              <td>{lock.cluster}</td>
+              <td className="mono">
+                <Link prefetch={false} href={lockHref({ cluster: lock.cluster, pattern: lock.pattern })} title={`Every lock of ${lock.pattern}`}>
+                  {lock.pattern}
+                </Link>
+              </td>
+              <td>
+                <Holder lock={lock} consumerHref={consumerHref} />
+              </td>
+              <td>{!isStale && lock.holder !== null && lock.holderSince ? <TenureTime iso={lock.holderSince} nowMs={nowMs} /> : "—"}</td>
+              <td>{lock.holder === null && !isStale ? "—" : <TtlLeft expiresAt={lock.expiresAt} nowMs={nowMs} isStale={isStale} />}</td>
+              <td>{isStale ? "—" : lock.waiters.length === 0 ? <span className="muted">none</span> : `${lock.waiters.length}: ${lock.waiters.slice(0, 3).join(", ")}${lock.waiters.length > 3 ? "…" : ""}`}</td>
+              <td>
+                <LockLastChangeText change={lock.lastChange} nowMs={nowMs} />
+              </td>
+              <td>
+                <FlagList flags={lock.flags} nowMs={nowMs} max={3} />
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,96 @@
+// The locks board's shapes: what the read model hands the lock rules (snapshots) and what the
+// board, the lock page and the read API get back (plain JSON: ISO strings, numbers). Client-safe.
+
+import type { BoardThresholds, ClusterStatus, Health, HealthFlag } from "@/lib/board/board-types";
+import type { ChangeKind, HoldEnding } from "@/lib/poller/change";
+import type { HoldStats } from "@/lib/poller/hold-state";
+
+/** The held_resource kinds that are locks (every kind but Pulsar's subscription partitions). */
+export const LOCK_RESOURCE_KINDS = ["REDIS_LOCK", "ZOOKEEPER_LOCK", "ETCD_LOCK", "KUBERNETES_LEASE"] as const;
+export type LockResourceKind = (typeof LOCK_RESOURCE_KINDS)[number];
+
+/** A source kind that holds locks, as the configuration names it (the cluster's kind, lower case). */
+export const LOCK_SOURCE_KINDS = ["redis", "zookeeper", "etcd", "kubernetes"] as const;
+export type LockSourceKind = (typeof LOCK_SOURCE_KINDS)[number];
+
+/** The newest expiry while held within the last hour: who held it, since when, when its TTL ended. */
+export type ExpirySnapshot = {
+  at: number;
+  fromHolder: string | null;
+  toHolder: string | null;
+  heldSince: string | null;
+  expiresAtBefore: string | null;
+};
+
+/** One lock as the read model loads it: what the lock rules judge. Times are epoch milliseconds. */
+export type LockSnapshot = {
+  cluster: string;
+  key: string;
+  pattern: string;
+  /** The pattern is a leader election: nobody holding it is an outage. */
+  isMustBeHeld: boolean;
+  holder: string | null;
+  holderSince: number | null;
+  expiresAt: number | null;
+  ttlMs: number | null;
+  waiters: string[];
+  isSplit: boolean;
+  stats: HoldStats;
+  lastObservedAt: number | null;
+  staleSince: number | null;
+  lastError: string | null;
+  goneAt: number | null;
+  lastChangeAt: number | null;
+  /** Holder changes (changed, lost, appeared, hidden flap) inside the flapping window. */
+  changesInWindow: number;
+  lastExpiry: ExpirySnapshot | null;
+};
+
+/** The newest holder change of a lock, with how the previous hold ended. */
+export type LockLastChange = { kind: ChangeKind; ending: HoldEnding | null; fromHolder: string | null; toHolder: string | null; at: string };
+
+export type LockRow = {
+  /** cluster|key: unique on the board. */
+  id: string;
+  cluster: string;
+  sourceKind: LockSourceKind;
+  resourceKind: LockResourceKind;
+  key: string;
+  pattern: string;
+  /** The configured layout of its pattern ("token", "redisson"), when the cluster's scope names it. */
+  layout: string | null;
+  isMustBeHeld: boolean;
+  /** The current holder; when the row is stale, the last known one (label it so). */
+  holder: string | null;
+  holderToken: string | null;
+  holderSince: string | null;
+  /** When the hold ends unless renewed: TTL left is counted from it in the browser. */
+  expiresAt: string | null;
+  ttlMs: number | null;
+  /** Queued contenders, in queue order. */
+  waiters: string[];
+  isSplit: boolean;
+  /** The source kind's own details (reentrancy count, per-master tokens...). */
+  details: Record<string, unknown>;
+  stats: HoldStats;
+  firstSeenAt: string;
+  lastObservedAt: string | null;
+  staleSince: string | null;
+  goneAt: string | null;
+  lastChange: LockLastChange | null;
+  changesInWindow: number;
+  /** Changes that ended a hold by expiry in the last hour. */
+  expiriesInHour: number;
+  health: Health;
+  flags: HealthFlag[];
+};
+
+export type LockClusterStatus = ClusterStatus & { sourceKind: LockSourceKind };
+
+export type LocksBoard = {
+  generatedAt: string;
+  thresholds: BoardThresholds;
+  /** The configured clusters that hold locks (empty: no lock source is configured). */
+  clusters: LockClusterStatus[];
+  locks: LockRow[];
+};

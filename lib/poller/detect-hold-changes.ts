@@ -1,0 +1,106 @@
+// Change detection for locks, shared by every lock-like source kind: a pure function of
+// (previous state, new observation, the change hint that arrived in between). Like Pulsar's, it
+// never invents a change: a lock seen for the first time has none, and failed reads only make
+// the state stale (markStale), keeping the last known holder.
+//
+// acquired -> HOLDER_APPEARED; released -> HOLDER_LOST ending RELEASED (the lock went before its
+// TTL could have ended, or the source said `del`); expired while held -> HOLDER_LOST ending
+// EXPIRED (gone at or after its expiry, or the source said `expired`); taken over ->
+// HOLDER_CHANGED (the token changed between two observations). A TTL extension or a watchdog
+// renewal keeps the token: not a change.
+
+import { classifyHolderTransition, type HolderTransition } from "@/lib/poller/classify-holder-transition";
+import type { HoldChange, HoldEnding, HoldState, HoldStats } from "@/lib/poller/hold-state";
+import { EXPIRY_EVENTS, type HoldObservation, RELEASE_EVENTS } from "@/lib/sources/hold-observation";
+
+export type HoldDetection = { next: HoldState; changes: HoldChange[] };
+
+/** Less than this share of the tenure's largest TTL left counts as "close to zero". */
+const NEAR_EXPIRY_SHARE = 0.2;
+
+const ms = (iso: string) => Date.parse(iso);
+
+/** How the previous hold ended, from the hint when there is one, else from its expiry. */
+export function classifyEnding(transition: HolderTransition, prev: HoldState, obs: HoldObservation, hintEvent: string | null): HoldEnding | null {
+  // A Redlock split is no ending of the hold: no majority agrees on anything (its own health flag).
+  if (transition === "HOLDER_APPEARED" || obs.isSplit) return null;
+  if (obs.previousEnding === "EXPIRED" || (hintEvent !== null && EXPIRY_EVENTS.has(hintEvent))) return "EXPIRED";
+  if (obs.previousEnding === "RELEASED") return "RELEASED";
+  const isPastExpiry = prev.expiresAt !== null && ms(obs.observedAt) >= ms(prev.expiresAt);
+  if (isPastExpiry) return "EXPIRED";
+  if (transition === "HOLDER_LOST" || (hintEvent !== null && RELEASE_EVENTS.has(hintEvent))) return "RELEASED";
+  return transition === "HOLDER_CHANGED" ? "TAKEN_OVER" : "RELEASED";
+}
+
+/**
+ * When the new hold began, as far as the two observations tell: where the tenure's TTL is known
+ * (a fixed-TTL lock), the TTL already used up says how long ago it was taken, bounded by the
+ * previous observation; otherwise the observation that first saw it.
+ */
+function estimateAcquiredAt(prev: HoldState, obs: HoldObservation): string {
+  const fullTtl = prev.stats.tenureMaxTtlMs;
+  if (fullTtl === null || obs.ttlMs === null || obs.ttlMs > fullTtl || prev.lastObservedAt === null) return obs.observedAt;
+  const estimate = ms(obs.observedAt) - (fullTtl - obs.ttlMs);
+  return new Date(Math.max(estimate, ms(prev.lastObservedAt) + 1)).toISOString();
+}
+
+function nextStats(prev: HoldState | undefined, obs: HoldObservation, isNewTenure: boolean): HoldStats {
+  // A hold that just ended lasted at least from its start to the last observation that saw it.
+  const endedMs = isNewTenure && prev?.holderSince && prev.lastObservedAt ? ms(prev.lastObservedAt) - ms(prev.holderSince) : 0;
+  const longestHoldMs = Math.max(prev?.stats.longestHoldMs ?? 0, endedMs);
+  if (isNewTenure || prev === undefined) return { tenureMaxTtlMs: obs.ttlMs, nearExpiryCount: 0, longestHoldMs };
+  const tenureMaxTtlMs = obs.ttlMs === null ? prev.stats.tenureMaxTtlMs : Math.max(prev.stats.tenureMaxTtlMs ?? 0, obs.ttlMs);
+  const isNearExpiry = obs.holder !== null && obs.ttlMs !== null && tenureMaxTtlMs !== null && obs.ttlMs < tenureMaxTtlMs * NEAR_EXPIRY_SHARE;
+  return { tenureMaxTtlMs, nearExpiryCount: prev.stats.nearExpiryCount + (isNearExpiry ? 1 : 0), longestHoldMs };
+}
+
+function buildState(obs: HoldObservation, fields: Pick<HoldState, "holderSince" | "lastChangeAt" | "stats" | "lastErrorAt">): HoldState {
+  const { observedAt, previousEnding: _ending, ...seen } = obs;
+  return { ...seen, ...fields, lastObservedAt: observedAt, staleSince: null, lastError: null, goneAt: null };
+}
+
+export function detectHoldChanges(prev: HoldState | undefined, obs: HoldObservation, hintEvent: string | null = null): HoldDetection {
+  // node-redlock and go-redsync return once a majority answered: the last master is written or
+  // cleared a moment later, which reads as a split for one observation. Only a split seen twice
+  // in a row is one: the first keeps the holder it had, flagged, and its last sighting (the
+  // interval of the change, if it is one, starts there).
+  if (obs.isSplit && prev !== undefined && prev.lastObservedAt !== null && !prev.isSplit && prev.holder !== null) {
+    return { changes: [], next: { ...prev, isSplit: true, details: obs.details, staleSince: null, lastError: null } };
+  }
+  if (prev === undefined || prev.lastObservedAt === null) {
+    const holderSince = obs.holder === null ? null : obs.observedAt;
+    return { changes: [], next: buildState(obs, { holderSince, lastChangeAt: prev?.lastChangeAt ?? null, stats: nextStats(prev, obs, true), lastErrorAt: prev?.lastErrorAt ?? null }) };
+  }
+  const transition = classifyHolderTransition({ holder: prev.holder, session: prev.holderToken }, { holder: obs.holder, session: obs.holderToken });
+  if (transition === null) {
+    const holderSince = obs.holder === null ? null : prev.holderSince;
+    return { changes: [], next: buildState(obs, { holderSince, lastChangeAt: prev.lastChangeAt, stats: nextStats(prev, obs, false), lastErrorAt: prev.lastErrorAt }) };
+  }
+
+  const isDuringGap = prev.staleSince !== null;
+  const ending = classifyEnding(transition, prev, obs, hintEvent);
+  const holderSince = obs.holder === null ? null : estimateAcquiredAt(prev, obs);
+  const change: HoldChange = {
+    resourceKey: obs.resourceKey,
+    kind: transition,
+    cause: isDuringGap ? "UNKNOWN" : "CLIENT",
+    ending,
+    fromHolder: prev.holder,
+    toHolder: obs.holder,
+    oldSeenAt: prev.lastObservedAt,
+    newSeenAt: obs.observedAt,
+    isDuringGap,
+    details: {
+      tokenBefore: prev.holderToken,
+      tokenAfter: obs.holderToken,
+      expiresAtBefore: prev.expiresAt,
+      heldSince: prev.holderSince,
+      acquiredAt: holderSince,
+      waitersBefore: prev.waiters,
+      waitersAfter: obs.waiters,
+      hint: hintEvent,
+      ...(obs.isSplit ? { isSplit: true } : {}),
+    },
+  };
+  return { changes: [change], next: buildState(obs, { holderSince, lastChangeAt: obs.observedAt, stats: nextStats(prev, obs, true), lastErrorAt: prev.lastErrorAt }) };
+}

@@ -1,0 +1,169 @@
+import "server-only";
+
+import { detectHoldChanges } from "@/lib/poller/detect-hold-changes";
+import type { HoldChange, HoldState } from "@/lib/poller/hold-state";
+import { markGone, markStale } from "@/lib/poller/mark-gaps";
+import type { CycleResult, HoldResourceKind, SourceCycles } from "@/lib/poller/source-cycles";
+import type { HoldHint } from "@/lib/sources/hold-observation";
+import type { HoldReadError, HoldSource, HoldWatch, LockRef } from "@/lib/sources/hold-source";
+
+export type HoldCyclesOptions = {
+  resourceKind: HoldResourceKind;
+  discoveryIntervalMs: number;
+  /** A full read of every known lock at least this often; change signals trigger reads of their keys in between. */
+  pollIntervalMs: number;
+  log?: (line: string) => void;
+};
+
+function describeError(error: HoldReadError): string {
+  return error.master ? `${error.master}: ${error.message}` : error.message;
+}
+
+/**
+ * The cycles of every lock-like kind: discovery every discoveryIntervalMs, a full read of the
+ * known locks every poll interval (the truth), and in between, as soon as the source signals a
+ * change, a read of just the signalled keys. A lock the source could not read goes stale with its
+ * last holder kept; a free lock that discovery no longer finds is gone.
+ */
+export async function openHoldCycles(source: HoldSource, saved: HoldState[], options: HoldCyclesOptions): Promise<SourceCycles> {
+  const states = new Map<string, HoldState>(saved.map((s) => [s.resourceKey, s]));
+  const known = new Map<string, LockRef>();
+  for (const state of saved) if (state.goneAt === null) known.set(state.resourceKey, { key: state.resourceKey, pattern: state.pattern });
+  let lastDiscoveryAt = Number.NEGATIVE_INFINITY;
+  let lastFullReadAt = Number.NEGATIVE_INFINITY;
+  /** Keys signalled since the last read, with the last event that tells how a hold ended. */
+  let pending = new Map<string, string | null>();
+  let wake: (() => void) | null = null;
+  const poke = () => {
+    wake?.();
+    wake = null;
+  };
+  const onHints = (hints: HoldHint[]) => {
+    for (const hint of hints) {
+      const before = pending.get(hint.key);
+      // Keep the event that explains an ending (`del`, `expired`) over a later write's `set`.
+      pending.set(hint.key, hint.event === null || hint.event === "set" || hint.event === "hset" ? (before ?? hint.event) : hint.event);
+    }
+    poke();
+  };
+  const onResync = (reason: string) => {
+    options.log?.(`lock change signals lost (${reason}); reading every lock again`);
+    lastFullReadAt = Number.NEGATIVE_INFINITY;
+    poke();
+  };
+  // Signals only make reads come sooner: without them (refused, unreachable) polls carry on.
+  const watch = await source.watch(onHints, onResync).catch((error: unknown): HoldWatch => {
+    options.log?.(`no lock change signals (${(error as Error).message}); polling only`);
+    return { mode: "none", stop: async () => {} };
+  });
+  options.log?.(`lock change signals: ${watch.mode}`);
+
+  function isFullReadDue(now: number): boolean {
+    return now - lastFullReadAt >= options.pollIntervalMs;
+  }
+
+  return {
+    async run(): Promise<CycleResult> {
+      const now = Date.now();
+      const errors: CycleResult["errors"] = [];
+      let discovered: Set<string> | null = null;
+      if (now - lastDiscoveryAt >= options.discoveryIntervalMs) {
+        const found = await source.discover();
+        for (const error of found.errors) errors.push({ target: error.key ?? "(discovery)", message: describeError(error) });
+        // Only a complete pass without errors can tell that a lock is gone.
+        if (found.errors.length === 0 && found.isComplete) {
+          discovered = new Set(found.keys.map((k) => k.key));
+          lastDiscoveryAt = now;
+        }
+        for (const ref of found.keys) known.set(ref.key, ref);
+      }
+      const hints = pending;
+      pending = new Map();
+      for (const key of hints.keys()) {
+        if (known.has(key)) continue;
+        const pattern = source.patternOf(key);
+        if (pattern !== null) known.set(key, { key, pattern });
+      }
+      const isFull = isFullReadDue(now) || discovered !== null;
+      const targets = isFull ? [...known.values()] : [...hints.keys()].flatMap((key) => (known.has(key) ? [known.get(key)!] : []));
+      if (isFull) lastFullReadAt = now;
+
+      const read = targets.length > 0 ? await source.observe(targets) : { observations: [], errors: [] };
+      const failedAt = new Date().toISOString();
+      for (const error of read.errors) errors.push({ target: error.key ?? error.master ?? "(read)", message: describeError(error) });
+
+      const touched: HoldState[] = [];
+      const changes: HoldChange[] = [];
+      const observedKeys = new Set<string>();
+      for (const obs of read.observations) {
+        observedKeys.add(obs.resourceKey);
+        // A signal that arrived while the read was under way may be the very change the read
+        // found (a release answered by the read before its event came): it explains it, and
+        // stays pending, so the next read looks again.
+        const hint = hints.get(obs.resourceKey) ?? pending.get(obs.resourceKey) ?? null;
+        const detection = detectHoldChanges(states.get(obs.resourceKey), obs, hint);
+        touched.push(detection.next);
+        changes.push(...detection.changes);
+      }
+      // A lock that could not be read keeps its last holder and goes stale: never "free".
+      const firstError = read.errors[0];
+      for (const ref of targets) {
+        if (observedKeys.has(ref.key)) continue;
+        const prev = states.get(ref.key);
+        const error = read.errors.find((e) => e.key === ref.key) ?? firstError;
+        if (prev) touched.push(markStale(prev, error ? describeError(error) : "not read", failedAt));
+        else if (error) pending.set(ref.key, null);
+      }
+      // A free lock that discovery no longer finds, and that nobody held for a whole discovery
+      // interval, is gone (an ephemeral per-job key). One released a moment ago is kept: a lock
+      // taken again and again (a leader lock, a job's lock) must be read when it comes back,
+      // also where no change signal covers it. A held or stale one is kept until seen free.
+      if (discovered !== null) {
+        const indexOf = new Map(touched.map((s, i) => [s.resourceKey, i]));
+        for (const key of [...known.keys()]) {
+          if (discovered.has(key)) continue;
+          const i = indexOf.get(key);
+          const state = i === undefined ? states.get(key) : touched[i];
+          if (!state || state.holder !== null || state.staleSince !== null) continue;
+          if (state.lastChangeAt !== null && now - Date.parse(state.lastChangeAt) < options.discoveryIntervalMs) continue;
+          known.delete(key);
+          const gone = markGone(state, failedAt);
+          if (i === undefined) touched.push(gone);
+          else touched[i] = gone;
+        }
+      }
+      return {
+        states: { shape: "hold", resourceKind: options.resourceKind, states: touched },
+        changes,
+        errors,
+        targetCount: known.size,
+        requestCount: source.takeRequestCount(),
+        retryAfterMs: 0,
+      };
+    },
+    commit(result) {
+      if (result.states.shape !== "hold") return;
+      for (const state of result.states.states) states.set(state.resourceKey, state);
+    },
+    async waitForNext(untilMs, signal) {
+      if (pending.size > 0) return;
+      // After a read of signalled keys only, the next full read stays on its own schedule.
+      const dueMs = Math.min(untilMs, lastFullReadAt + options.pollIntervalMs);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.max(0, dueMs - Date.now()));
+        function done() {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", done);
+          wake = null;
+          resolve();
+        }
+        wake = done;
+        signal.addEventListener("abort", done, { once: true });
+      });
+    },
+    async close() {
+      await watch.stop();
+      await source.close();
+    },
+  };
+}

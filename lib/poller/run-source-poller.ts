@@ -1,0 +1,65 @@
+import "server-only";
+
+import type { ClusterConfig } from "@/lib/config";
+import type { Db } from "@/lib/db/client";
+import { loadCycleStates, saveCycle } from "@/lib/poller/resource-store";
+import { sourceKindOf } from "@/lib/sources/registry";
+import { holdResourceKindOf } from "@/lib/sources/hold-resource-kind";
+
+export type SourcePollerOptions = {
+  db: Db;
+  cluster: ClusterConfig;
+  clusterId: number;
+  epoch: bigint;
+  pollerId: string;
+  signal: AbortSignal;
+  log: (line: string) => void;
+  /** Called after each saved cycle (tests and benchmarks observe the poller through it). */
+  onCycle?: (cycle: { changeCount: number; errorCount: number; topicCount: number; cycleMs: number | null }) => void;
+};
+
+/**
+ * Polls one cluster, of any kind, until `signal` aborts (or the lease is lost: saveCycle throws
+ * PollerDeposedError). Each cycle reads every watched thing once within the kind's budget; a
+ * cycle that does not fit the interval is followed at once by the next, and its real length is
+ * recorded. Between cycles the kind may wake the loop early (a change signal).
+ */
+export async function runSourcePoller(options: SourcePollerOptions): Promise<void> {
+  const { db, cluster, clusterId, epoch, pollerId, signal, log } = options;
+  const source = sourceKindOf(cluster);
+  const saved = await loadCycleStates(db, clusterId, source.stateShape, holdResourceKindOf(source.clusterKind));
+  const cycles = await source.openCycles(cluster, saved, (line) => log(`${cluster.name}: ${line}`));
+  let previousCycleStart: number | null = null;
+  try {
+    while (!signal.aborted) {
+      const cycleStart = Date.now();
+      const result = await cycles.run();
+      const cycleMs = previousCycleStart === null ? null : cycleStart - previousCycleStart;
+      previousCycleStart = cycleStart;
+      const changeCount = await saveCycle(db, {
+        clusterId,
+        epoch,
+        states: result.states,
+        changes: result.changes,
+        pollRun: {
+          startedAt: new Date(cycleStart).toISOString(),
+          finishedAt: new Date().toISOString(),
+          cycleMs,
+          topicCount: result.targetCount,
+          requestCount: result.requestCount,
+          errors: result.errors,
+          pollerId,
+        },
+      });
+      cycles.commit(result);
+      for (const change of result.changes) {
+        const ending = change.ending ? `, ${change.ending.toLowerCase().replace("_", " ")}` : "";
+        log(`${cluster.name}: ${change.kind} ${change.resourceKey} ${change.fromHolder ?? "-"} -> ${change.toHolder ?? "-"} (${change.cause}${ending}${change.isDuringGap ? ", during a gap" : ""})`);
+      }
+      options.onCycle?.({ changeCount, errorCount: result.errors.length, topicCount: result.targetCount, cycleMs });
+      await cycles.waitForNext(Math.max(cycleStart + cluster.pollIntervalMs, Date.now() + result.retryAfterMs), signal);
+    }
+  } finally {
+    await cycles.close();
+  }
+}

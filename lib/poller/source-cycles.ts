@@ -1,0 +1,37 @@
+// The seam between the kind-free poll loop (run-source-poller.ts) and a source kind: each kind
+// opens "cycles" that read its held things once per call and detect what changed; the loop
+// schedules them, fences them with the poller lease, and saves what they found.
+
+import type { DetectedChange } from "@/lib/poller/change";
+import type { HoldState } from "@/lib/poller/hold-state";
+import type { ResourceState } from "@/lib/sources/pulsar/observation";
+
+/** The resource kinds whose states are holds (locks of any lock-like kind). */
+export type HoldResourceKind = "REDIS_LOCK" | "ZOOKEEPER_LOCK" | "ETCD_LOCK";
+
+/** What a cycle touched, in one of the two shapes held_resource stores. */
+export type CycleStates =
+  | { shape: "subscription-partition"; states: ResourceState[] }
+  | { shape: "hold"; resourceKind: HoldResourceKind; states: HoldState[] };
+
+export type CycleResult = {
+  states: CycleStates;
+  changes: DetectedChange[];
+  /** Reads that failed, by target (a topic, a lock key, a master). */
+  errors: { target: string; message: string }[];
+  /** What the cycle read: topics, or locks. */
+  targetCount: number;
+  requestCount: number;
+  /** Wait at least this long before the next cycle (the source asked to, e.g. HTTP 429). */
+  retryAfterMs: number;
+};
+
+export type SourceCycles = {
+  /** One cycle: discovery when it is due, one read of every known target, change detection. Saves nothing. */
+  run(): Promise<CycleResult>;
+  /** The loop saved the cycle: its states become the ones the next cycle compares with. */
+  commit(result: CycleResult): void;
+  /** Sleeps until `untilMs`, or returns earlier when the source signals a change worth reading now. */
+  waitForNext(untilMs: number, signal: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+};

@@ -1,0 +1,51 @@
+import "server-only";
+
+import type { z } from "zod";
+
+import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
+
+/** What every cluster entry has, whatever its kind. */
+export type BaseClusterConfig = { kind: string; name: string; pollIntervalMs: number };
+
+/** A configured cluster in words: where it is reached, what is watched, its budget and credentials. */
+export type ClusterFacts = { endpoint: string; scope: string; budget: string; auth: string };
+
+/** The kinds of system a cluster row can be (the cluster_kind enum). */
+export type ClusterKindName = "PULSAR" | "REDIS" | "ZOOKEEPER" | "ETCD" | "KUBERNETES";
+
+/**
+ * A kind of system Baton watches: how to configure it, how to read its held things, and how to
+ * tell whether it answers. Everything else (scheduling within the budget, the poller lease and
+ * epoch, storage, the read API and the pages) is shared. One folder per kind under
+ * lib/sources/, one entry in registry.ts.
+ */
+export type SourceKind<C extends BaseClusterConfig> = {
+  /** The `kind` of a cluster entry in the configuration. */
+  kind: C["kind"];
+  /** How people name it: "Pulsar", "Redis". */
+  label: string;
+  clusterKind: ClusterKindName;
+  /** One cluster entry of this kind (with its `kind`), as the configuration gives it. */
+  configSchema: z.ZodType;
+  /** The parsed entry made ready: secret files read, defaults applied. `setting` names it in errors. */
+  resolveConfig(entry: unknown, setting: string, defaultPollIntervalMs: number): C;
+  /** What the Clusters page and /api/health say of it (never a secret). */
+  describe(config: C): ClusterFacts;
+  /**
+   * The watched scope as stored on the cluster row. A lock-like kind lists under `patterns` each
+   * pattern its observations carry, `{ match, layout, mustBeHeld }`: the lock pages and health
+   * rules read them (lib/board/lock-scope.ts).
+   */
+  scopeOf(config: C): Record<string, unknown>;
+  /** The shape of state its cycles keep (loaded from storage for a restarted poller). */
+  stateShape: CycleStates["shape"];
+  /** Its cycles, resuming from the saved states, within the kind's own budget (requests or commands per second). */
+  openCycles(config: C, saved: CycleStates, log: (line: string) => void): Promise<SourceCycles>;
+  /** Resolves when the system answers; throws with a one-line reason when it does not. */
+  checkReachable(config: C, timeoutMs: number): Promise<{ status: "ok" | "degraded" | "down"; reason: string | null }>;
+};
+
+/** Keeps each kind's config type while the registry holds them side by side. */
+export function defineSourceKind<C extends BaseClusterConfig>(kind: SourceKind<C>): SourceKind<C> {
+  return kind;
+}

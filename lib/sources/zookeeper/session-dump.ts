@@ -1,0 +1,92 @@
+import net from "node:net";
+
+// What only the server knows about other clients' sessions: the `dump` four-letter word. On the
+// leader (or a standalone server) it lists each live session's expiry deadline, in the buckets
+// of its session tracker, and the ephemeral nodes of each session. A client cannot learn another
+// session's timeout otherwise, so without `dump` a dead holder's time left is unknown. The
+// server must allow it (zookeeper.4lw.commands.whitelist); other servers answer that it is not
+// whitelisted, and followers list no deadlines.
+
+export type SessionDump = {
+  /** Expiry deadline (ms since the epoch) of each live session, by id ("0x100007812b70000"). */
+  deadlines: Map<string, number>;
+  /** Sessions that own ephemeral nodes: alive at the time of the dump. */
+  sessionsWithEphemerals: Set<string>;
+};
+
+/**
+ * Parses `dump`'s text. The deadlines are printed with Java's Date.toString() ("Tue Nov 24
+ * 10:44:52 UTC 2026"): whole seconds, so a deadline may be up to a second early, never late.
+ */
+export function parseSessionDump(text: string): SessionDump {
+  const deadlines = new Map<string, number>();
+  const sessionsWithEphemerals = new Set<string>();
+  let section: "sessions" | "ephemerals" | "other" = "other";
+  let bucketDeadline: number | null = null;
+  for (const line of text.split("\n")) {
+    if (/^Session Sets \(/.test(line)) section = "sessions";
+    else if (/^Sessions with Ephemerals \(/.test(line)) section = "ephemerals";
+    else if (/^(SessionTracker dump|ephemeral nodes dump|Connections dump)/.test(line)) section = "other";
+    else if (section === "sessions") {
+      const bucket = /^\d+ expire at (.+):$/.exec(line);
+      if (bucket) {
+        const at = Date.parse(bucket[1]!);
+        bucketDeadline = Number.isNaN(at) ? null : at;
+        continue;
+      }
+      const session = /^\s+(0x[0-9a-f]+)\s*$/.exec(line);
+      if (session && bucketDeadline !== null) deadlines.set(session[1]!, bucketDeadline);
+    } else if (section === "ephemerals") {
+      const session = /^(0x[0-9a-f]+):$/.exec(line);
+      if (session) sessionsWithEphemerals.add(session[1]!);
+    }
+  }
+  return { deadlines, sessionsWithEphemerals };
+}
+
+/** The server refused the command: it is not on its whitelist. */
+export function isNotWhitelisted(text: string): boolean {
+  return /is not executed because it is not in the whitelist/.test(text);
+}
+
+/** Sends a four-letter word to one server and returns all it answers (the server closes the connection). */
+export function sendFourLetterWord(host: string, port: number, word: string, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = net.connect({ host, port });
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`${word} got no answer within ${timeoutMs} ms`)));
+    socket.on("connect", () => socket.end(word));
+    socket.on("data", (chunk) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("close", (hadError) => {
+      if (!hadError) resolve(Buffer.concat(chunks).toString("utf8"));
+    });
+  });
+}
+
+/** The servers of a connect string ("zk1:2181,zk2:2181/chroot"). */
+export function listServers(connectString: string): { host: string; port: number }[] {
+  const hosts = connectString.split("/")[0]!;
+  return hosts.split(",").map((entry) => {
+    const at = entry.lastIndexOf(":");
+    return { host: entry.slice(0, at), port: Number(entry.slice(at + 1)) };
+  });
+}
+
+/**
+ * Asks every server for `dump` and merges what the leader (the one with deadlines) says. Returns
+ * null when no server would answer it (not whitelisted), and throws when none could be reached.
+ */
+export async function readSessionDump(connectString: string, timeoutMs: number): Promise<SessionDump | null> {
+  const answers = await Promise.allSettled(listServers(connectString).map(({ host, port }) => sendFourLetterWord(host, port, "dump", timeoutMs)));
+  const texts = answers.flatMap((answer) => (answer.status === "fulfilled" ? [answer.value] : []));
+  if (texts.length === 0) throw (answers[0] as PromiseRejectedResult).reason;
+  const allowed = texts.filter((text) => !isNotWhitelisted(text));
+  if (allowed.length === 0) return null;
+  const merged: SessionDump = { deadlines: new Map(), sessionsWithEphemerals: new Set() };
+  for (const dump of allowed.map(parseSessionDump)) {
+    for (const [id, at] of dump.deadlines) merged.deadlines.set(id, at);
+    for (const id of dump.sessionsWithEphemerals) merged.sessionsWithEphemerals.add(id);
+  }
+  return merged;
+}

@@ -1,0 +1,93 @@
+import "server-only";
+
+import { ConfigError, readConfigText } from "@/lib/config-files";
+import { openHoldCycles } from "@/lib/poller/hold-cycles";
+import { createRateLimiter } from "@/lib/poller/rate-limiter";
+import { holdResourceKindOf } from "@/lib/sources/hold-resource-kind";
+import { defineSourceKind } from "@/lib/sources/source-kind";
+
+import { type ZookeeperClusterConfig, zookeeperClusterSchema } from "./zookeeper-config";
+import { createZookeeperConnection } from "./zookeeper-connection";
+import { createZookeeperSource, type ZookeeperSourceConfig } from "./zookeeper-source";
+
+// Baton's ZooKeeper kind: who holds each lock and election of Apache Curator's and Kazoo's
+// recipes. The files, in the order a poll uses them:
+//   zookeeper-config.ts      the `kind: "zookeeper"` settings (zod) and their one-line errors
+//   zookeeper-connection.ts  the one transport: a session, the request budget, timeouts
+//   discover-lock-paths.ts   configured lock paths, or a walk under a root
+//   read-lock-paths.ts       getChildren (arming a watch) + getData of holder and waiters
+//   recipe-layout.ts         Curator's and Kazoo's child names, queue order (pure)
+//   session-dump.ts          the server's `dump`: each session's deadline (when allowed)
+//   lock-observation.ts      one lock's reads -> HoldObservation (pure)
+//   zookeeper-source.ts      all of it as the HoldSource the shared hold cycles read
+// No Next and no Prisma here: the poller owns storage.
+
+export type ZookeeperKindConfig = ZookeeperSourceConfig & { pollIntervalMs: number };
+
+function describeScope(config: ZookeeperClusterConfig): string {
+  const paths = (config.paths ?? []).map((p) => `${p.path} (${p.recipe}${p.mustBeHeld ? ", must be held" : ""})`);
+  if (config.root) paths.push(`every lock under ${config.root.path} (${config.root.recipe}, depth ${config.root.maxDepth}${config.root.mustBeHeld ? ", must be held" : ""})`);
+  return paths.join(", ");
+}
+
+export const zookeeperKind = defineSourceKind<ZookeeperKindConfig>({
+  kind: "zookeeper",
+  label: "ZooKeeper",
+  clusterKind: "ZOOKEEPER",
+  configSchema: zookeeperClusterSchema,
+  resolveConfig: (entry, setting, defaultPollIntervalMs) => {
+    const config = entry as ZookeeperClusterConfig;
+    let digestSecret: string | undefined;
+    if (config.digestFile) {
+      digestSecret = readConfigText(`${setting}.digestFile`, config.digestFile).trim();
+      if (!/^[^:\s]+:.+$/.test(digestSecret)) throw new ConfigError(`Invalid configuration: ${setting}.digestFile must hold user:password (${config.digestFile} does not)`);
+    }
+    return { ...config, digestSecret, pollIntervalMs: config.pollIntervalMs ?? defaultPollIntervalMs };
+  },
+  describe: (config) => ({
+    // Stored as the cluster row's address: the connect string alone.
+    endpoint: config.connectString,
+    scope: describeScope(config),
+    budget: `${config.requestsPerSecond} requests/s`,
+    // How Baton's session is set up, as Redis's entry names its Redlock group here.
+    auth: `${config.digest || config.digestFile ? "digest" : "none"}; session ${config.sessionTimeoutMs} ms; session dump ${config.sessionDump}`,
+  }),
+  scopeOf: (config) => ({
+    // What the lock pages read of every lock kind: each pattern its observations carry (a path,
+    // or the root walked), with its layout and whether it must always be held.
+    patterns: [
+      ...(config.paths ?? []).map(({ path, recipe, mustBeHeld }) => ({ match: path, layout: recipe, mustBeHeld })),
+      ...(config.root ? [{ match: config.root.path, layout: config.root.recipe, mustBeHeld: config.root.mustBeHeld }] : []),
+    ],
+    paths: (config.paths ?? []).map(({ path, recipe, mustBeHeld }) => ({ path, recipe, mustBeHeld })),
+    root: config.root ?? null,
+    sessionTimeoutMs: config.sessionTimeoutMs,
+    sessionDump: config.sessionDump,
+  }),
+  stateShape: "hold",
+  openCycles: (config, saved, log) =>
+    openHoldCycles(createZookeeperSource(config), saved.shape === "hold" ? saved.states : [], {
+      resourceKind: holdResourceKindOf("ZOOKEEPER"),
+      discoveryIntervalMs: config.discoveryIntervalMs,
+      pollIntervalMs: config.pollIntervalMs,
+      log,
+    }),
+  // A session and a read of the root node: proves the ensemble answers and accepts the auth.
+  async checkReachable(config, timeoutMs) {
+    const connection = createZookeeperConnection({
+      connectString: config.connectString,
+      sessionTimeoutMs: config.sessionTimeoutMs,
+      requestTimeoutMs: timeoutMs,
+      digest: config.digestSecret ?? config.digest,
+      limiter: createRateLimiter({ requestsPerSecond: 10, maxConcurrency: 1 }),
+    });
+    try {
+      await connection.getData("/");
+      return { status: "ok", reason: null };
+    } catch (error) {
+      return { status: "down", reason: (error as Error).message };
+    } finally {
+      await connection.close();
+    }
+  },
+});

@@ -1,0 +1,49 @@
+import { createConnection, createServer, type Socket } from "node:net";
+
+import { findFreePort } from "@/tools/free-port";
+
+// A TCP proxy between Baton and a server, to cut Baton off (every connection reset, new ones
+// refused by closing them at once) while the server itself goes on and others can still use it.
+
+export type TcpProxy = { port: number; url: string; cut(): void; restore(): void; close(): Promise<void> };
+
+export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
+  const port = await findFreePort();
+  const sockets = new Set<Socket>();
+  let isCut = false;
+  const server = createServer((client) => {
+    if (isCut) {
+      client.destroy();
+      return;
+    }
+    const upstream = createConnection({ host: "127.0.0.1", port: targetPort });
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+      socket.on("close", () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    cut() {
+      isCut = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    restore() {
+      isCut = false;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

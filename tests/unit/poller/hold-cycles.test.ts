@@ -1,0 +1,136 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import { openHoldCycles } from "@/lib/poller/hold-cycles";
+import type { HoldHint, HoldObservation } from "@/lib/sources/hold-observation";
+import type { HoldReadError, HoldSource, LockRef } from "@/lib/sources/hold-source";
+
+// The shared hold cycles' scheduling and gap rules, with the clock and the source in hand. The
+// real sources are tested against their real servers (tests/integration/poller/redis-locks.test.ts);
+// here the source is a table of keys, so each rule can be driven exactly.
+
+const T0 = Date.parse("2026-11-22T10:00:00.000Z");
+const DISCOVERY_MS = 60_000;
+const POLL_MS = 1_000;
+
+type Table = Map<string, { token: string; ttlMs: number } | null>;
+
+function tableSource(table: Table, options: { isDown?: () => boolean } = {}) {
+  const reads: string[][] = [];
+  let onHints: ((hints: HoldHint[]) => void) | null = null;
+  const source: HoldSource = {
+    async discover() {
+      const keys = [...table.entries()].filter(([, value]) => value !== null).map(([key]): LockRef => ({ key, pattern: "lock:*" }));
+      return options.isDown?.() ? { keys: [], errors: [{ message: "connection refused" }], isComplete: false } : { keys, errors: [], isComplete: true };
+    },
+    async observe(keys) {
+      reads.push(keys.map((k) => k.key));
+      if (options.isDown?.()) return { observations: [], errors: keys.map((k): HoldReadError => ({ key: k.key, message: "connection refused" })) };
+      const observedAt = new Date(Date.now()).toISOString();
+      const observations = keys.map((k): HoldObservation => {
+        const value = table.get(k.key) ?? null;
+        return {
+          resourceKey: k.key,
+          pattern: k.pattern,
+          holder: value === null ? null : value.token.split(":")[0]!,
+          holderToken: value?.token ?? null,
+          expiresAt: value === null ? null : new Date(Date.now() + value.ttlMs).toISOString(),
+          ttlMs: value?.ttlMs ?? null,
+          waiters: [],
+          observedAt,
+          isSplit: false,
+          details: {},
+        };
+      });
+      return { observations, errors: [] };
+    },
+    patternOf: (key) => (key.startsWith("lock:") ? "lock:*" : null),
+    async watch(hints) {
+      onHints = hints;
+      return { mode: "tracking", stop: async () => {} };
+    },
+    takeRequestCount: () => 0,
+    close: async () => {},
+  };
+  return { source, reads, hint: (key: string, event: string | null) => onHints?.([{ key, event, at: new Date(Date.now()).toISOString() }]) };
+}
+
+async function cycle(cycles: Awaited<ReturnType<typeof openHoldCycles>>) {
+  const result = await cycles.run();
+  cycles.commit(result);
+  return result;
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(T0);
+});
+afterEach(() => vi.useRealTimers());
+
+describe("openHoldCycles", () => {
+  it("reads only the signalled keys between full reads, and tells a `del` as a release", async () => {
+    const table: Table = new Map([["lock:a", { token: "pod-a:1", ttlMs: 30_000 }], ["lock:b", { token: "pod-b:1", ttlMs: 30_000 }]]);
+    const { source, reads, hint } = tableSource(table);
+    const cycles = await openHoldCycles(source, [], { resourceKind: "REDIS_LOCK", discoveryIntervalMs: DISCOVERY_MS, pollIntervalMs: POLL_MS });
+    await cycle(cycles);
+    expect(reads.at(-1)!.sort()).toEqual(["lock:a", "lock:b"]);
+    vi.setSystemTime(T0 + 200);
+    table.set("lock:a", null);
+    hint("lock:a", "del");
+    const result = await cycle(cycles);
+    expect(reads.at(-1)).toEqual(["lock:a"]);
+    expect(result.changes).toEqual([expect.objectContaining({ resourceKey: "lock:a", kind: "HOLDER_LOST", ending: "RELEASED", details: expect.objectContaining({ hint: "del" }) })]);
+  });
+
+  it("keeps reading a lock released a moment ago, also when discovery no longer finds it, so its next holder is seen", async () => {
+    const table: Table = new Map([["lock:job", { token: "pod-a:1", ttlMs: 30_000 }]]);
+    const { source } = tableSource(table);
+    const cycles = await openHoldCycles(source, [], { resourceKind: "REDIS_LOCK", discoveryIntervalMs: DISCOVERY_MS, pollIntervalMs: POLL_MS });
+    await cycle(cycles);
+    vi.setSystemTime(T0 + DISCOVERY_MS - 5_000);
+    table.set("lock:job", null);
+    await cycle(cycles); // the release
+    vi.setSystemTime(T0 + DISCOVERY_MS + 1_000);
+    const atDiscovery = await cycle(cycles); // discovery: the key is missing, but was held 6 s ago
+    expect(atDiscovery.states.states.find((s) => s.resourceKey === "lock:job")).toMatchObject({ goneAt: null });
+    vi.setSystemTime(T0 + DISCOVERY_MS + 2_000);
+    table.set("lock:job", { token: "pod-b:2", ttlMs: 30_000 });
+    const next = await cycle(cycles);
+    expect(next.changes).toEqual([expect.objectContaining({ kind: "HOLDER_APPEARED", toHolder: "pod-b" })]);
+  });
+
+  it("forgets a free lock that discovery no longer finds after a discovery interval without a holder", async () => {
+    const table: Table = new Map([["lock:once", { token: "pod-a:1", ttlMs: 30_000 }]]);
+    const { source, reads } = tableSource(table);
+    const cycles = await openHoldCycles(source, [], { resourceKind: "REDIS_LOCK", discoveryIntervalMs: DISCOVERY_MS, pollIntervalMs: POLL_MS });
+    await cycle(cycles);
+    vi.setSystemTime(T0 + 1_000);
+    table.set("lock:once", null);
+    await cycle(cycles);
+    vi.setSystemTime(T0 + 2 * DISCOVERY_MS + 2_000);
+    const atDiscovery = await cycle(cycles);
+    expect(atDiscovery.states.states).toEqual([expect.objectContaining({ resourceKey: "lock:once", goneAt: new Date(T0 + 2 * DISCOVERY_MS + 2_000).toISOString() })]);
+    const readsBefore = reads.length;
+    vi.setSystemTime(T0 + 2 * DISCOVERY_MS + 3_000);
+    const after = await cycle(cycles);
+    expect(reads.length).toBe(readsBefore);
+    expect(after.targetCount).toBe(0);
+  });
+
+  it("a source that cannot be read makes its locks stale with their holders, never free, and records no change", async () => {
+    let isDown = false;
+    const table: Table = new Map([["lock:a", { token: "pod-a:1", ttlMs: 30_000 }]]);
+    const { source } = tableSource(table, { isDown: () => isDown });
+    const cycles = await openHoldCycles(source, [], { resourceKind: "REDIS_LOCK", discoveryIntervalMs: DISCOVERY_MS, pollIntervalMs: POLL_MS });
+    await cycle(cycles);
+    isDown = true;
+    vi.setSystemTime(T0 + 2_000);
+    const down = await cycle(cycles);
+    expect(down.changes).toEqual([]);
+    expect(down.states.states).toEqual([expect.objectContaining({ holder: "pod-a", staleSince: new Date(T0 + 2_000).toISOString(), lastError: "connection refused" })]);
+    isDown = false;
+    vi.setSystemTime(T0 + 4_000);
+    const back = await cycle(cycles);
+    expect(back.changes).toEqual([]);
+    expect(back.states.states).toEqual([expect.objectContaining({ holder: "pod-a", staleSince: null })]);
+  });
+});
