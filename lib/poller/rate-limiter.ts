@@ -1,50 +1,59 @@
 // A request budget per cluster: at most `requestsPerSecond` starts per second (token bucket,
-// burst of one second's worth) and at most `maxConcurrency` requests in flight.
+// burst of one second's worth) and at most `maxConcurrency` requests in flight. A task may cost
+// more than one (a Redis pipeline of N commands costs N).
 
 export type RateLimiter = {
-  /** Runs `task` when the budget allows; counts it. */
-  run<T>(task: () => Promise<T>): Promise<T>;
-  /** Requests started since the last call. */
+  /** Runs `task` once the budget has `cost` (default 1) to spend on it; counts it. */
+  run<T>(task: () => Promise<T>, cost?: number): Promise<T>;
+  /** What was spent on tasks started since the last call (requests, or commands). */
   takeRequestCount(): number;
 };
 
+/**
+ * A task heavier than the whole bucket (one pipeline reading 10,000 locks) still runs once the
+ * bucket is full, and leaves it in debt: the tasks after it wait until the debt is paid, so the
+ * average holds. Tasks start in arrival order.
+ */
 export function createRateLimiter(options: { requestsPerSecond: number; maxConcurrency: number; now?: () => number }): RateLimiter {
   const now = options.now ?? (() => performance.now());
-  const capacity = Math.max(1, options.requestsPerSecond);
-  let tokens = capacity;
+  const rate = Math.max(1, options.requestsPerSecond);
+  let tokens = rate;
   let refilledAt = now();
   let inFlight = 0;
   let started = 0;
-  const waiting: (() => void)[] = [];
+  const waiting: { cost: number; start: () => void }[] = [];
   let timer: NodeJS.Timeout | null = null;
 
   function refill(): void {
     const at = now();
-    tokens = Math.min(capacity, tokens + ((at - refilledAt) / 1000) * options.requestsPerSecond);
+    tokens = Math.min(rate, tokens + ((at - refilledAt) / 1000) * rate);
     refilledAt = at;
   }
 
   function pump(): void {
     refill();
-    while (waiting.length > 0 && inFlight < options.maxConcurrency && tokens >= 1) {
-      tokens -= 1;
+    while (waiting.length > 0 && inFlight < options.maxConcurrency) {
+      const next = waiting[0]!;
+      if (tokens < Math.min(next.cost, rate)) break;
+      waiting.shift();
+      tokens -= next.cost;
       inFlight += 1;
-      started += 1;
-      waiting.shift()!();
+      started += next.cost;
+      next.start();
     }
     if (waiting.length > 0 && inFlight < options.maxConcurrency && timer === null) {
-      const waitMs = Math.max(1, ((1 - tokens) / options.requestsPerSecond) * 1000);
+      const needed = Math.min(waiting[0]!.cost, rate) - tokens;
       timer = setTimeout(() => {
         timer = null;
         pump();
-      }, waitMs);
+      }, Math.max(1, (needed / rate) * 1000));
     }
   }
 
   return {
-    async run<T>(task: () => Promise<T>): Promise<T> {
+    async run<T>(task: () => Promise<T>, cost = 1): Promise<T> {
       await new Promise<void>((resolve) => {
-        waiting.push(resolve);
+        waiting.push({ cost: Math.max(1, cost), start: resolve });
         pump();
       });
       try {

@@ -1,5 +1,6 @@
-// A commands-per-second budget for Redis. Shaped like lib/poller/rate-limiter.ts's RateLimiter
-// (`run(task)`, `takeRequestCount()`), with a weight: a pipeline of N commands costs N.
+// A commands-per-second budget for Redis: the cluster's request budget, where a pipeline of N
+// commands costs N.
+import { createRateLimiter } from "@/lib/poller/rate-limiter";
 
 /** What lib/poller/rate-limiter.ts's RateLimiter offers; any limiter of that shape fits. */
 export type RequestLimiter = {
@@ -15,69 +16,10 @@ export type CommandLimiter = {
   readonly isCommandAware: true;
 };
 
-/**
- * A token bucket of `commandsPerSecond`, burst of one second's worth. A task heavier than the
- * whole bucket (one pipeline reading 10,000 locks) still runs once the bucket is full, and
- * leaves it in debt: the commands after it wait until the debt is paid, so the average holds.
- * Tasks start in arrival order, at most `maxConcurrency` at a time.
- */
+/** The cluster's token bucket (lib/poller/rate-limiter.ts) spent in commands: a pipeline of N costs N. */
 export function createCommandLimiter(options: { commandsPerSecond: number; maxConcurrency?: number; now?: () => number }): CommandLimiter {
-  const now = options.now ?? (() => performance.now());
-  const rate = Math.max(1, options.commandsPerSecond);
-  const maxConcurrency = options.maxConcurrency ?? 8;
-  let tokens = rate;
-  let refilledAt = now();
-  let inFlight = 0;
-  let started = 0;
-  const waiting: { commands: number; start: () => void }[] = [];
-  let timer: NodeJS.Timeout | null = null;
-
-  function refill(): void {
-    const at = now();
-    tokens = Math.min(rate, tokens + ((at - refilledAt) / 1000) * rate);
-    refilledAt = at;
-  }
-
-  function pump(): void {
-    refill();
-    while (waiting.length > 0 && inFlight < maxConcurrency) {
-      const next = waiting[0]!;
-      if (tokens < Math.min(next.commands, rate)) break;
-      waiting.shift();
-      tokens -= next.commands;
-      inFlight += 1;
-      started += next.commands;
-      next.start();
-    }
-    if (waiting.length > 0 && inFlight < maxConcurrency && timer === null) {
-      const needed = Math.min(waiting[0]!.commands, rate) - tokens;
-      timer = setTimeout(() => {
-        timer = null;
-        pump();
-      }, Math.max(1, (needed / rate) * 1000));
-    }
-  }
-
-  return {
-    isCommandAware: true,
-    async run<T>(task: () => Promise<T>, commands = 1): Promise<T> {
-      await new Promise<void>((resolve) => {
-        waiting.push({ commands: Math.max(1, commands), start: resolve });
-        pump();
-      });
-      try {
-        return await task();
-      } finally {
-        inFlight -= 1;
-        pump();
-      }
-    },
-    takeRequestCount() {
-      const count = started;
-      started = 0;
-      return count;
-    },
-  };
+  const limiter = createRateLimiter({ requestsPerSecond: options.commandsPerSecond, maxConcurrency: options.maxConcurrency ?? 8, now: options.now });
+  return { isCommandAware: true, run: limiter.run, takeRequestCount: limiter.takeRequestCount };
 }
 
 /**
