@@ -1,6 +1,7 @@
 import type { EventContext } from "./counter-event";
 import { type CountGroup, type CountsBody, MAX_COUNT_GROUPS } from "./counts-body";
-import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from "./retry-policy";
+import { postToBaton } from "./post-to-baton";
+import { backoffMs, MAX_RETRY_AFTER_MS, sleep } from "./retry-policy";
 
 export type CountReporterOptions = {
   url: string;
@@ -55,22 +56,11 @@ export function createCountReporter(options: CountReporterOptions): CountReporte
   let queue: Promise<void> = Promise.resolve();
 
   async function post(body: CountsBody): Promise<Attempt> {
-    let response: Response;
-    let text: string;
-    try {
-      response = await options.fetch(endpoint, {
-        method: "POST",
-        headers: { authorization: `Bearer ${options.token}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(options.requestTimeoutMs),
-      });
-      text = await response.text();
-    } catch (error) {
-      return { outcome: "failed", error: new Error(`cannot reach Baton at ${endpoint}: ${(error as Error).message}`, { cause: error }), retryAfterMs: null, isRetryable: true };
-    }
-    if (response.ok) return { outcome: "sent" };
-    const error = new Error(`Baton answered ${response.status} to the counts of ${body.minute}: ${text.slice(0, 300)}`);
-    return { outcome: "failed", error, retryAfterMs: parseRetryAfter(response.headers.get("retry-after")), isRetryable: isRetryableStatus(response.status) };
+    const answer = await postToBaton({ fetch: options.fetch, endpoint, token: options.token, timeoutMs: options.requestTimeoutMs }, body);
+    if (answer.outcome === "unreachable") return { outcome: "failed", error: answer.error, retryAfterMs: null, isRetryable: true };
+    if (answer.ok) return { outcome: "sent" };
+    const error = new Error(`Baton answered ${answer.status} to the counts of ${body.minute}: ${answer.text.slice(0, 300)}`);
+    return { outcome: "failed", error, retryAfterMs: answer.retryAfterMs, isRetryable: answer.isRetryable };
   }
 
   async function send(body: CountsBody): Promise<void> {

@@ -1,5 +1,6 @@
 import type { CounterEvent } from "./counter-event";
-import { backoffMs, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from "./retry-policy";
+import { postToBaton } from "./post-to-baton";
+import { backoffMs, MAX_RETRY_AFTER_MS, sleep } from "./retry-policy";
 
 export type EventReporterOptions = {
   /** Baton's base URL, e.g. http://baton.internal:3000. */
@@ -54,26 +55,15 @@ export function createEventReporter(options: EventReporterOptions): EventReporte
   let isOverflowReported = false;
 
   async function post(batch: CounterEvent[]): Promise<Attempt> {
-    let response: Response;
-    let text: string;
-    try {
-      response = await options.fetch(endpoint, {
-        method: "POST",
-        headers: { authorization: `Bearer ${options.token}`, "content-type": "application/json" },
-        body: JSON.stringify(batch),
-        signal: AbortSignal.timeout(options.requestTimeoutMs),
-      });
-      text = await response.text();
-    } catch (error) {
-      return { outcome: "retry", error: new Error(`cannot reach Baton at ${endpoint}: ${(error as Error).message}`, { cause: error }), retryAfterMs: null };
-    }
-    if (response.ok) {
-      reportRejectedItems(text);
+    const answer = await postToBaton({ fetch: options.fetch, endpoint, token: options.token, timeoutMs: options.requestTimeoutMs }, batch);
+    if (answer.outcome === "unreachable") return { outcome: "retry", error: answer.error, retryAfterMs: null };
+    if (answer.ok) {
+      reportRejectedItems(answer.text);
       return { outcome: "sent" };
     }
-    const error = new Error(`Baton answered ${response.status} to a batch of ${batch.length} events: ${text.slice(0, 300)}`);
-    if (!isRetryableStatus(response.status)) return { outcome: "dropped", error };
-    return { outcome: "retry", error, retryAfterMs: parseRetryAfter(response.headers.get("retry-after")) };
+    const error = new Error(`Baton answered ${answer.status} to a batch of ${batch.length} events: ${answer.text.slice(0, 300)}`);
+    if (!answer.isRetryable) return { outcome: "dropped", error };
+    return { outcome: "retry", error, retryAfterMs: answer.retryAfterMs };
   }
 
   /** A 200 lists the items Baton rejected (they are not retried: they would fail again). */
