@@ -1,6 +1,7 @@
 // The leaders board's shapes: what the read model hands the rules (snapshots) and what the
 // board, its API and its pages get back (plain JSON: ISO strings, numbers). Client-safe.
 
+import type { NextHolder } from "@/lib/poller/next-holder";
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
 
 /** How bad a health flag is. "unknown": Baton cannot tell (stale data), which is itself an alarm. */
@@ -111,6 +112,8 @@ export type LeaderRow = {
   changesInWindow: number;
   /** Key_Shared: each consumer's share of the hash space, largest first. */
   hashShares: { consumer: string; share: number }[] | null;
+  /** Who becomes the active consumer if the holder leaves (lib/sources/pulsar/predict-next-consumer.ts). */
+  next: NextHolder;
   health: Health;
   flags: HealthFlag[];
 };
@@ -157,9 +160,19 @@ export type ClusterStatus = {
   isSilent: boolean;
 };
 
+/**
+ * How a cluster's holder changes compared with the next holder Baton predicted just before each:
+ * `predicted` = `confirmed` + `wrong`; `notPredicted` counts the changes without a prediction.
+ */
+export type PredictionScore = { predicted: number; confirmed: number; wrong: number; notPredicted: number };
+
+export const NO_PREDICTIONS: PredictionScore = { predicted: 0, confirmed: 0, wrong: 0, notPredicted: 0 };
+
+export type LeaderClusterStatus = ClusterStatus & { predictions: PredictionScore };
+
 export type LeadersBoard = {
   generatedAt: string;
   thresholds: BoardThresholds;
-  clusters: ClusterStatus[];
+  clusters: LeaderClusterStatus[];
   subscriptions: SubscriptionGroup[];
 };

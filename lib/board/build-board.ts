@@ -4,14 +4,17 @@
 import type {
   BoardThresholds,
   ClusterSnapshot,
-  ClusterStatus,
   DeploymentWindow,
   HealthFlag,
+  LeaderClusterStatus,
   LeaderRow,
   LeadersBoard,
+  PredictionScore,
   ResourceSnapshot,
   SubscriptionGroup,
 } from "@/lib/board/board-types";
+import { NO_PREDICTIONS } from "@/lib/board/board-types";
+import { predictNextConsumer } from "@/lib/sources/pulsar/predict-next-consumer";
 import { isoOrNull } from "@/lib/board/iso-time";
 import { computeShares } from "@/lib/pulsar/hash-ranges";
 import { distinctConsumers, evaluateResource, evaluateSubscription, SEVERITY_RANK, sortFlags, staleLimitMs, worstHealth, type RuleContext } from "@/lib/board/health-rules";
@@ -22,6 +25,8 @@ export type BoardInput = {
   clusters: ClusterSnapshot[];
   resources: ResourceSnapshot[];
   deployments: DeploymentWindow[];
+  /** Each cluster's prediction score, by name (none: no scored change yet). */
+  predictions?: ReadonlyMap<string, PredictionScore>;
 };
 
 export function subscriptionKey(r: Pick<ResourceSnapshot, "cluster" | "topic" | "subscription">): string {
@@ -49,6 +54,8 @@ function buildRow(resource: ResourceSnapshot, ctx: RuleContext): LeaderRow {
           .map(([consumer, share]) => ({ consumer, share }))
           .sort((a, b) => b.share - a.share || compareText(a.consumer, b.consumer))
       : null,
+    // Computed here, not stored: the rule over a handful of names costs microseconds (bench:next-in-line).
+    next: predictNextConsumer(resource),
     health: worstHealth(flags),
     flags,
   };
@@ -164,7 +171,7 @@ export function buildBoard(input: BoardInput): LeadersBoard {
   }
   groups.sort(compareGroups);
 
-  const clusters: ClusterStatus[] = input.clusters.map((c) => {
+  const clusters: LeaderClusterStatus[] = input.clusters.map((c) => {
     let resourceCount = 0;
     let lastObservedAt: number | null = null;
     for (const r of input.resources) {
@@ -182,6 +189,7 @@ export function buildBoard(input: BoardInput): LeadersBoard {
       lastObservedAt: isoOrNull(lastObservedAt),
       resourceCount,
       isSilent: c.lastPollAt === null ? resourceCount > 0 : nowMs - Date.parse(c.lastPollAt) > limit,
+      predictions: input.predictions?.get(c.name) ?? NO_PREDICTIONS,
     };
   });
 

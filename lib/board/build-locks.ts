@@ -5,6 +5,7 @@ import type { BoardThresholds, ClusterSnapshot } from "@/lib/board/board-types";
 import { SEVERITY_RANK, staleLimitMs, worstHealth } from "@/lib/board/health-rules";
 import { isoOrNull } from "@/lib/board/iso-time";
 import { evaluateLock } from "@/lib/board/lock-health-rules";
+import { predictNextWaiter } from "@/lib/poller/predict-next-waiter";
 import type { LockClusterStatus, LockLastChange, LockResourceKind, LockRow, LocksBoard, LockSnapshot, LockSourceKind } from "@/lib/board/lock-types";
 
 /** A lock as loaded: the snapshot the rules judge plus what the board shows as it is. */
@@ -66,6 +67,7 @@ export function buildLocksBoard(input: LocksInput): LocksBoard {
       lastChange: lock.lastChange,
       changesInWindow: s.changesInWindow,
       expiriesInHour: lock.expiriesInHour,
+      next: predictNextWaiter({ resourceKind: lock.resourceKind, waiters: s.waiters, source: lock.details }),
       health: worstHealth(flags),
       flags,
     });

@@ -4,6 +4,7 @@
 import type { BoardThresholds, ClusterStatus, Health, HealthFlag } from "@/lib/board/board-types";
 import type { ChangeKind, HoldEnding } from "@/lib/poller/change";
 import type { HoldStats } from "@/lib/poller/hold-state";
+import type { NextHolder } from "@/lib/poller/next-holder";
 
 /** The held_resource kinds that are locks (every kind but Pulsar's subscription partitions). */
 export const LOCK_RESOURCE_KINDS = ["REDIS_LOCK", "ZOOKEEPER_LOCK", "ETCD_LOCK", "KUBERNETES_LEASE"] as const;
@@ -81,6 +82,8 @@ export type LockRow = {
   changesInWindow: number;
   /** Changes that ended a hold by expiry in the last hour. */
   expiriesInHour: number;
+  /** Who takes over if the holder lets go: the queue's head, or "no queue" (lib/poller/predict-next-waiter.ts). */
+  next: NextHolder;
   health: Health;
   flags: HealthFlag[];
 };

@@ -1,5 +1,7 @@
 // A holder change as every source kind records it (a row of holder_change). Client-safe types.
 
+import type { ChangePrediction } from "@/lib/poller/next-holder";
+
 export type ChangeKind = "HOLDER_CHANGED" | "HOLDER_LOST" | "HOLDER_APPEARED" | "HIDDEN_FLAP" | "CONSUMERS_CHANGED" | "RANGES_MOVED";
 export type ChangeCause = "CLIENT" | "BROKER" | "UNKNOWN";
 /** How the previous hold ended, for the kinds that can tell (locks). */
@@ -18,4 +20,6 @@ export type DetectedChange = {
   details: Record<string, unknown>;
   /** Locks: how the previous hold ended; absent for Pulsar. */
   ending?: HoldEnding | null;
+  /** The next holder predicted from the state before the change, and how the change compares; absent when not scored. */
+  prediction?: ChangePrediction | null;
 };

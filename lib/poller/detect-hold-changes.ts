@@ -11,6 +11,8 @@
 
 import { classifyHolderTransition, type HolderTransition } from "@/lib/poller/classify-holder-transition";
 import type { HoldChange, HoldEnding, HoldState, HoldStats } from "@/lib/poller/hold-state";
+import { type ChangePrediction, scorePrediction } from "@/lib/poller/next-holder";
+import { type NextWaiterInput, predictNextWaiter } from "@/lib/poller/predict-next-waiter";
 import { EXPIRY_EVENTS, type HoldObservation, RELEASE_EVENTS } from "@/lib/sources/hold-observation";
 
 export type HoldDetection = { next: HoldState; changes: HoldChange[] };
@@ -59,7 +61,24 @@ function buildState(obs: HoldObservation, fields: Pick<HoldState, "holderSince" 
   return { ...seen, ...fields, lastObservedAt: observedAt, staleSince: null, lastError: null, goneAt: null };
 }
 
-export function detectHoldChanges(prev: HoldState | undefined, obs: HoldObservation, hintEvent: string | null = null): HoldDetection {
+/**
+ * The score of a lock's holder change against the next holder predicted from `prev`. A loss
+ * while someone was queued is not scored: the queue's head may be about to take it (a Redisson
+ * fair lock is free until the head's thread retries), which the next change shows.
+ */
+function scoreHoldChange(transition: HolderTransition, prev: HoldState, obs: HoldObservation, resourceKind: NextWaiterInput["resourceKind"]): ChangePrediction | null {
+  const predicted = predictNextWaiter({ resourceKind, waiters: prev.waiters, source: prev.details });
+  if (transition === "HOLDER_LOST" && predicted.holder !== null) return null;
+  return scorePrediction(transition, predicted, obs.holder);
+}
+
+export function detectHoldChanges(
+  prev: HoldState | undefined,
+  obs: HoldObservation,
+  hintEvent: string | null = null,
+  /** The lock's kind, which says whether it has a queue: changes are scored against the next holder only with it. */
+  resourceKind?: NextWaiterInput["resourceKind"],
+): HoldDetection {
   // node-redlock and go-redsync return once a majority answered: the last master is written or
   // cleared a moment later, which reads as a split for one observation. Only a split seen twice
   // in a row is one: the first keeps the holder it had, flagged, and its last sighting (the
@@ -101,6 +120,7 @@ export function detectHoldChanges(prev: HoldState | undefined, obs: HoldObservat
       hint: hintEvent,
       ...(obs.isSplit ? { isSplit: true } : {}),
     },
+    prediction: resourceKind === undefined ? null : scoreHoldChange(transition, prev, obs, resourceKind),
   };
   return { changes: [change], next: buildState(obs, { holderSince, lastChangeAt: obs.observedAt, stats: nextStats(prev, obs, true), lastErrorAt: prev.lastErrorAt }) };
 }

@@ -101,7 +101,7 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
         // found (a release answered by the read before its event came): it explains it, and
         // stays pending, so the next read looks again.
         const hint = hints.get(obs.resourceKey) ?? pending.get(obs.resourceKey) ?? null;
-        const detection = detectHoldChanges(states.get(obs.resourceKey), obs, hint);
+        const detection = detectHoldChanges(states.get(obs.resourceKey), obs, hint, options.resourceKind);
         touched.push(detection.next);
         changes.push(...detection.changes);
       }

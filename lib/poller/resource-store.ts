@@ -40,14 +40,16 @@ async function insertChanges(tx: Prisma.TransactionClient, clusterId: number, ep
   const col = <T,>(pick: (c: DetectedChange) => T) => changes.map(pick);
   // The unique (resource, kind, newSeenAt) key makes a second write of the same transition a no-op.
   return tx.$executeRaw(Prisma.sql`
-    insert into holder_change (cluster_id, resource_id, kind, cause, ending, from_holder, to_holder, old_seen_at, new_seen_at, is_during_gap, details, poller_epoch)
+    insert into holder_change (cluster_id, resource_id, kind, cause, ending, from_holder, to_holder, old_seen_at, new_seen_at, is_during_gap, details,
+      predicted_holder, prediction, poller_epoch)
     select ${clusterId}, u.resource_id, u.kind::change_kind, u.cause::change_cause, u.ending::hold_ending, u.from_holder, u.to_holder, u.old_seen_at,
-      u.new_seen_at, u.is_during_gap, u.details, ${epoch}
+      u.new_seen_at, u.is_during_gap, u.details, u.predicted_holder, u.prediction::prediction_outcome, ${epoch}
     from unnest(
       ${col((c) => ids.get(c.resourceKey)!)}::bigint[], ${col((c) => c.kind)}::text[], ${col((c) => c.cause)}::text[], ${col((c) => c.ending ?? null)}::text[],
       ${col((c) => c.fromHolder)}::text[], ${col((c) => c.toHolder)}::text[], ${col((c) => c.oldSeenAt)}::timestamptz[],
-      ${col((c) => c.newSeenAt)}::timestamptz[], ${col((c) => c.isDuringGap)}::boolean[], ${col((c) => JSON.stringify(c.details))}::jsonb[]
-    ) as u(resource_id, kind, cause, ending, from_holder, to_holder, old_seen_at, new_seen_at, is_during_gap, details)
+      ${col((c) => c.newSeenAt)}::timestamptz[], ${col((c) => c.isDuringGap)}::boolean[], ${col((c) => JSON.stringify(c.details))}::jsonb[],
+      ${col((c) => c.prediction?.predictedHolder ?? null)}::text[], ${col((c) => c.prediction?.outcome ?? null)}::text[]
+    ) as u(resource_id, kind, cause, ending, from_holder, to_holder, old_seen_at, new_seen_at, is_during_gap, details, predicted_holder, prediction)
     on conflict (resource_id, kind, new_seen_at) do nothing`);
 }
 

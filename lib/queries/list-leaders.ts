@@ -6,6 +6,7 @@ import { buildBoard } from "@/lib/board/build-board";
 import { OPEN_DEPLOYMENT_MAX_MS } from "@/lib/board/health-rules";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
+import { listPredictionScores } from "@/lib/queries/list-prediction-scores";
 import { createSharedAnswers } from "@/lib/queries/shared-answer";
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
 
@@ -142,7 +143,7 @@ export async function listLeaders(
   const knownIds = [...known.keys()].join(",");
   const knownChanges = [...known.values()].map((split) => split.lastChangeAt ?? "").join(",");
   const ranges = await idRanges(db);
-  const [[context], ...parts] = await Promise.all([
+  const [predictions, [[context], ...parts]] = await Promise.all([listPredictionScores(db, clusterNames), Promise.all([
     // The small things, in one statement: each cluster's latest poll, and the deployments
     // that overlap the flapping window (an open one counts for a day at most).
     db.$queryRaw<ContextRow[]>(Prisma.sql`
@@ -188,7 +189,7 @@ export async function listLeaders(
       left join unnest(string_to_array(${knownIds}, ',')::bigint[], string_to_array(${knownChanges}, ',', '')::bigint[]) as k(id, last_change_at) on k.id = r.id
       where c.name = any(${clusterNames}::text[]) and ${Prisma.join(conditions, " and ")} and r.id >= ${ids.from} and r.id < ${ids.to}`),
     ),
-  ]);
+  ])]);
 
   const byName = new Map(context!.clusters.map((c) => [c.name, c]));
   const clusterSnapshots: ClusterSnapshot[] = clusterNames.map((name) => {
@@ -232,7 +233,7 @@ export async function listLeaders(
     finishedAt: isoText(d.finishedAt),
   }));
 
-  const board = buildBoard({ nowMs, thresholds, clusters: clusterSnapshots, resources, deployments: deploymentWindows });
+  const board = buildBoard({ nowMs, thresholds, clusters: clusterSnapshots, resources, deployments: deploymentWindows, predictions });
   if (!query.q.trim()) return board;
   return { ...board, subscriptions: filterGroups(board.subscriptions, { ...query, cluster: null, tenant: null, namespace: null, kind: null }) };
 }

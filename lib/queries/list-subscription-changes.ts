@@ -2,6 +2,7 @@ import "server-only";
 
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
+import type { PredictionOutcome } from "@/lib/poller/next-holder";
 import type { ChangeCause, ChangeKind, HoldEnding } from "@/lib/timeline/timeline-types";
 
 export type ChangeEntry = {
@@ -20,6 +21,10 @@ export type ChangeEntry = {
   isDuringGap: boolean;
   /** Consumers before and after, hash-space shares moved, reconnect times (see lib/sources/pulsar/detect-changes.ts); for locks the tokens, expiry and waiters before and after (lib/poller/detect-hold-changes.ts). */
   details: Record<string, unknown>;
+  /** The next holder predicted from the state just before the change (null: nobody, or no prediction). */
+  predictedHolder: string | null;
+  /** How the change compares with that prediction; null when no prediction covers it. */
+  prediction: PredictionOutcome | null;
 };
 
 export type ChangePage = {
@@ -45,6 +50,8 @@ type Row = {
   detected_at: Date;
   is_during_gap: boolean;
   details: Record<string, unknown>;
+  predicted_holder: string | null;
+  prediction: PredictionOutcome | null;
 };
 
 /** "<newSeenAt ms>_<id>": the keyset position of a change, newest first. */
@@ -98,7 +105,7 @@ export async function listChanges(
   const [rows, [count]] = await Promise.all([
     db.$queryRaw<(Row & { cluster: string; topic: string | null; subscription: string | null; resource_key: string })[]>(Prisma.sql`
       select h.id, h.kind, h.cause, h.ending, h.from_holder, h.to_holder, h.old_seen_at, h.new_seen_at, h.detected_at, h.is_during_gap, h.details,
-        r.partition, r.topic, r.subscription, r.resource_key, c.name as cluster
+        h.predicted_holder, h.prediction, r.partition, r.topic, r.subscription, r.resource_key, c.name as cluster
       from holder_change h
       join held_resource r on r.id = h.resource_id
       join cluster c on c.id = h.cluster_id
@@ -130,6 +137,8 @@ export async function listChanges(
       detectedAt: row.detected_at.toISOString(),
       isDuringGap: row.is_during_gap,
       details: row.details,
+      predictedHolder: row.predicted_holder,
+      prediction: row.prediction,
     })),
     total: count?.total ?? 0,
     nextCursor: rows.length > limit && last ? encodeChangeCursor(last.new_seen_at.getTime(), last.id.toString()) : null,

@@ -8,6 +8,7 @@ import type { LockChangePage } from "@/lib/queries/list-lock-changes";
 import { responseComponents } from "@/lib/openapi/schema-registries";
 import {
   changeEntryFields,
+  nextHolderSchema,
   changeKind,
   clusterStatusFields,
   health,
@@ -48,6 +49,7 @@ const lockRowSchema = z
     lastChange: z.object({ kind: changeKind, ending: holdEnding.nullable(), fromHolder: z.string().nullable(), toHolder: z.string().nullable(), at: isoTime }).nullable(),
     changesInWindow: z.number(),
     expiriesInHour: z.number(),
+    next: nextHolderSchema,
     health,
     flags: z.array(healthFlagSchema),
   })

@@ -80,6 +80,20 @@ export const healthFlagSchema = z
   })
   .register(responseComponents, { id: "HealthFlag" });
 
+const nextHolderReason = z.enum([
+  "no-owner-rule", "no-key", "key-not-utf8", "no-ranges", "ranges-not-of-this-line", "overlapping-ranges", "priority-level-unknown",
+  "consumer-name-unknown", "consumer-name-charset", "rule-disagrees-with-broker", "not-partitioned", "unknown-consumer", "no-queue",
+]);
+
+export const nextHolderSchema = z
+  .object({
+    holder: z.string().nullable().meta({ description: "The predicted next holder; null when nobody would be left, or when it cannot be computed (then `reason` says why)." }),
+    reason: nextHolderReason.nullable().meta({ description: "Why the next holder cannot be computed (e.g. no-owner-rule for Exclusive, Shared, Key_Shared; no-queue for locks without one); null when it was computed." }),
+    detail: z.string().nullable().meta({ description: "The reason in one sentence." }),
+  })
+  .meta({ description: "Who takes over if the current holder leaves: the broker's Failover rule rerun without it, or the head of a lock's queue. Never a guess." })
+  .register(responseComponents, { id: "NextHolder" });
+
 const leaderRowSchema = z
   .object({
     partition: z.number().int().meta({ description: "-1 for a non-partitioned topic." }),
@@ -94,6 +108,7 @@ const leaderRowSchema = z
     goneAt: isoTime.nullable(),
     changesInWindow: z.number(),
     hashShares: z.array(z.object({ consumer: z.string(), share: z.number() })).nullable(),
+    next: nextHolderSchema,
     health,
     flags: z.array(healthFlagSchema),
   })
@@ -140,7 +155,14 @@ export const leadersBoardSchema = z
   .object({
     generatedAt: isoTime,
     thresholds: thresholdsSchema,
-    clusters: z.array(z.object(clusterStatusFields)),
+    clusters: z.array(
+      z.object({
+        ...clusterStatusFields,
+        predictions: z
+          .object({ predicted: z.number(), confirmed: z.number(), wrong: z.number(), notPredicted: z.number() })
+          .meta({ description: "The cluster's holder changes against the next holder predicted just before each: predicted = confirmed + wrong; notPredicted had no prediction." }),
+      }),
+    ),
     subscriptions: z.array(subscriptionGroupSchema),
   })
   .register(responseComponents, { id: "LeadersBoard" });
@@ -229,6 +251,11 @@ export const changeEntryFields = {
   detectedAt: isoTime,
   isDuringGap: z.boolean(),
   details: z.record(z.string(), z.unknown()),
+  predictedHolder: z.string().nullable().meta({ description: "The next holder Baton predicted from the state just before the change (null: nobody, or no prediction)." }),
+  prediction: z
+    .enum(["CONFIRMED", "WRONG", "NOT_PREDICTED"])
+    .nullable()
+    .meta({ description: "How the change compares with that prediction; null when no prediction covers it (an appearance, a flap, a holder that left with other consumers)." }),
 };
 
 export const changePageSchema = z

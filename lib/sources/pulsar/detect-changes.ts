@@ -5,6 +5,8 @@
 import { classifyHolderTransition } from "@/lib/poller/classify-holder-transition";
 import { computeShares, signHashRangeSplit } from "@/lib/pulsar/hash-ranges";
 import type { ChangeCause, ChangeKind, DetectedChange } from "@/lib/poller/change";
+import { type ChangePrediction, scorePrediction } from "@/lib/poller/next-holder";
+import { predictNextConsumer } from "@/lib/sources/pulsar/predict-next-consumer";
 import {
   type BacklogSample,
   type ConsumerObservation,
@@ -141,6 +143,18 @@ function buildState(
 const NO_CHANGES: DetectedChange[] = [];
 
 /**
+ * The score of a holder change against the next consumer predicted from `prev`: only when the
+ * prediction's premise holds, i.e. the holder left and no other consumer joined or left (a
+ * consumer joining or leaving reshuffles partitions whose holder stayed: the rule's "what moves"
+ * answers that, not "who is next").
+ */
+function scoreHolderChange(kind: ChangeKind, prev: ResourceState, toHolder: string | null, diff: { added: string[]; removed: string[] }): ChangePrediction | null {
+  const isHolderLeaving = diff.added.length === 0 && diff.removed.length === 1 && diff.removed[0] === prev.holder;
+  if (!isHolderLeaving) return null;
+  return scorePrediction(kind, predictNextConsumer({ ...prev, consumers: prev.consumers.map((c) => c.name) }), toHolder);
+}
+
+/**
  * Nearly every resource in a cycle: observed before, same holder, same connections, no ranges.
  * Its next state, or null when detectChanges must look closer. The fast path of a cycle.
  */
@@ -197,7 +211,11 @@ export function detectChanges(prev: ResourceState | undefined, obs: Observation,
     const transition = classifyHolderTransition({ holder: prev.holder, session: sessionBefore }, { holder: obs.holder, session: sessionAfter });
     const hasHolderChange = transition !== null && transition !== "HIDDEN_FLAP";
     if (transition === "HIDDEN_FLAP") push(transition, prev.holder, obs.holder, { connectedSinceBefore: sessionBefore, connectedSinceAfter: sessionAfter });
-    else if (transition !== null) push(transition, prev.holder, obs.holder);
+    else if (transition !== null) {
+      push(transition, prev.holder, obs.holder);
+      const prediction = scoreHolderChange(transition, prev, obs.holder, consumerDiff);
+      if (prediction !== null) changes[changes.length - 1]!.prediction = prediction;
+    }
     if (transition !== null) holderSince = estimateHolderSince(prev, obs, ctx.pollAt);
 
     // A consumer-set change that moved no holder gets its own row; one that did is in the
