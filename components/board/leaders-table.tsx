@@ -5,15 +5,17 @@ import Link from "next/link";
 import { memo, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from "react";
 
 import { FlagList } from "@/components/board/health-flags";
+import { NextHolderCell } from "@/components/board/next-holder-cell";
 import { AgoTime } from "@/components/board/time-text";
 import { staleReasonOf, type BoardLine } from "@/lib/board/board-lines";
 import type { HealthFlag, LeaderRow, SubscriptionGroup } from "@/lib/board/board-types";
 import { formatClock, formatCount, formatDuration, formatShare } from "@/lib/board/format";
+import { summarizeNextHolders } from "@/lib/board/next-holder-words";
 
 /** Every line has the same height: the virtualizer then never measures, and scrolling stays smooth at 10,000 lines. */
 export const LINE_HEIGHT = 52;
 const PAGE_LINES = 10;
-const COLUMNS = ["Subscription", "Type", "Active consumer", "Tenure", "Standbys", "Backlog", "Last change", "Health"] as const;
+const COLUMNS = ["Subscription", "Type", "Active consumer", "Tenure", "Standbys", "Next", "Backlog", "Last change", "Health"] as const;
 
 export type LeadersTableProps = {
   lines: BoardLine[];
@@ -207,10 +209,26 @@ const SubscriptionLine = memo(function SubscriptionLine({ line, index, start, no
           <span className="muted">{group.consumers.length > 0 ? "all hold" : "none"}</span>
         )}
       </div>
+      <div role="gridcell" className="board-cell">
+        {single ? (
+          single.staleSince === null ? <NextHolderCell next={single.next} consumerHref={consumerHref} tabIndex={tabIndex} /> : <span className="muted">—</span>
+        ) : group.staleCount > 0 ? (
+          <span className="muted">—</span>
+        ) : (
+          <GroupNextCell group={group} consumerHref={consumerHref} tabIndex={tabIndex} />
+        )}
+      </div>
       <TrailingCells backlog={group.backlog} lastChangeAt={group.lastChangeAt} flags={group.flags} staleReason={staleReason} nowMs={nowMs} />
     </div>
   );
 });
+
+/** A partitioned subscription's next holders: the distinct names over its partitions (each partition's own on its line), or why there are none. */
+function GroupNextCell({ group, consumerHref, tabIndex }: { group: SubscriptionGroup; consumerHref: (name: string) => string; tabIndex: number }) {
+  const { names, fallback } = summarizeNextHolders(group.partitions.map((p) => p.next));
+  if (names.length > 0) return <Names names={names} max={2} consumerHref={consumerHref} tabIndex={tabIndex} />;
+  return fallback ? <NextHolderCell next={fallback} /> : <span className="muted">—</span>;
+}
 
 /** The last three cells of a subscription's line and of a partition's: backlog, last change, health. */
 function TrailingCells({ backlog, lastChangeAt, flags, staleReason, nowMs }: { backlog: number | null; lastChangeAt: string | null; flags: HealthFlag[]; staleReason: string | null; nowMs: number }) {
@@ -268,6 +286,9 @@ const PartitionLine = memo(function PartitionLine({ line, index, start, nowMs, i
       </div>
       <div role="gridcell" className="board-cell">
         {isStale ? <span className="muted">—</span> : <Names names={row.standbys} max={2} consumerHref={consumerHref} tabIndex={tabIndex} />}
+      </div>
+      <div role="gridcell" className="board-cell">
+        {isStale ? <span className="muted">—</span> : <NextHolderCell next={row.next} consumerHref={consumerHref} tabIndex={tabIndex} />}
       </div>
       <TrailingCells backlog={row.backlog} lastChangeAt={row.lastChangeAt} flags={row.flags} staleReason={staleReason} nowMs={nowMs} />
     </div>
