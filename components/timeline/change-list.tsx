@@ -32,6 +32,20 @@ function describeDetails(change: ChangeEntry): string {
   return parts.join("; ");
 }
 
+/** How the change compared with the next holder predicted just before it: a wrong prediction is loud. */
+function PredictionText({ change }: { change: ChangeEntry }) {
+  if (change.prediction === "CONFIRMED") return <span className="prediction" data-outcome="confirmed">as predicted</span>;
+  if (change.prediction === "WRONG") {
+    return (
+      <strong className="loud prediction" data-outcome="wrong">
+        prediction wrong: {change.predictedHolder ?? "nobody"} expected
+      </strong>
+    );
+  }
+  if (change.prediction === "NOT_PREDICTED") return <span className="muted prediction">not predicted</span>;
+  return <span className="muted">—</span>;
+}
+
 export type ChangeListRow = ChangeEntry & { cluster?: string; topic?: string; subscription?: string };
 
 /** The changes with exact times: when it was first seen, and the interval it happened in. */
@@ -47,6 +61,7 @@ export function ChangeList({ changes, showSubscription = false, caption }: { cha
           <th scope="col">Change</th>
           <th scope="col">From</th>
           <th scope="col">To</th>
+          <th scope="col">Prediction</th>
           <th scope="col">Cause</th>
           <th scope="col">Happened after</th>
           <th scope="col">Details</th>
@@ -75,6 +90,9 @@ export function ChangeList({ changes, showSubscription = false, caption }: { cha
             </td>
             <td className="nowrap">
               <Holder name={change.toHolder} />
+            </td>
+            <td>
+              <PredictionText change={change} />
             </td>
             <td>{CAUSE_WORDS[change.cause]}</td>
             <td className="mono nowrap">{change.oldSeenAt ? <ExactTime iso={change.oldSeenAt} /> : <span className="muted">—</span>}</td>

@@ -4,7 +4,9 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 
+import { JoinPreview } from "@/app/(dashboard)/subscriptions/join-preview";
 import { FlagDetails, FlagList, HealthWord } from "@/components/board/health-flags";
+import { NextHolderCell } from "@/components/board/next-holder-cell";
 import { AgoTime, ClockTime, ExactTime, TenureTime } from "@/components/board/time-text";
 import { HashRingChart } from "@/components/charts/hash-ring-chart";
 import { RangeControl } from "@/components/range-control";
@@ -152,6 +154,7 @@ export function SubscriptionView({
               <th scope="col">{isShared ? "Consumers" : "Active consumer"}</th>
               <th scope="col">Tenure</th>
               <th scope="col">Standbys</th>
+              <th scope="col">Next</th>
               <th scope="col">Backlog</th>
               <th scope="col">Last change</th>
               <th scope="col">Health</th>
@@ -169,6 +172,7 @@ export function SubscriptionView({
                 </td>
                 <td>{row.staleSince === null && row.holder && row.holderSince ? <TenureTime iso={row.holderSince} nowMs={nowMs} /> : "—"}</td>
                 <td>{row.staleSince === null ? row.standbys.join(", ") || "none" : "—"}</td>
+                <td>{row.staleSince === null ? <NextHolderCell next={row.next} consumerHref={consumerHref} /> : "—"}</td>
                 <td>{formatCount(row.backlog)}</td>
                 <td>{row.lastChangeAt ? <AgoTime iso={row.lastChangeAt} nowMs={nowMs} /> : "none seen"}</td>
                 <td>
@@ -180,6 +184,8 @@ export function SubscriptionView({
           </tbody>
         </table>
       </section>
+
+      {group.subscriptionType === "Failover" ? <JoinPreview group={group} /> : null}
 
       <section className="panel" aria-label="Timeline">
         <h2>Who held it</h2>
