@@ -129,6 +129,14 @@ let startedAt: number;
 let leaders: string[];
 let killed: string;
 let successor: string;
+/** The Next column's name for partition 0 just before the kill. */
+let predicted: string;
+
+/** Next in line by the broker's Failover rule: the other consumers sorted by name, partition % their count. */
+function expectedNext(partition: number): string {
+  const rest = [...NAMES].sort().filter((name) => name !== leaders[partition]);
+  return rest[partition % rest.length]!;
+}
 
 test.beforeAll(async () => {
   // Starting a broker takes 10-60 s on a busy two-core machine.
@@ -181,6 +189,10 @@ test("the board shows the broker's active consumer of each partition, and works 
   // Three consumers for two partitions: one stands idle, and the board says so in words.
   await expect(subscriptionRow(page)).toContainText("Idle standbys");
   await expect(subscriptionRow(page)).toContainText("Failover");
+  // The Next column: who the broker makes active if the partition's leader leaves.
+  await expect(page.getByRole("treegrid", { name: "Leaders" }).getByRole("columnheader", { name: "Next" })).toBeVisible();
+  await expect(partitionRow(page, 0).getByTestId("next-holder")).toHaveText(expectedNext(0), { timeout: LONG });
+  await expect(partitionRow(page, 1).getByTestId("next-holder")).toHaveText(expectedNext(1));
 
   // Keyboard: down to partition 0, back up, collapse and expand again.
   await page.keyboard.press("ArrowDown");
@@ -204,11 +216,15 @@ test("when a leader is killed, the board shows its successor without a reload", 
     (window as unknown as { batonNotReloaded: boolean }).batonNotReloaded = true;
   });
 
+  // The prediction the board shows just before the kill is the leader the broker then elects.
+  predicted = (await partitionRow(page, 0).getByTestId("next-holder").textContent())!;
+  expect(predicted).toBe(expectedNext(0));
   killed = leaders[0]!;
   await rig.call("kill", { name: killed });
   await expect.poll(async () => (await brokerLeaders())[0], { timeout: LONG, message: "the broker names a successor on partition 0" }).not.toBe(killed);
   successor = (await brokerLeaders())[0]!;
   expect(successor).not.toBeNull();
+  expect(successor).toBe(predicted);
 
   await expect(partitionRow(page, 0)).toContainText(successor, { timeout: LONG });
   await expect(partitionRow(page, 0)).not.toContainText(killed);
@@ -223,7 +239,12 @@ test("the subscription page shows the change on the timeline and in the list, an
   await expect(page).toHaveURL(/\/subscriptions\?cluster=e2e-leaders&/);
 
   const changes = page.getByRole("region", { name: "Changes" });
-  await expect(changes.getByRole("row", { name: new RegExp(`Leader changed ${escape(killed)} ${escape(successor)}`) }).first()).toBeVisible({ timeout: LONG });
+  await expect(changes.getByRole("row", { name: new RegExp(`Leader changed ${escape(killed)} ${escape(successor)} as predicted`) }).first()).toBeVisible({ timeout: LONG });
+  // What if a consumer joins: one that sorts before both survivors takes partition 0, and the survivors shift.
+  const joinPreview = page.getByRole("region", { name: "What if a consumer joins" });
+  await joinPreview.getByLabel("New consumer's name").fill(`w${RUN}-0`);
+  await expect(joinPreview.getByRole("status")).toHaveText("From 2 to 3 consumers: 2 of 2 partitions change hands.");
+  await expect(joinPreview.getByRole("row", { name: `Partition 0 ${successor} w${RUN}-0` })).toBeVisible();
   const chart = page.getByTestId("swimlane-chart");
   await expect(chart.locator("path > title", { hasText: `${killed} → ${successor}` }).first()).toBeAttached();
   const legend = page.getByRole("list", { name: "Legend" });
@@ -242,6 +263,11 @@ test("the subscription page shows the change on the timeline and in the list, an
   await expect(page.getByRole("region", { name: "Positions" }).getByRole("row", { name: new RegExp(`${SUBSCRIPTION}.*holds it`) }).first()).toBeVisible();
   await expect(page.getByRole("region", { name: "History" })).toContainText(killed);
   await page.screenshot({ path: "docs/screenshots/consumer.png", fullPage: true });
+
+  // Baton keeps the score: the kill's change was predicted and confirmed.
+  await page.goto("/settings/clusters");
+  const score = page.getByRole("row", { name: new RegExp(`^${LEADERS_E2E_BROKER.cluster}\\b`) }).getByTestId("prediction-score");
+  await expect(score).toContainText("1 predicted: 1 confirmed, 0 wrong");
 });
 
 test("when the broker stops, the board says stale with the error, never 'no active consumer'", async ({ page }) => {

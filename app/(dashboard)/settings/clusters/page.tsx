@@ -6,13 +6,34 @@ import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { checkHealth } from "@/lib/health/check-health";
 import { describeCluster } from "@/lib/clusters/describe-cluster";
+import { NO_PREDICTIONS, type PredictionScore } from "@/lib/board/board-types";
+import { listPredictionScores } from "@/lib/queries/list-prediction-scores";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Clusters" };
 
+function PredictionScoreText({ score }: { score: PredictionScore }) {
+  if (score.predicted + score.notPredicted === 0) return <span className="muted">no holder change scored yet</span>;
+  return (
+    <>
+      <div>
+        {score.predicted} predicted: {score.confirmed} confirmed,{" "}
+        {score.wrong > 0 ? <strong className="loud">{score.wrong} wrong</strong> : "0 wrong"}
+      </div>
+      <div className="muted small">{score.notPredicted} not predictable (no rule or no queue)</div>
+      {score.wrong > 0 ? <div className="muted small">A wrong prediction means the broker&apos;s or the lock&apos;s rule differs from Baton&apos;s (e.g. priority levels Baton does not know).</div> : null}
+    </>
+  );
+}
+
 export default async function ClustersPage() {
   const config = getConfig();
-  const health = await checkHealth(config, getDb());
+  const db = getDb();
+  // The page reports an unreachable database itself (checkHealth): the scores then say so too, instead of failing the page.
+  const [health, predictions] = await Promise.all([
+    checkHealth(config, db),
+    listPredictionScores(db, config.clusters.map((c) => c.name)).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+  ]);
   return (
     <>
       <h1>Clusters</h1>
@@ -53,6 +74,7 @@ export default async function ClustersPage() {
                 <th scope="col">Budget</th>
                 <th scope="col">Auth</th>
                 <th scope="col">Poller</th>
+                <th scope="col" title="Holder changes against the next holder Baton predicted just before each">Next-in-line predictions</th>
               </tr>
             </thead>
             <tbody>
@@ -74,6 +96,13 @@ export default async function ClustersPage() {
                     <td>{facts.auth}</td>
                     <td>
                       <PollerSummary poller={clusterHealth?.poller ?? null} />
+                    </td>
+                    <td data-testid="prediction-score">
+                      {predictions instanceof Error ? (
+                        <span className="muted">unavailable: {predictions.message}</span>
+                      ) : (
+                        <PredictionScoreText score={predictions.get(cluster.name) ?? NO_PREDICTIONS} />
+                      )}
                     </td>
                   </tr>
                 );
