@@ -43,6 +43,11 @@ async function changesOf(key: string): Promise<ChangeRow[]> {
   });
 }
 
+/** How each holder change compared with the next holder predicted just before it. */
+async function predictionsOf(key: string) {
+  return db.holderChange.findMany({ where: { clusterId, resource: { resourceKey: key } }, orderBy: [{ newSeenAt: "asc" }, { id: "asc" }], select: { predictedHolder: true, prediction: true } });
+}
+
 async function holdRow(key: string) {
   const row = await db.heldResource.findUnique({
     where: { clusterId_resourceKey: { clusterId, resourceKey: key } },
@@ -135,6 +140,8 @@ describe("the poller on etcd elections and locks", () => {
     const rows = await waitFor(() => changesOf(name), (r) => r.length > 0, "the hand-over to be recorded");
     expect(rows).toEqual([{ kind: "HOLDER_CHANGED", ending: "RELEASED", fromHolder: "pod-a", toHolder: "pod-b", isDuringGap: false }]);
     expect(await holdRow(name)).toMatchObject({ holder: "pod-b", waiters: ["pod-c"] });
+    // The queue's head before the hand-over (the next create revision) is who took over.
+    expect(await predictionsOf(name)).toEqual([{ predictedHolder: "pod-b", prediction: "CONFIRMED" }]);
   });
 
   it("a crashed leader (etcdctl elect, kill -9) leads on for its session's 60 s lease, then expires and the next candidate leads", async () => {
