@@ -78,6 +78,18 @@ describe("GET /api/v1/leaders", () => {
     expect(byName.get("calm-sub")).toMatchObject({ isPartitioned: true, holders: ["calm-a", "calm-b"], idleConsumers: [], flags: [] });
   });
 
+  it("answers each partition's next holder, or why it cannot be computed, and the cluster's prediction score", async () => {
+    const board = (await leaders(`?cluster=${CLUSTER}`)).body as unknown as LeadersBoard;
+    const byName = new Map(board.subscriptions.map((g) => [g.subscription, g]));
+    // Failover over two consumers: whoever does not hold the partition is next.
+    expect(byName.get("calm-sub")!.partitions.map((p) => p.next.holder)).toEqual(["calm-b", "calm-a"]);
+    expect(byName.get("keyed-sub")!.partitions[0]!.next).toMatchObject({ holder: null, reason: "no-owner-rule", detail: expect.stringMatching(/hash range/) });
+    // No consumer left: nobody is next (computed, not refused).
+    expect(byName.get("jobs-sub")!.partitions[0]!.next).toEqual({ holder: null, reason: null, detail: null });
+    // The flapping rows were written without predictions: nothing scored.
+    expect(board.clusters[0]!.predictions).toEqual({ predicted: 0, confirmed: 0, wrong: 0, notPredicted: 0 });
+  });
+
   it("reads a Key_Shared split again when a recorded change moved it (the board keeps splits by lastChangeAt)", async () => {
     const clusterId = await createCluster(db, OTHER_CLUSTER, null);
     await createResource(db, clusterId, {
