@@ -70,12 +70,14 @@ describe("the leader poller", () => {
     await fleet.consumer(killed).kill();
     const after = await waitFor(brokerHolders, (h) => h[0] !== killed && h[0] !== null, "the broker to elect a new leader");
     const change = await waitFor(
-      () => db.holderChange.findMany({ where: { clusterId, resource: { partition: 0 }, kind: "HOLDER_CHANGED" }, select: { fromHolder: true, toHolder: true, cause: true, oldSeenAt: true, newSeenAt: true, pollerEpoch: true } }),
+      () => db.holderChange.findMany({ where: { clusterId, resource: { partition: 0 }, kind: "HOLDER_CHANGED" }, select: { fromHolder: true, toHolder: true, cause: true, oldSeenAt: true, newSeenAt: true, pollerEpoch: true, predictedHolder: true, prediction: true } }),
       (rows) => rows.length > 0,
       "a change row for partition 0",
     );
     expect(change).toHaveLength(1);
     expect(change[0]).toMatchObject({ fromHolder: killed, toHolder: after[0], cause: "CLIENT" });
+    // Next in line, scored: the Failover rule without the killed leader named the broker's choice.
+    expect(change[0]).toMatchObject({ predictedHolder: after[0], prediction: "CONFIRMED" });
     expect(change[0]!.oldSeenAt!.getTime()).toBeLessThan(change[0]!.newSeenAt.getTime());
 
     // More cycles change nothing: still exactly one row for that transition.
