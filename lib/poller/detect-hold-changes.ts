@@ -62,13 +62,17 @@ function buildState(obs: HoldObservation, fields: Pick<HoldState, "holderSince" 
 }
 
 /**
- * The score of a lock's holder change against the next holder predicted from `prev`. A loss
- * while someone was queued is not scored: the queue's head may be about to take it (a Redisson
- * fair lock is free until the head's thread retries), which the next change shows.
+ * The score of a lock's holder change against the next holder predicted from `prev`. Not scored:
+ * a loss while someone was queued (the queue's head may be about to take it: a Redisson fair lock
+ * is free until the head's thread retries; the next change shows it), and a hand-over from an
+ * empty queue (a contender that came after the observation took it: "nobody queued" was no claim
+ * about newcomers).
  */
 function scoreHoldChange(transition: HolderTransition, prev: HoldState, obs: HoldObservation, resourceKind: NextWaiterInput["resourceKind"]): ChangePrediction | null {
   const predicted = predictNextWaiter({ resourceKind, waiters: prev.waiters, source: prev.details });
+  const isQueueEmpty = predicted.reason === null && predicted.holder === null;
   if (transition === "HOLDER_LOST" && predicted.holder !== null) return null;
+  if (transition === "HOLDER_CHANGED" && isQueueEmpty) return null;
   return scorePrediction(transition, predicted, obs.holder);
 }
 

@@ -127,6 +127,12 @@ describe("detectHoldChanges scores a lock's holder change against its queue's he
     expect(detectHoldChanges(first, seen(1_000, "c", ["b"]), null, "ZOOKEEPER_LOCK").changes[0]!.prediction).toEqual({ predictedHolder: "b", outcome: "WRONG" });
   });
 
+  it("confirms a release with nobody queued, and leaves a newcomer's take-over of an empty queue unscored", () => {
+    const alone = detectHoldChanges(undefined, seen(0, "a", []), null, "ETCD_LOCK").next;
+    expect(detectHoldChanges(alone, seen(1_000, null, []), null, "ETCD_LOCK").changes[0]!.prediction).toEqual({ predictedHolder: null, outcome: "CONFIRMED" });
+    expect(detectHoldChanges(alone, seen(1_000, "z", []), null, "ETCD_LOCK").changes[0]!.prediction).toBeNull();
+  });
+
   it("leaves a release with a queue unscored (the head is about to take it), and a SET NX takeover not predicted", () => {
     const queued = detectHoldChanges(undefined, seen(0, "a", ["b"]), null, "REDIS_LOCK").next;
     expect(detectHoldChanges(queued, seen(1_000, null, ["b"]), null, "REDIS_LOCK").changes[0]!.prediction).toBeNull();
