@@ -87,6 +87,9 @@ describe("GET /api/v1/locks", () => {
 
     expect(byKey.get(k("fair"))).toMatchObject({ waiters: ["w1", "w2", "w3", "w4", "w5"], details: { layout: "redisson", reentrancy: 2 }, health: "warning" });
     expect(byKey.get(k("fair"))!.flags[0]).toMatchObject({ rule: "waiters", label: "Long queue: 5 waiters" });
+    // Next in line: the fair lock's queue head; a SET NX lock has no queue, and says so.
+    expect(byKey.get(k("fair"))!.next).toEqual({ holder: "w1", reason: null, detail: null });
+    expect(byKey.get(k("daily-job"))!.next).toMatchObject({ holder: null, reason: "no-queue" });
     expect(byKey.get(k("split"))!.flags.map((f) => f.rule)).toEqual(["redlock-split"]);
     expect(byKey.get(LEADER)).toMatchObject({ isMustBeHeld: true, layout: "redisson", health: "critical" });
     expect(byKey.get(LEADER)!.flags.map((f) => f.rule)).toEqual(["no-holder"]);
