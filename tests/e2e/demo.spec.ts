@@ -121,6 +121,9 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
     await page.goto(`${base}/subscriptions?${dailyJob}`);
     // A row of the change list: a leader change between two of the daily job's schedulers.
     await expect(page.locator('tr[data-kind="HOLDER_CHANGED"]').filter({ hasText: /scheduler-[abc][\s\S]*scheduler-[abc]/ }).first()).toBeVisible({ timeout: 60_000 });
+    // The crash's successor was the one Baton named next in line just before (the Failover rule
+    // without the crashed leader): the change list says so.
+    await expect(page.locator('tr[data-kind="HOLDER_CHANGED"]').filter({ hasText: /scheduler-[abc][\s\S]*scheduler-[abc][\s\S]*as predicted/ }).first()).toBeVisible({ timeout: 60_000 });
     await page.screenshot({ path: "docs/screenshots/demo-subscription.png", fullPage: true });
 
     // The rollout's overlaps count inside its window; the stalled worker's, after it, outside.
