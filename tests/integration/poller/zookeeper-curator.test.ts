@@ -121,6 +121,9 @@ describe("the poller on Curator's recipes", () => {
     // The session timed out (3 s asked; the server expires it between 2/3 of that and all of it after the last heartbeat).
     expect(changes[0]!.newSeenAt.getTime() - killedAt).toBeGreaterThan(1_500);
     expect(waitersOf(await lockRow(electionPath))).toEqual(["pod-c"]);
+    // The queue's head before the kill (the next sequence node) is who took over: scored as predicted.
+    const scored = await db.holderChange.findMany({ where: { clusterId, resource: { resourceKey: electionPath }, kind: "HOLDER_CHANGED" }, select: { predictedHolder: true, prediction: true } });
+    expect(scored).toEqual([{ predictedHolder: "pod-b", prediction: "CONFIRMED" }]);
   });
 
   it("an InterProcessMutex released cleanly: acquired (the holder's IP as its name), then released", async () => {
