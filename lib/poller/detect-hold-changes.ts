@@ -99,6 +99,10 @@ export function detectHoldChanges(prev: HoldState | undefined, obs: HoldObservat
       waitersBefore: prev.waiters,
       waitersAfter: obs.waiters,
       hint: hintEvent,
+      // The kind's own details on both sides (a ZooKeeper session, etcd revisions and lease, a
+      // lock table's record version): the timeline's change list tells the change in them.
+      sourceBefore: prev.details,
+      sourceAfter: obs.details,
       ...(obs.isSplit ? { isSplit: true } : {}),
     },
   };
