@@ -4,7 +4,7 @@ import { readZookeeperWaiters, zookeeperSequence } from "@/components/locks/kind
 import { TtlLeft } from "@/components/locks/ttl-left";
 import { formatDuration } from "@/lib/board/format";
 
-const KNOWN: ReadonlySet<string> = new Set(["recipe", "holderNode", "holderSessionId", "sessionExpiry", "waiterNodes", "batonSessionTimeoutMs", "lockNodeExists", "contenderDir", "holderNodeCreatedAt", "holderNodeCzxid"]);
+const KNOWN: ReadonlySet<string> = new Set(["recipe", "holderNode", "holderSessionId", "sessionExpiry", "waiterNodes", "batonSessionTimeoutMs", "lockNodeExists", "contenderDir", "holderNodeCreatedAt", "holderNodeCzxid", "otherChildren"]);
 
 /**
  * A ZooKeeper lock or election: the holder's node and session (its ephemeralOwner: a new session
@@ -50,6 +50,11 @@ export function ZookeeperDetails({ details, waiters, expiresAt, nowMs, isStale }
           </ol>
         )}
       </Fact>
+      {Array.isArray(details.otherChildren) && details.otherChildren.length > 0 ? (
+        <Fact label="Other children (no contenders)">
+          <span className="mono">{details.otherChildren.join(", ")}</span>
+        </Fact>
+      ) : null}
       <OtherFacts details={details} known={KNOWN} />
     </dl>
   );
