@@ -33,8 +33,8 @@ const LOCK_STORY = new RegExp(
 
 // The demo's elections on lock services (tools/demo/demo-plan.ts): a Curator LeaderLatch and an etcd election.
 const ELECTIONS = [
-  { cluster: "demo-zookeeper", key: "/demo/index-builder/leader", workers: /^indexer-[ab]$/, panel: "ZooKeeper details" },
-  { cluster: "demo-etcd", key: "elections/billing-sweeper", workers: /^sweeper-[ab]$/, panel: "etcd details" },
+  { cluster: "demo-zookeeper", key: "/demo/index-builder/leader", workers: /^indexer-[ab]$/, panel: "ZooKeeper details", screenshot: "demo-zookeeper-election" },
+  { cluster: "demo-etcd", key: "elections/billing-sweeper", workers: /^sweeper-[ab]$/, panel: "etcd details", screenshot: "demo-etcd-election" },
 ];
 type ElectionChange = { kind: string; fromHolder: string | null; toHolder: string | null };
 
@@ -211,7 +211,7 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
       await expect(page.getByLabel(election.panel)).toBeVisible();
       const { fromHolder, toHolder } = move!;
       await expect(page.getByRole("region", { name: "Changes" }).getByRole("row").filter({ hasText: fromHolder! }).filter({ hasText: `${toHolder} acquired it` }).first()).toBeVisible();
-      await page.screenshot({ path: `docs/screenshots/demo-${election.cluster}.png`, fullPage: true });
+      await page.screenshot({ path: `docs/screenshots/${election.screenshot}.png`, fullPage: true });
     }
   } finally {
     // The demo's log (its crashes, rollout and stall) goes with the report; on failure, also here.
