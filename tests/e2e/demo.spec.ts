@@ -197,7 +197,7 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
     // The ZooKeeper and etcd elections: each leader crashed, and leadership moved to the other
     // worker once the dead one's session (ZooKeeper) or lease (etcd) ran out.
     for (const election of ELECTIONS) {
-      const ref = new URLSearchParams({ cluster: election.cluster, key: election.key, range: "1h" });
+      const ref = new URLSearchParams({ cluster: election.cluster, key: election.key });
       let move: ElectionChange | null = null;
       await expect
         .poll(async () => (move = leadershipMove((await readJsonOrNull<{ changes: ElectionChange[] }>(page, `${base}/api/v1/locks/changes?${ref}`))?.changes, election.workers)), {
@@ -206,7 +206,7 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
           intervals: [5_000],
         })
         .not.toBeNull();
-      await page.goto(`${base}/locks?${ref}`);
+      await page.goto(`${base}/locks?${ref}&range=1h`);
       await expect(page.getByRole("heading", { level: 1, name: election.key })).toBeVisible();
       await expect(page.getByLabel(election.panel)).toBeVisible();
       const { fromHolder, toHolder } = move!;
