@@ -94,6 +94,15 @@ async function waitForWeb(url: string): Promise<void> {
   throw new StartupError(`the web app did not answer at ${url}`);
 }
 
+/** A lock service the demo needs: what is missing (etcd, Java or Maven) is said in one line. */
+async function startLockService<T>(name: string, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    throw new StartupError(`its ${name} server did not start: ${(error as Error).message.split("\n")[0]}`);
+  }
+}
+
 async function main(): Promise<void> {
   const stops: (() => Promise<void>)[] = [];
   let isStopping = false;
@@ -140,9 +149,9 @@ async function main(): Promise<void> {
     // The lock services of the elections: the first run builds ZooKeeper through Maven, and
     // installs Debian's etcd when missing (as root; otherwise it says what to install).
     log("starting the demo's ZooKeeper and etcd servers for the index-builder's and billing-sweeper's elections...");
-    const zookeeper = await startZookeeperServer();
+    const zookeeper = await startLockService("ZooKeeper", () => startZookeeperServer());
     stops.push(() => zookeeper.dispose());
-    const etcd = await startEtcdServer();
+    const etcd = await startLockService("etcd", () => startEtcdServer());
     stops.push(() => etcd.dispose());
 
     const db = createDb(database.url);

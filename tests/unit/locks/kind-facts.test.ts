@@ -71,6 +71,9 @@ describe("Redis, DynamoDB and unknown kinds", () => {
     expect(redlock).toContain("6f1c9a2e…77d0");
     expect(redlock).toContain("majority 2");
     expect(panel("redis", { layout: "redisson", reentrancy: 2 })).toContain("held 2×");
+    const fair = panel("redis", { layout: "redisson", reentrancy: 1, waiterTimeouts: [{ waiter: "3f1a2b4c:57", timeoutAt: "2026-11-24T10:00:05.000Z" }], neverExpires: true });
+    expect(fair).toContain("3f1a2b4c:57 (gives up at");
+    expect(fair).toContain("never expires");
     expect(summarizeKindDetails("redis", { redlock: true, masters: { a: "t", b: "t", c: null }, holdingMasters: 2 })).toBe("Redlock 2/3 masters");
   });
 
