@@ -4,6 +4,8 @@ import { describeDetailValue } from "@/components/locks/kinds/kind-facts";
 
 const KNOWN: ReadonlySet<string> = new Set(["layout", "master", "mustBeHeld", "token", "neverExpires", "reentrancy", "redlock", "majority", "masters", "holdingMasters", "waiterTimeouts", "otherFields"]);
 
+const KNOWN_WITHOUT_MASTERS: ReadonlySet<string> = new Set([...KNOWN].filter((name) => name !== "masters"));
+
 type WaiterTimeout = { waiter?: unknown; timeoutAt?: unknown };
 
 /**
@@ -45,7 +47,8 @@ export function RedisDetails({ details }: KindDetailsProps) {
         </Fact>
       ) : null}
       {details.otherFields ? <Fact label="Other hash fields">{describeDetailValue(details.otherFields)}</Fact> : null}
-      <OtherFacts details={details} known={KNOWN} />
+      {/* A masters field of another shape than Redlock's (master -> token) still shows, as it is. */}
+      <OtherFacts details={details} known={masters ? KNOWN : KNOWN_WITHOUT_MASTERS} />
     </dl>
   );
 }

@@ -74,6 +74,7 @@ describe("Redis, DynamoDB and unknown kinds", () => {
     const fair = panel("redis", { layout: "redisson", reentrancy: 1, waiterTimeouts: [{ waiter: "3f1a2b4c:57", timeoutAt: "2026-11-24T10:00:05.000Z" }], neverExpires: true });
     expect(fair).toContain("3f1a2b4c:57 (gives up at");
     expect(fair).toContain("never expires");
+    expect(panel("redis", { masters: ["127.0.0.1:6380 pod-g"] })).toContain("127.0.0.1:6380 pod-g");
     expect(summarizeKindDetails("redis", { redlock: true, masters: { a: "t", b: "t", c: null }, holdingMasters: 2 })).toBe("Redlock 2/3 masters");
   });
 
