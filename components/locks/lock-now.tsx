@@ -2,23 +2,18 @@ import Link from "next/link";
 
 import { FlagDetails, HealthWord } from "@/components/board/health-flags";
 import { AgoTime, TenureTime } from "@/components/board/time-text";
+import { LockKindDetails } from "@/components/locks/kinds/kind-details";
 import { TtlLeft } from "@/components/locks/ttl-left";
 import { formatDuration } from "@/lib/board/format";
 import type { LockRow } from "@/lib/board/lock-types";
 import { consumerHref, lockHref } from "@/lib/board/links";
 import { shortenToken } from "@/lib/board/lock-words";
 
-function describeValue(value: unknown): string {
-  if (value === null || value === undefined) return "—";
-  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
-  return JSON.stringify(value);
-}
+const KIND_TITLES: Record<string, string> = { redis: "Redis", zookeeper: "ZooKeeper", etcd: "etcd", dynamodb: "DynamoDB", kubernetes: "Kubernetes" };
 
-/** One lock now: holder and token, since when, TTL left, the queue in order, its layout and the source's details, and health. */
+/** One lock now: holder and token, since when, TTL left, the queue in order, its layout, the kind's own details (one panel per kind), and health. */
 export function LockNow({ lock, nowMs }: { lock: LockRow; nowMs: number }) {
   const isStale = lock.staleSince !== null;
-  // The layout is already said beside the pattern; the rest of the source's details follow as they are.
-  const details = Object.entries(lock.details).filter(([name]) => name !== "layout");
   return (
     <div className="lock-now">
       <h3 className="mono">
@@ -78,13 +73,9 @@ export function LockNow({ lock, nowMs }: { lock: LockRow; nowMs: number }) {
         <dd>{lock.stats.nearExpiryCount === 1 ? "once" : `${lock.stats.nearExpiryCount} times`}</dd>
         <dt>Last observed</dt>
         <dd>{lock.lastObservedAt ? <AgoTime iso={lock.lastObservedAt} nowMs={nowMs} /> : "never"}</dd>
-        {details.map(([name, value]) => (
-          <div key={name} className="fact-extra">
-            <dt>{name}</dt>
-            <dd className="mono">{describeValue(value)}</dd>
-          </div>
-        ))}
       </dl>
+      <h4>{KIND_TITLES[lock.sourceKind] ?? "Source"} details</h4>
+      <LockKindDetails kind={lock.sourceKind} details={lock.details} waiters={lock.waiters} expiresAt={lock.expiresAt} nowMs={nowMs} isStale={isStale} />
     </div>
   );
 }

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { FlagList } from "@/components/board/health-flags";
 import { NextHolderCell } from "@/components/board/next-holder-cell";
 import { TenureTime } from "@/components/board/time-text";
+import { LockKindCell } from "@/components/locks/kinds/kind-details";
 import { LockLastChangeText } from "@/components/locks/lock-last-change";
 import { TtlLeft } from "@/components/locks/ttl-left";
 import type { LockRow } from "@/lib/board/lock-types";
@@ -40,6 +41,7 @@ export function LocksTable({ locks, nowMs, lockHref, consumerHref }: Props) {
           <th scope="col">TTL left</th>
           <th scope="col">Waiters</th>
           <th scope="col">Next</th>
+          <th scope="col">Details</th>
           <th scope="col">Last change</th>
           <th scope="col">Health</th>
         </tr>
@@ -67,6 +69,7 @@ export function LocksTable({ locks, nowMs, lockHref, consumerHref }: Props) {
               <td>{lock.holder === null && !isStale ? "—" : <TtlLeft expiresAt={lock.expiresAt} nowMs={nowMs} isStale={isStale} />}</td>
               <td>{isStale ? "—" : lock.waiters.length === 0 ? <span className="muted">none</span> : `${lock.waiters.length}: ${lock.waiters.slice(0, 3).join(", ")}${lock.waiters.length > 3 ? "…" : ""}`}</td>
               <td>{isStale ? "—" : <NextHolderCell next={lock.next} />}</td>
+              <td>{isStale ? "—" : <LockKindCell kind={lock.sourceKind} details={lock.details} />}</td>
               <td>
                 <LockLastChangeText change={lock.lastChange} nowMs={nowMs} />
               </td>

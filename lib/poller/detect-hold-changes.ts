@@ -122,6 +122,10 @@ export function detectHoldChanges(
       waitersBefore: prev.waiters,
       waitersAfter: obs.waiters,
       hint: hintEvent,
+      // The kind's own details on both sides (a ZooKeeper session, etcd revisions and lease, a
+      // lock table's record version): the timeline's change list tells the change in them.
+      sourceBefore: prev.details,
+      sourceAfter: obs.details,
       ...(obs.isSplit ? { isSplit: true } : {}),
     },
     prediction: resourceKind === undefined ? null : scoreHoldChange(transition, prev, obs, resourceKind),

@@ -9,7 +9,7 @@ import { findFreePort } from "@/tools/free-port";
 
 // `npm run demo -- --fast` end to end: its own broker, Redis masters, database, worker and web
 // app, and a fleet whose crashes, rollout and stalls must show on the board, the timelines and
-// the drill-downs. The fast schedule is a script (a crash within seconds, a rollout, the stall
+// the drill-downs, and whose ZooKeeper and etcd elections move leadership after a crash. The fast schedule is a script (a crash within seconds, a rollout, the stall
 // right after the rollout's window closed, about three minutes in, then the report-scheduler's
 // leader stalled past its Redis lock's TTL); the waits below poll the read API with room to spare
 // for a loaded 2-core machine, and assert what happened, never how fast.
@@ -30,6 +30,18 @@ const JOB_KEY = "daily-report";
 const LOCK_STORY = new RegExp(
   String.raw`The lock ${LOCK_CLUSTER}/scheduler:leader expired while (sched-[abc]) held it .*; (?!\1)(sched-[abc]) acquired it .* later; \1 was still inside key ${JOB_KEY} when \2 entered`,
 );
+
+// The demo's elections on lock services (tools/demo/demo-plan.ts): a Curator LeaderLatch and an etcd election.
+const ELECTIONS = [
+  { cluster: "demo-zookeeper", key: "/demo/index-builder/leader", workers: /^indexer-[ab]$/, panel: "ZooKeeper details", screenshot: "demo-zookeeper-election" },
+  { cluster: "demo-etcd", key: "elections/billing-sweeper", workers: /^sweeper-[ab]$/, panel: "etcd details", screenshot: "demo-etcd-election" },
+];
+type ElectionChange = { kind: string; fromHolder: string | null; toHolder: string | null };
+
+/** A leadership move between two of the election's workers (the crashed leader's session or lease ran out). */
+function leadershipMove(changes: ElectionChange[] | undefined, workers: RegExp): ElectionChange | null {
+  return changes?.find((c) => c.fromHolder !== null && c.toHolder !== null && c.fromHolder !== c.toHolder && workers.test(c.fromHolder) && workers.test(c.toHolder)) ?? null;
+}
 
 /** A violation of the job's key whose lock changes include an expiry while held and the next holder. */
 function lockExpiryViolation(drilldown: KeyDrilldown | null): string | null {
@@ -184,6 +196,26 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
     const explanation = page.getByRole("listitem", { name: `Violation ${lockViolation}` });
     await expect(explanation.getByText(LOCK_STORY)).toBeVisible();
     await page.screenshot({ path: "docs/screenshots/demo-lock-story.png" });
+
+    // The ZooKeeper and etcd elections: each leader crashed, and leadership moved to the other
+    // worker once the dead one's session (ZooKeeper) or lease (etcd) ran out.
+    for (const election of ELECTIONS) {
+      const ref = new URLSearchParams({ cluster: election.cluster, key: election.key });
+      let move: ElectionChange | null = null;
+      await expect
+        .poll(async () => (move = leadershipMove((await readJsonOrNull<{ changes: ElectionChange[] }>(page, `${base}/api/v1/locks/changes?${ref}`))?.changes, election.workers)), {
+          message: `leadership of ${election.key} moved between two workers after a crash`,
+          timeout: 4 * 60_000,
+          intervals: [5_000],
+        })
+        .not.toBeNull();
+      await page.goto(`${base}/locks?${ref}&range=1h`);
+      await expect(page.getByRole("heading", { level: 1, name: election.key })).toBeVisible();
+      await expect(page.getByLabel(election.panel)).toBeVisible();
+      const { fromHolder, toHolder } = move!;
+      await expect(page.getByRole("region", { name: "Changes" }).getByRole("row").filter({ hasText: fromHolder! }).filter({ hasText: `${toHolder} acquired it` }).first()).toBeVisible();
+      await page.screenshot({ path: `docs/screenshots/${election.screenshot}.png`, fullPage: true });
+    }
   } finally {
     // The demo's log (its crashes, rollout and stall) goes with the report; on failure, also here.
     const output = outputs.get(demo.process)?.() ?? "";

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
 import pg from "pg";
 
-import { LOCKS_E2E_CLUSTER } from "../../playwright.config";
+import { LOCKS_E2E_CLUSTER, LOCKS_E2E_ETCD_CLUSTER, LOCKS_E2E_ZOOKEEPER_CLUSTER } from "../../playwright.config";
 
 // Locks on the board and on their own page: locks go straight into the e2e database the way
 // the poller writes them (held_resource rows of kind REDIS_LOCK under a cluster row of kind
@@ -178,6 +178,8 @@ test.describe("locks on the board and their pages", () => {
     await expect(daily).toContainText(/\d+ s left|expired \d+ s ago/);
     await expect(lockRow(page, key("fair"))).toContainText(`2: ${who("pod-d")}, ${who("pod-e")}`);
     await expect(lockRow(page, key("fair"))).toContainText("2 waiters");
+    // The details cell is the kind's: a Redisson lock's layout and reentrancy.
+    await expect(lockRow(page, key("fair"))).toContainText("redisson, held 2×");
     await expect(lockRow(page, key("split"))).toContainText("Split: no majority");
     await expect(lockRow(page, key("split"))).toContainText("Redlock split");
     await expect(lockRow(page, LEADER)).toContainText("No holder");
@@ -258,5 +260,164 @@ test.describe("locks on the board and their pages", () => {
     await expect(locks.getByRole("row", { name: new RegExp(`${key("fair")}.*holds it`) })).toBeVisible();
     await page.goto(`/consumers/${encodeURIComponent(who("pod-e"))}`);
     await expect(page.getByRole("region", { name: "Locks" }).getByRole("row", { name: new RegExp(`${key("fair")}.*number 2 in the queue, held by ${who("pod-c")}`) })).toBeVisible();
+  });
+});
+
+// Each kind's own details: a ZooKeeper LeaderLatch and an etcd election, seeded as their sources
+// write them (the details of lib/sources/zookeeper/lock-observation.ts and
+// lib/sources/etcd/etcd-observation.ts, and the changes' sourceBefore / sourceAfter).
+const ZK_CLUSTER = LOCKS_E2E_ZOOKEEPER_CLUSTER.name;
+const ETCD_CLUSTER = LOCKS_E2E_ETCD_CLUSTER.name;
+const ZK_PATH = `/e2e/leader-${run}`;
+const ETCD_KEY = `elections/report-${run}`;
+const latchNode = (sequence: number) => `_c_2d3c0f4e-8a59-4a36-9f0e-3f0e8e1c6d11-latch-${String(sequence).padStart(10, "0")}`;
+const SESSION_BEFORE = "0x1000a3f2c0001";
+const SESSION_AFTER = "0x1000a3f2c0007";
+
+async function seedKindCluster(db: pg.Client, name: string, kind: "ZOOKEEPER" | "ETCD", scope: object, nowMs: number): Promise<number> {
+  const { rows } = await db.query<{ id: number }>(
+    `insert into cluster (name, kind, admin_url, scope, poll_interval_ms, is_configured, updated_at) values ($1, $2, '127.0.0.1:9', $3, 120000, true, now())
+     on conflict (name) do update set kind = excluded.kind, scope = excluded.scope, poll_interval_ms = excluded.poll_interval_ms returning id`,
+    [name, kind, JSON.stringify(scope)],
+  );
+  await db.query(
+    `insert into poll_run (cluster_id, started_at, finished_at, duration_ms, cycle_ms, topic_count, resource_count, request_count, error_count, poller_epoch, poller_id)
+     values ($1, $2, $3, 40, 120000, 1, 1, 1, 0, 1, 'e2e')`,
+    [rows[0]!.id, new Date(nowMs - 40), new Date(nowMs)],
+  );
+  return rows[0]!.id;
+}
+
+type KindLockSeed = { clusterId: number; kind: string; key: string; pattern: string; holder: string; token: string; expiresAtMs: number; waiters: string[]; source: Record<string, unknown>; nowMs: number };
+
+async function seedKindLock(db: pg.Client, lock: KindLockSeed): Promise<string> {
+  const details = { pattern: lock.pattern, ttlMs: lock.expiresAtMs - lock.nowMs, isSplit: false, stats: { tenureMaxTtlMs: null, nearExpiryCount: 0, longestHoldMs: 0 }, source: lock.source };
+  const { rows } = await db.query<{ id: string }>(
+    `insert into held_resource (cluster_id, kind, resource_key, holder, holder_token, holder_since, expires_at, consumers, details, first_seen_at, last_observed_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning id`,
+    [lock.clusterId, lock.kind, lock.key, lock.holder, lock.token, new Date(lock.nowMs - 2 * MINUTE), new Date(lock.expiresAtMs), JSON.stringify(lock.waiters.map((name) => ({ name }))), JSON.stringify(details), new Date(lock.nowMs - 20 * MINUTE), new Date(lock.nowMs - 1_000)],
+  );
+  return rows[0]!.id;
+}
+
+async function seedKindChange(db: pg.Client, clusterId: number, resourceId: string, change: { kind: string; ending: string | null; from: string | null; to: string | null; atMs: number; details: Record<string, unknown> }): Promise<void> {
+  await db.query(
+    `insert into holder_change (cluster_id, resource_id, kind, cause, ending, from_holder, to_holder, old_seen_at, new_seen_at, details, poller_epoch)
+     values ($1, $2, $3, 'CLIENT', $4, $5, $6, $7, $8, $9, 1)`,
+    [clusterId, resourceId, change.kind, change.ending, change.from, change.to, new Date(change.atMs - 400), new Date(change.atMs), JSON.stringify({ waitersBefore: [], waitersAfter: [], hint: null, ...change.details })],
+  );
+}
+
+async function seedKinds(db: pg.Client, nowMs: number): Promise<void> {
+  const zkCluster = await seedKindCluster(db, ZK_CLUSTER, "ZOOKEEPER", { patterns: [{ match: ZK_PATH, layout: "curator-leader-latch", mustBeHeld: true }] }, nowMs);
+  const zkSource = {
+    recipe: "curator-leader-latch",
+    lockNodeExists: true,
+    contenderDir: ZK_PATH,
+    holderNode: latchNode(7),
+    holderSessionId: SESSION_AFTER,
+    holderNodeCreatedAt: new Date(nowMs - 2 * MINUTE).toISOString(),
+    holderNodeCzxid: 41,
+    sessionExpiry: "server dump",
+    waiterNodes: [
+      { node: latchNode(8), session: "0x1000a3f2c0008" },
+      { node: latchNode(9), session: "0x1000a3f2c0009" },
+    ],
+    otherChildren: [],
+    batonSessionTimeoutMs: 10_000,
+  };
+  const zkLock = await seedKindLock(db, { clusterId: zkCluster, kind: "ZOOKEEPER_LOCK", key: ZK_PATH, pattern: ZK_PATH, holder: who("zk-a"), token: `${SESSION_AFTER}/${latchNode(7)}`, expiresAtMs: nowMs + 5 * MINUTE, waiters: [who("zk-b"), who("zk-c")], source: zkSource, nowMs });
+  await seedKindChange(db, zkCluster, zkLock, {
+    kind: "HOLDER_APPEARED",
+    ending: null,
+    from: null,
+    to: who("zk-a"),
+    atMs: nowMs - 10 * MINUTE,
+    details: { tokenBefore: null, tokenAfter: `${SESSION_BEFORE}/${latchNode(1)}`, sourceBefore: {}, sourceAfter: { ...zkSource, holderSessionId: SESSION_BEFORE, holderNode: latchNode(1) } },
+  });
+  // zk-a's session expired and it came back with a new one before Baton's next read: a hidden flap.
+  await seedKindChange(db, zkCluster, zkLock, {
+    kind: "HIDDEN_FLAP",
+    ending: "RELEASED",
+    from: who("zk-a"),
+    to: who("zk-a"),
+    atMs: nowMs - 2 * MINUTE,
+    details: { tokenBefore: `${SESSION_BEFORE}/${latchNode(1)}`, tokenAfter: `${SESSION_AFTER}/${latchNode(7)}`, sourceBefore: { ...zkSource, holderSessionId: SESSION_BEFORE, holderNode: latchNode(1) }, sourceAfter: zkSource },
+  });
+
+  const etcdCluster = await seedKindCluster(db, ETCD_CLUSTER, "ETCD", { patterns: [{ match: "elections/", layout: "go-election", mustBeHeld: true }] }, nowMs);
+  // A lease of 600 s with 200 s left at the last read: nobody has renewed it for 400 s.
+  const etcdSource = {
+    layout: "go-election",
+    key: `${ETCD_KEY}/694d7a1b2c3d4e5f`,
+    leaseId: "694d7a1b2c3d4e5f",
+    createRevision: 1207,
+    modRevision: 1207,
+    leaseGrantedTtlS: 600,
+    leaseTtlS: 200,
+    revision: 1311,
+    waiters: [{ name: who("etcd-b"), key: `${ETCD_KEY}/694d7a1b2c3d4e70`, leaseId: "694d7a1b2c3d4e70", createRevision: 1209 }],
+  };
+  const etcdLock = await seedKindLock(db, { clusterId: etcdCluster, kind: "ETCD_LOCK", key: ETCD_KEY, pattern: "elections/", holder: who("etcd-a"), token: "694d7a1b2c3d4e5f@1207", expiresAtMs: nowMs + 200_000, waiters: [who("etcd-b")], source: etcdSource, nowMs });
+  await seedKindChange(db, etcdCluster, etcdLock, {
+    kind: "HOLDER_CHANGED",
+    ending: "EXPIRED",
+    from: who("etcd-z"),
+    to: who("etcd-a"),
+    atMs: nowMs - 8 * MINUTE,
+    details: { tokenBefore: "694d7a1b2c3d4e11@1100", tokenAfter: "694d7a1b2c3d4e5f@1207", sourceBefore: { leaseId: "694d7a1b2c3d4e11", leaseTtlS: 0 }, sourceAfter: etcdSource },
+  });
+}
+
+test.describe("each lock kind's own details", () => {
+  test.describe.configure({ mode: "serial" });
+  let kindsDb: pg.Client;
+
+  test.beforeAll(async () => {
+    kindsDb = new pg.Client({ connectionString: databaseUrl() });
+    await kindsDb.connect();
+    await kindsDb.query("delete from cluster where name = any($1)", [[ZK_CLUSTER, ETCD_CLUSTER]]);
+    await seedKinds(kindsDb, Date.now());
+  });
+
+  test.afterAll(async () => {
+    if (!kindsDb) return;
+    await kindsDb.query("delete from cluster where name = any($1)", [[ZK_CLUSTER, ETCD_CLUSTER]]);
+    await kindsDb.end();
+  });
+
+  test("the board's details cell tells a ZooKeeper holder's session and an etcd lease nobody renews", async ({ page }) => {
+    await page.goto(`/?q=${run}&kind=locks`);
+    await expect(lockRow(page, ZK_PATH)).toContainText(`session ${SESSION_AFTER}, seq 7`);
+    await expect(lockRow(page, ETCD_KEY)).toContainText("rev 1207, lease 200/600 s");
+    await expect(lockRow(page, ETCD_KEY)).toContainText("lease not renewed");
+  });
+
+  test("a ZooKeeper lock's page shows its session, the session's time left, the waiters' sequences and the new session of the same participant", async ({ page }) => {
+    await page.goto(`/locks?${new URLSearchParams({ cluster: ZK_CLUSTER, key: ZK_PATH })}`);
+    const panel = page.getByLabel("ZooKeeper details");
+    await expect(panel).toContainText(`${latchNode(7)} (sequence 7)`);
+    await expect(panel).toContainText(SESSION_AFTER);
+    await expect(panel).toContainText(/Session time left\s*[45] m( \d+ s)? left/);
+    const waiters = panel.getByRole("list", { name: "ZooKeeper waiters in order" }).getByRole("listitem");
+    await expect(waiters).toHaveText([`${who("zk-b")} (sequence 8, session 0x1000a3f2c0008)`, `${who("zk-c")} (sequence 9, session 0x1000a3f2c0009)`]);
+    const changes = page.getByRole("region", { name: "Changes" });
+    await expect(changes.getByRole("row", { name: new RegExp(`new session of the same participant: session ${SESSION_BEFORE} → ${SESSION_AFTER}, node sequence 7`) })).toBeVisible();
+    await expect(changes.getByRole("row", { name: new RegExp(`${who("zk-a")} acquired it.*session ${SESSION_BEFORE}, node sequence 1`) })).toBeVisible();
+    await page.screenshot({ path: "docs/screenshots/lock-zookeeper.png", fullPage: true });
+  });
+
+  test("an etcd election's page shows its revisions and lease, and flags the lease still running after its holder stopped", async ({ page }) => {
+    await page.goto(`/locks?${new URLSearchParams({ cluster: ETCD_CLUSTER, key: ETCD_KEY })}`);
+    const panel = page.getByLabel("etcd details");
+    await expect(panel).toContainText("still running after it stopped");
+    await expect(panel).toContainText(/Create revision\s*1207/);
+    await expect(panel).toContainText(/Mod revision\s*1207/);
+    await expect(panel).toContainText("694d7a1b2c3d4e5f");
+    await expect(panel).toContainText(/Lease TTL left\s*(3 m \d+ s|\d+ s) left \(granted 600 s\)/);
+    await expect(panel.getByRole("list", { name: "etcd waiters in order" })).toContainText(`${who("etcd-b")} (create revision 1209`);
+    const changes = page.getByRole("region", { name: "Changes" });
+    await expect(changes.getByRole("row", { name: /lease 694d7a1b2c3d4e5f, create revision 1207, the previous lease had 0 s left/ })).toBeVisible();
+    await page.screenshot({ path: "docs/screenshots/lock-etcd.png", fullPage: true });
   });
 });

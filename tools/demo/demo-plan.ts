@@ -66,7 +66,29 @@ export const REPORT_SCHEDULER: LockedJobPlan = {
   jobMs: [150, 500],
 };
 
+/**
+ * A leader election on a lock service among a service's workers: a ZooKeeper Curator
+ * LeaderLatch on `lockPath`, or an etcd election (`etcdctl elect`) named `lockPath`.
+ */
+export type DemoElection = { kind: "zookeeper" | "etcd"; service: string; workers: string[]; cluster: string; lockPath: string };
+
+/** The index builder's workers elect their leader with a Curator LeaderLatch. */
+export const INDEX_BUILDER: DemoElection = { kind: "zookeeper", service: "index-builder", workers: ["indexer-a", "indexer-b"], cluster: "demo-zookeeper", lockPath: "/demo/index-builder/leader" };
+
+/** The billing sweeper's workers campaign in an etcd election, as Go services do. */
+export const BILLING_SWEEPER: DemoElection = { kind: "etcd", service: "billing-sweeper", workers: ["sweeper-a", "sweeper-b"], cluster: "demo-etcd", lockPath: "elections/billing-sweeper" };
+
+/** The prefix Baton watches for the demo's etcd elections. */
+export const DEMO_ETCD_PREFIX = "elections/";
+
+/** The Curator participants' session timeout: a crashed leader keeps the latch this long (the server clamps it to 2..20 ticks of 500 ms). */
+export const DEMO_ZOOKEEPER_SESSION_TIMEOUT_MS = 8_000;
+
 export type DemoSchedule = {
+  /** The elections' leaders (ZooKeeper, etcd) crash this long after the start, then this often; each comes back after `electionDownMs`. */
+  electionCrashFirstMs: number;
+  electionCrashEveryMs: number;
+  electionDownMs: number;
   /** A leader crashes (its socket dropped), then comes back. */
   crashEveryMs: number;
   crashDownMs: number;
@@ -107,7 +129,7 @@ export const DEMO_DEPLOYMENT_GRACE_MINUTES = 1;
 // after it finished (the grace, then the rest of that minute), and the stall follows, then the
 // report-scheduler's lock stall. For a human watching: a rollout every 4 minutes, the stalls
 // between two of them.
-export const NORMAL_SCHEDULE: DemoSchedule = { crashEveryMs: 75_000, crashDownMs: 12_000, firstDeployAfterMs: 40_000, deployEveryMs: 240_000, rollStepMs: 4_000, stallAfterWindowMs: 20_000, stallMinMs: 9_000, stallMaxMs: 30_000, stallAttempts: 3, lockStallAfterCycleMs: 20_000, lockStallMaxMs: 30_000, lockStallAttempts: 3, scaleEveryMs: 60_000, firstAfterMs: 20_000 };
+export const NORMAL_SCHEDULE: DemoSchedule = { electionCrashFirstMs: 60_000, electionCrashEveryMs: 180_000, electionDownMs: 15_000, crashEveryMs: 75_000, crashDownMs: 12_000, firstDeployAfterMs: 40_000, deployEveryMs: 240_000, rollStepMs: 4_000, stallAfterWindowMs: 20_000, stallMinMs: 9_000, stallMaxMs: 30_000, stallAttempts: 3, lockStallAfterCycleMs: 20_000, lockStallMaxMs: 30_000, lockStallAttempts: 3, scaleEveryMs: 60_000, firstAfterMs: 20_000 };
 
 /** For tests: a crash, a rollout, a stall right after its window and a lock stall after it, within about four minutes. */
-export const FAST_SCHEDULE: DemoSchedule = { crashEveryMs: 25_000, crashDownMs: 5_000, firstDeployAfterMs: 10_000, deployEveryMs: 300_000, rollStepMs: 2_500, stallAfterWindowMs: 2_000, stallMinMs: 6_000, stallMaxMs: 20_000, stallAttempts: 4, lockStallAfterCycleMs: 2_000, lockStallMaxMs: 30_000, lockStallAttempts: 4, scaleEveryMs: 20_000, firstAfterMs: 6_000 };
+export const FAST_SCHEDULE: DemoSchedule = { electionCrashFirstMs: 20_000, electionCrashEveryMs: 150_000, electionDownMs: 5_000, crashEveryMs: 25_000, crashDownMs: 5_000, firstDeployAfterMs: 10_000, deployEveryMs: 300_000, rollStepMs: 2_500, stallAfterWindowMs: 2_000, stallMinMs: 6_000, stallMaxMs: 20_000, stallAttempts: 4, lockStallAfterCycleMs: 2_000, lockStallMaxMs: 30_000, lockStallAttempts: 4, scaleEveryMs: 20_000, firstAfterMs: 6_000 };

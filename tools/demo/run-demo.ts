@@ -2,7 +2,8 @@
 // a Pulsar broker and three Redis masters of the demo's own (under .baton/demo), Baton's worker
 // and web app, a fleet of services whose workers process keyed messages through the
 // mutual-exclusivity counter, and a scheduler whose leader is elected with Redlock over the
-// three masters; then crashes leaders, rolls deployments, stalls a worker, stalls the
+// three masters, a ZooKeeper server and an etcd server of its own with an election on each (a
+// Curator LeaderLatch, `etcdctl elect`); then crashes leaders (the elections' too), rolls deployments, stalls a worker, stalls the
 // scheduler's leader past its lock's TTL and scales a Key_Shared group on a schedule. Ctrl-C
 // stops every process it started.
 //   npm run demo                 the normal schedule
@@ -26,7 +27,11 @@ import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { prepareDatabase, StartupError } from "@/lib/launcher/prepare-database";
 import { sleep as sleepUnlessAborted } from "@/lib/sleep";
 import {
+  BILLING_SWEEPER,
   DEMO_DEPLOYMENT_GRACE_MINUTES,
+  DEMO_ETCD_PREFIX,
+  DEMO_ZOOKEEPER_SESSION_TIMEOUT_MS,
+  INDEX_BUILDER,
   DEMO_LOCK_CLUSTER,
   DEMO_NAMESPACE,
   DEMO_REDLOCK_MASTERS,
@@ -40,11 +45,14 @@ import { startDemoRedisMasters } from "@/tools/demo/demo-redis-masters";
 import { crashLeader, every, scaleKeyShared } from "@/tools/demo/demo-scenarios";
 import { startDeployThenStall } from "@/tools/demo/deploy-then-stall";
 import { type RunningService, startService } from "@/tools/demo/demo-service";
+import { startEtcdElection, startZookeeperElection, type RunningElection } from "@/tools/demo/lock-elections";
 import { stallLockHolder } from "@/tools/demo/lock-stall";
 import { startRedlockScheduler } from "@/tools/demo/redlock-scheduler";
 import { createNamespace, createNonPartitionedTopic, createPartitionedTopic, createTenant } from "@/tools/pulsar/admin-setup";
 import { isPortFree } from "@/tools/free-port";
 import { type BrokerHandle, startBroker } from "@/tools/pulsar/broker";
+import { startEtcdServer } from "@/tests/support/etcd-servers";
+import { startZookeeperServer } from "@/tests/support/zookeeper-server";
 
 const root = process.cwd();
 const log = (line: string) => console.log(`[demo] ${line}`);
@@ -84,6 +92,15 @@ async function waitForWeb(url: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new StartupError(`the web app did not answer at ${url}`);
+}
+
+/** A lock service the demo needs: what is missing (etcd, Java or Maven) is said in one line. */
+async function startLockService<T>(name: string, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    throw new StartupError(`its ${name} server did not start: ${(error as Error).message.split("\n")[0]}`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -129,6 +146,14 @@ async function main(): Promise<void> {
     const redisMasters = await startDemoRedisMasters(path.join(dataDir, "redis"), DEMO_REDLOCK_MASTERS);
     stops.push(() => redisMasters.stop());
 
+    // The lock services of the elections: the first run builds ZooKeeper through Maven, and
+    // installs Debian's etcd when missing (as root; otherwise it says what to install).
+    log("starting the demo's ZooKeeper and etcd servers for the index-builder's and billing-sweeper's elections...");
+    const zookeeper = await startLockService("ZooKeeper", () => startZookeeperServer());
+    stops.push(() => zookeeper.dispose());
+    const etcd = await startLockService("etcd", () => startEtcdServer());
+    stops.push(() => etcd.dispose());
+
     const db = createDb(database.url);
     const token = (await createApiToken(db, `demo-${Date.now()}`)).token;
     await db.$disconnect();
@@ -143,6 +168,8 @@ async function main(): Promise<void> {
         patterns: [{ match: REPORT_SCHEDULER.lockKey, layout: "token", holderPattern: "^(?<holder>[^:]+):", mustBeHeld: true }],
         pollIntervalMs,
       },
+      { kind: "zookeeper", name: INDEX_BUILDER.cluster, connectString: zookeeper.connectString, paths: [{ path: INDEX_BUILDER.lockPath, recipe: "curator-leader-latch", mustBeHeld: true }], pollIntervalMs },
+      { kind: "etcd", name: BILLING_SWEEPER.cluster, endpoints: [etcd.url], prefixes: [{ prefix: DEMO_ETCD_PREFIX, layout: "go-election", mustBeHeld: true }], pollIntervalMs },
     ]);
     ensureNextBuild(root, log, env.BATON_NEXT_DIST_DIR || ".next");
     const children: ChildProcess[] = [
@@ -175,6 +202,14 @@ async function main(): Promise<void> {
       log,
     });
     stops.push(() => reportScheduler.close());
+    const elections: RunningElection[] = [];
+    stops.push(async () => {
+      for (const election of elections) await election.close();
+    });
+    elections.push(await startZookeeperElection(INDEX_BUILDER, zookeeper.connectString, DEMO_ZOOKEEPER_SESSION_TIMEOUT_MS, log));
+    elections.push(await startEtcdElection(BILLING_SWEEPER, etcd.url, log));
+    const electionsAbort = new AbortController();
+    stops.push(async () => electionsAbort.abort());
 
     const deps = { adminUrl: broker.adminUrl, baton: { url, token }, services, schedule, log, deploymentGraceMs: DEMO_DEPLOYMENT_GRACE_MINUTES * 60_000 };
     const stopSchedules = [
@@ -188,11 +223,20 @@ async function main(): Promise<void> {
         if (!signal.aborted) await stallLockHolder(reportScheduler, schedule, log, signal);
       }),
       every(schedule.firstAfterMs, schedule.scaleEveryMs, () => scaleKeyShared(deps, "click-tracker"), log),
+      // Both elections' leaders crash at once: each moves when the dead leader's session or lease runs out.
+      every(schedule.electionCrashFirstMs, schedule.electionCrashEveryMs, async () => {
+        await Promise.all(
+          elections.map(async (election) => {
+            const next = await election.crashLeader(schedule.electionDownMs, electionsAbort.signal);
+            if (next !== null) log(`${election.plan.service}: leadership moved to ${next}`);
+          }),
+        );
+      }, log),
     ];
     stops.push(async () => stopSchedules.forEach((stop) => stop()));
 
-    log(`Baton is at ${url} (demo cluster "demo" on ${broker.adminUrl}, "${DEMO_LOCK_CLUSTER}" on ${redisMasters.urls.join(", ")}); Ctrl-C stops everything`);
-    log(`services: ${DEMO_SERVICES.map((s) => `${s.service} (${s.subscriptionType}, ${s.workers.join(", ")})`).join("; ")}; ${REPORT_SCHEDULER.service} (Redlock on ${REPORT_SCHEDULER.lockKey}, ${REPORT_SCHEDULER.workers.join(", ")})`);
+    log(`Baton is at ${url} (demo cluster "demo" on ${broker.adminUrl}, "${DEMO_LOCK_CLUSTER}" on ${redisMasters.urls.join(", ")}, "${INDEX_BUILDER.cluster}" on ${zookeeper.connectString}, "${BILLING_SWEEPER.cluster}" on ${etcd.url}); Ctrl-C stops everything`);
+    log(`services: ${DEMO_SERVICES.map((s) => `${s.service} (${s.subscriptionType}, ${s.workers.join(", ")})`).join("; ")}; ${REPORT_SCHEDULER.service} (Redlock on ${REPORT_SCHEDULER.lockKey}, ${REPORT_SCHEDULER.workers.join(", ")}); ${[INDEX_BUILDER, BILLING_SWEEPER].map((e) => `${e.service} (${e.kind === "zookeeper" ? "Curator LeaderLatch" : "etcd election"} on ${e.lockPath}, ${e.workers.join(", ")})`).join("; ")}`);
   } catch (error) {
     console.error(`The demo cannot start: ${error instanceof ConfigError || error instanceof StartupError ? error.message : (error as Error).stack}`);
     await stopAll(1);

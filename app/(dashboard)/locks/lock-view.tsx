@@ -114,7 +114,7 @@ export function LockView({ lockRef, initialSelection, initialRange }: { lockRef:
           <p className="muted">No change in this range.</p>
         ) : (
           <>
-            <LockChangeList changes={page.changes} cluster={lockRef.cluster} showKey={isPattern} caption="Changes of this lock, newest first" />
+            <LockChangeList changes={page.changes} cluster={lockRef.cluster} showKey={isPattern} caption="Changes of this lock, newest first" sourceKind={data.locks[0]?.sourceKind ?? null} />
             <ChangePager
               pageNumber={pages.pageNumber}
               pageSize={CHANGE_PAGE_SIZE}

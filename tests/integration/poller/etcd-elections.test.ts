@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
+import { isEtcdLeaseUnrenewed } from "@/components/locks/kinds/kind-facts";
 import { type ClusterConfig, loadConfig } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
 import { ETCDCTL_BINARY } from "@/tests/support/ensure-etcd";
@@ -54,6 +55,11 @@ async function holdRow(key: string) {
     select: { kind: true, holder: true, holderToken: true, expiresAt: true, staleSince: true, lastError: true, consumers: true, details: true },
   });
   return row && { ...row, waiters: (row.consumers as { name: string }[]).map((w) => w.name) };
+}
+
+/** The kind's own details of a hold row (lib/sources/etcd/etcd-observation.ts). */
+function sourceOf(row: Awaited<ReturnType<typeof holdRow>>): Record<string, unknown> {
+  return ((row?.details as { source?: Record<string, unknown> } | undefined)?.source ?? {});
 }
 
 function etcdctl(...args: string[]): string {
@@ -148,7 +154,9 @@ describe("the poller on etcd elections and locks", () => {
     const name = `${elections}crash`;
     const a = await campaign(() => startElectCandidate(server.url, name, "pod-1"), `${name}/`);
     await campaign(() => startElectCandidate(server.url, name, "pod-2"), `${name}/`);
-    await waitFor(() => holdRow(name), (row) => row?.holder === "pod-1" && row.waiters[0] === "pod-2", "pod-1 to lead");
+    const live = await waitFor(() => holdRow(name), (row) => row?.holder === "pod-1" && row.waiters[0] === "pod-2", "pod-1 to lead");
+    // A live leader's client renews its lease: the lock page does not flag it.
+    expect(isEtcdLeaseUnrenewed(sourceOf(live))).toBe(false);
     await a.kill();
     const killedAt = Date.now();
     // Dead, but etcd still has its key: Baton shows it leading, with the time its lease has left.
@@ -157,6 +165,9 @@ describe("the poller on etcd elections and locks", () => {
     expect(dead).toMatchObject({ holder: "pod-1", staleSince: null });
     expect(dead.expiresAt!.getTime() - killedAt).toBeLessThanOrEqual(60_000);
     expect(dead.expiresAt!.getTime() - killedAt).toBeGreaterThan(30_000);
+    // Nobody renews the dead leader's lease: once under half of it is left, the lock page flags it.
+    const unrenewed = await waitFor(() => holdRow(name), (row) => row !== null && isEtcdLeaseUnrenewed(sourceOf(row)), "the dead leader's lease to be read under half its TTL", 400, 200);
+    expect(unrenewed).toMatchObject({ holder: "pod-1", staleSince: null });
     const rows = await waitFor(() => changesOf(name), (r) => r.length > 0, "the expiry to be recorded", 400, 200);
     expect(Date.now() - killedAt).toBeGreaterThan(30_000);
     expect(rows).toEqual([{ kind: "HOLDER_CHANGED", ending: "EXPIRED", fromHolder: "pod-1", toHolder: "pod-2", isDuringGap: false }]);

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import { describeKindChange } from "@/components/locks/kinds/kind-facts";
 import { type ClusterConfig, loadConfig } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
 import { type CuratorContender, startCuratorContender } from "@/tests/support/curator-contender";
@@ -151,6 +152,10 @@ describe("the poller on Curator's recipes", () => {
     // ends, with another session: a hidden flap, ended by expiry.
     expect(changes.map((r) => [r.kind, r.ending, r.fromHolder, r.toHolder])).toEqual([["HIDDEN_FLAP", "EXPIRED", "127.0.0.1", "127.0.0.1"]]);
     expect(changes[0]!.details).toMatchObject({ tokenBefore: held!.holderToken, tokenAfter: expect.stringMatching(new RegExp(`^${f.sessionId}/`)) });
+    // The change keeps both holders' sessions: the lock page marks a new session of the same participant.
+    expect(changes[0]!.details).toMatchObject({ sourceBefore: { holderSessionId: e.sessionId }, sourceAfter: { holderSessionId: f.sessionId } });
+    const words = describeKindChange("zookeeper", { ...changes[0]!, details: changes[0]!.details as Record<string, unknown> });
+    expect(words).toMatchObject({ isLoud: true, words: expect.stringContaining(`session ${e.sessionId} → ${f.sessionId}`) });
     e.wake();
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect((await lockRow(stallPath))!.holderToken).toMatch(new RegExp(`^${f.sessionId}/`));

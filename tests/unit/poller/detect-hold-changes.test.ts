@@ -83,6 +83,15 @@ describe("detectHoldChanges", () => {
     expect(gcPause.changes[0]!.details).toMatchObject({ acquiredAt: at(10_460), expiresAtBefore: at(10_000) });
   });
 
+  it("keeps the kind's own details of both sides on the change: a new ZooKeeper session of the same participant shows in them", () => {
+    const { changes } = run([
+      seen(0, "pod-a", "0x1a/latch-0000000001", null, { details: { holderSessionId: "0x1a", holderNode: "latch-0000000001" } }),
+      seen(3_000, "pod-a", "0x2b/latch-0000000004", null, { details: { holderSessionId: "0x2b", holderNode: "latch-0000000004" } }),
+    ]);
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject({ kind: "HIDDEN_FLAP", details: { sourceBefore: { holderSessionId: "0x1a" }, sourceAfter: { holderSessionId: "0x2b", holderNode: "latch-0000000004" } } });
+  });
+
   it("the same holder under a new token is a hidden re-acquire (HIDDEN_FLAP), not the same hold", () => {
     const { changes } = run([seen(0, "pod-a", "tok-1", 10_000), seen(3_000, "pod-a", "tok-2", 10_000)]);
     expect(changes).toEqual([expect.objectContaining({ kind: "HIDDEN_FLAP", ending: "RELEASED", fromHolder: "pod-a", toHolder: "pod-a", details: expect.objectContaining({ tokenBefore: "tok-1", tokenAfter: "tok-2" }) })]);

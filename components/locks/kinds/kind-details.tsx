@@ -1,0 +1,37 @@
+import type { ComponentType } from "react";
+
+import { DynamodbDetails } from "@/components/locks/kinds/dynamodb-details";
+import { EtcdDetails } from "@/components/locks/kinds/etcd-details";
+import type { KindDetailsProps } from "@/components/locks/kinds/kind-details-props";
+import { isEtcdLeaseUnrenewed, summarizeKindDetails } from "@/components/locks/kinds/kind-facts";
+import { OtherDetails } from "@/components/locks/kinds/other-details";
+import { RedisDetails } from "@/components/locks/kinds/redis-details";
+import { ZookeeperDetails } from "@/components/locks/kinds/zookeeper-details";
+
+// The one lookup from a source kind to its panel: a kind without one shows its details as a
+// plain key/value list.
+const PANELS: Record<string, ComponentType<KindDetailsProps>> = {
+  redis: RedisDetails,
+  zookeeper: ZookeeperDetails,
+  etcd: EtcdDetails,
+  dynamodb: DynamodbDetails,
+};
+
+/** The lock page's panel of the kind's own details. */
+export function LockKindDetails({ kind, ...props }: KindDetailsProps & { kind: string }) {
+  const Panel = PANELS[kind] ?? OtherDetails;
+  return <Panel {...props} />;
+}
+
+/** The board's cell: the kind's most telling details in a line, and the etcd lease flag. */
+export function LockKindCell({ kind, details }: { kind: string; details: Record<string, unknown> }) {
+  const summary = summarizeKindDetails(kind, details);
+  const isUnrenewed = kind === "etcd" && isEtcdLeaseUnrenewed(details);
+  if (summary === null && !isUnrenewed) return <span className="muted">—</span>;
+  return (
+    <span className="kind-cell">
+      {summary === null ? null : <span className="mono small">{summary}</span>}
+      {isUnrenewed ? <strong className="loud"> lease not renewed</strong> : null}
+    </span>
+  );
+}
