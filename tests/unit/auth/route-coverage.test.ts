@@ -1,44 +1,15 @@
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
+import { readFileSync } from "node:fs";
 
 import { describe, expect, it } from "vitest";
 
 import { classifyRequest, INGEST_ROUTES, PUBLIC_PATHS, routeKind, safeReturnPath } from "@/lib/auth/access-rules";
+import { concretePath, listAppRoutes } from "@/tests/support/app-routes";
 
 // Walks app/ as Next does (route groups vanish, [param] is one segment) and checks each page and
 // each route handler's methods against the access rules: a route added later is protected
 // unless someone lists it, and a listed route that no longer exists fails here.
 
-type Route = { kind: "page" | "api"; path: string; file: string; methods: string[] };
-
-const APP = path.join(process.cwd(), "app");
-const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
-
-function walk(dir: string, segments: string[]): Route[] {
-  const routes: Route[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name.startsWith("_")) continue; // private folders are not routes
-      const isGroup = /^\(.*\)$/.test(entry.name);
-      routes.push(...walk(full, isGroup ? segments : [...segments, entry.name.replace(/^\[\[?\.{0,3}(\w+)\]\]?$/, ":$1")]));
-    } else if (/^page\.(tsx|ts|jsx|js)$/.test(entry.name)) {
-      routes.push({ kind: "page", path: `/${segments.join("/")}`, file: full, methods: ["GET"] });
-    } else if (/^route\.(ts|js)$/.test(entry.name)) {
-      const source = readFileSync(full, "utf8");
-      const methods = HTTP_METHODS.filter((method) => new RegExp(`export (const|async function|function) ${method}\\b`).test(source));
-      routes.push({ kind: "api", path: `/${segments.join("/")}`, file: full, methods });
-    }
-  }
-  return routes;
-}
-
-/** A concrete path for a pattern: `:id` becomes a value. */
-function concrete(pattern: string): string {
-  return pattern.replace(/:(\w+)/g, "example-$1");
-}
-
-const routes = walk(APP, []);
+const routes = listAppRoutes();
 
 /** What may be reached without credentials, by method and path; anything else must be protected or ingest. */
 const EXPECTED_PUBLIC = new Set(["GET /api/health", "GET /api/openapi.json", "GET /sign-in", "GET /api/auth/sign-in", "GET /api/auth/callback", "POST /api/auth/sign-out"]);
@@ -56,7 +27,7 @@ describe("the access rules cover every route under app/", () => {
       expect(routeKind(route.path)).toBe(route.kind);
       for (const method of route.methods) {
         const key = `${method} ${route.path}`;
-        const rule = classifyRequest(method, concrete(route.path));
+        const rule = classifyRequest(method, concretePath(route.path));
         if (rule === "public" && !EXPECTED_PUBLIC.has(key)) unexpected.push(`${key} is public`);
         if (rule === "protected" && EXPECTED_PUBLIC.has(key)) unexpected.push(`${key} is protected`);
         if (rule === "ingest") {
