@@ -22,6 +22,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   // Reading the request (the viewer) also renders every page per request, which the
   // per-request CSP nonce of proxy.ts needs.
   const viewer = await readViewer();
+  const isInside = mode === "open" || viewer !== null;
   return (
     <html lang="en">
       <body>
@@ -32,8 +33,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               <span className="brand-mark" aria-hidden="true" />
               Baton
             </Link>
-            <NavLinks />
-            <HealthIndicator />
+            {/* A signed-out visitor (on the sign-in page) gets neither: both read protected routes. */}
+            {isInside ? <NavLinks /> : null}
+            {isInside ? <HealthIndicator /> : null}
             {viewer !== null ? <ViewerMenu viewer={viewer} canSignOut={mode === "oidc"} /> : null}
           </header>
           {mode === "open" ? <OpenAccessNotice /> : null}
