@@ -8,7 +8,7 @@ export function ViewerMenu({ viewer, canSignOut }: { viewer: string; canSignOut:
         Signed in as <strong>{viewer}</strong>
       </span>
       {canSignOut ? (
-        <form method="post" action="/api/auth/sign-out">
+        <form method="post" action="/auth/sign-out">
           <button type="submit">Sign out</button>
         </form>
       ) : null}

@@ -13,7 +13,7 @@ export type OidcAccessConfig = {
   issuer: string;
   clientId: string;
   clientSecret: string;
-  /** Baton's own address as the browser sees it: the redirect URI is `${publicUrl}/api/auth/callback`. */
+  /** Baton's own address as the browser sees it: the redirect URI is `${publicUrl}/auth/callback`. */
   publicUrl: string;
   scopes: string;
   /** Lower-case e-mail domains let in; "*" lets every user of the provider in. */

@@ -18,9 +18,9 @@ export const PUBLIC_PATHS: readonly string[] = [
   "/api/health",
   "/api/openapi.json",
   "/sign-in",
-  "/api/auth/sign-in",
-  "/api/auth/callback",
-  "/api/auth/sign-out",
+  "/auth/sign-in",
+  "/auth/callback",
+  "/auth/sign-out",
   "/favicon.ico",
 ];
 

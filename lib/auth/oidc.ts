@@ -9,7 +9,7 @@ import type { SignInState, Viewer } from "@/lib/auth/session-cookie";
 // Sign-in with OpenID Connect through openid-client (authorization code flow, PKCE, state and
 // nonce). Discovery happens once per process, on the first sign-in.
 
-export const CALLBACK_PATH = "/api/auth/callback";
+export const CALLBACK_PATH = "/auth/callback";
 
 export class SignInError extends Error {
   override name = "SignInError";

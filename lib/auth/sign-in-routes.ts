@@ -15,10 +15,11 @@ import {
   sealSignInState,
 } from "@/lib/auth/session-cookie";
 
-// The sign-in flow's three answers (app/api/auth/*): each returns a redirect, never an error
-// page, and never puts a code, a token or a cookie value in a URL or a log line.
+// The sign-in flow's three answers (app/(auth)/auth/*: outside /api, as browser redirects
+// rather than JSON API): each returns a redirect, never an error page, and never puts a code, a
+// token or a cookie value in a URL or a log line.
 
-const STATE_COOKIE_PATH = "/api/auth";
+const STATE_COOKIE_PATH = "/auth";
 
 /** A path on Baton as the browser knows it (BATON_PUBLIC_URL in sign-in mode). */
 function siteUrl(access: AccessConfig, request: Request, pathAndQuery: string): URL {
@@ -32,7 +33,7 @@ function toSignInPage(access: AccessConfig, request: Request, query: Record<stri
   return NextResponse.redirect(url, 303);
 }
 
-/** GET /api/auth/sign-in?returnTo=/path: off to the provider. */
+/** GET /auth/sign-in?returnTo=/path: off to the provider. */
 export async function startSignIn(request: Request, access: AccessConfig): Promise<NextResponse> {
   if (access.method.mode !== "oidc") return toSignInPage(access, request, {});
   const returnTo = safeReturnPath(new URL(request.url).searchParams.get("returnTo"));
@@ -48,7 +49,7 @@ export async function startSignIn(request: Request, access: AccessConfig): Promi
   return response;
 }
 
-/** GET /api/auth/callback?code=...&state=...: the provider's answer, made a session. */
+/** GET /auth/callback?code=...&state=...: the provider's answer, made a session. */
 export async function finishSignIn(request: Request, access: AccessConfig, stateCookie: string | undefined): Promise<NextResponse> {
   if (access.method.mode !== "oidc") return toSignInPage(access, request, {});
   const state = await openSignInState(stateCookie, access.sessionSecret!);
@@ -66,7 +67,7 @@ export async function finishSignIn(request: Request, access: AccessConfig, state
   return response;
 }
 
-/** POST /api/auth/sign-out: the session cookie is cleared; back to the sign-in page. */
+/** POST /auth/sign-out: the session cookie is cleared; back to the sign-in page. */
 export function signOut(request: Request, access: AccessConfig): NextResponse {
   const response = toSignInPage(access, request, { signedOut: "1" });
   response.cookies.set(SESSION_COOKIE, "", cookieOptions(access.method.mode === "oidc" ? access.method.publicUrl : null, 0));

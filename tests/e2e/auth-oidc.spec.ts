@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { EncryptJWT } from "jose";
 
+import { routeKind } from "@/lib/auth/access-rules";
 import { type BatonWeb, createTokenWithCli, startBatonWeb } from "@/tests/support/baton-web";
 import { concretePath, listAppRoutes } from "@/tests/support/app-routes";
 import { startOidcProvider, type TestOidcProvider } from "@/tests/support/oidc-provider";
@@ -22,7 +23,7 @@ test.describe.configure({ mode: "serial" });
 test.beforeAll(async () => {
   test.setTimeout(180_000);
   const port = await findFreePort();
-  provider = await startOidcProvider({ redirectUris: [`http://127.0.0.1:${port}/api/auth/callback`] });
+  provider = await startOidcProvider({ redirectUris: [`http://127.0.0.1:${port}/auth/callback`] });
   baton = await startBatonWeb({
     port,
     env: {
@@ -105,7 +106,7 @@ test("an account outside the allow-list is refused and gets no session", async (
 
 test("every page and every read route refuses a request without credentials, walking app/", async ({ request }) => {
   const checked: string[] = [];
-  const open = new Set(["GET /api/health", "GET /api/openapi.json", "GET /sign-in", "GET /api/auth/sign-in", "GET /api/auth/callback", "POST /api/auth/sign-out"]);
+  const open = new Set(["GET /api/health", "GET /api/openapi.json", "GET /sign-in", "GET /auth/sign-in", "GET /auth/callback", "POST /auth/sign-out"]);
   const ingest = new Set(["POST /api/v1/exclusivity-events", "POST /api/v1/exclusivity-counts", "POST /api/v1/deployments", "PATCH /api/v1/deployments/:id", "POST /api/v1/deployments/:id/finish"]);
   for (const route of listAppRoutes()) {
     for (const method of route.methods) {
@@ -113,7 +114,7 @@ test("every page and every read route refuses a request without credentials, wal
       if (open.has(key)) continue;
       const response = await request.fetch(`${baton.url}${concretePath(route.path)}`, { method, maxRedirects: 0, data: method === "GET" ? undefined : "{}", headers: { "content-type": "application/json" } });
       const body = await response.text();
-      if (route.kind === "page") {
+      if (routeKind(route.path) === "page") {
         expect(response.status(), key).toBe(307);
         expect(response.headers().location, key).toBe(`/sign-in?returnTo=${encodeURIComponent(concretePath(route.path))}`);
       } else if (ingest.has(key)) {

@@ -37,7 +37,7 @@ export default async function SignInPage({ searchParams }: Props) {
       ) : mode === "oidc" ? (
         <>
           <p className="page-lead">Baton shows who holds your subscriptions and locks; sign in with your organisation&rsquo;s account to see it.</p>
-          <a className={styles.signInButton} href={`/api/auth/sign-in?returnTo=${encodeURIComponent(returnTo)}`}>
+          <a className={styles.signInButton} href={`/auth/sign-in?returnTo=${encodeURIComponent(returnTo)}`}>
             Sign in with single sign-on
           </a>
         </>

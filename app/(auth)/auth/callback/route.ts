@@ -6,7 +6,7 @@ import { getConfig } from "@/lib/config";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/auth/callback: the OpenID provider's redirect back; sets the session cookie. */
+/** GET /auth/callback: the OpenID provider's redirect back; sets the session cookie. */
 export async function GET(request: NextRequest): Promise<Response> {
   return finishSignIn(request, getConfig().access, request.cookies.get(SIGN_IN_STATE_COOKIE)?.value);
 }

@@ -3,7 +3,7 @@ import { getConfig } from "@/lib/config";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/auth/sign-in?returnTo=/path: redirects to the OpenID provider. */
+/** GET /auth/sign-in?returnTo=/path: redirects to the OpenID provider. */
 export async function GET(request: Request): Promise<Response> {
   return startSignIn(request, getConfig().access);
 }
