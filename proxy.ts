@@ -58,6 +58,7 @@ export async function proxy(request: NextRequest): Promise<NextResponse> {
 
   if (routeKind(pathname) === "api") return NextResponse.next({ request: { headers: requestHeaders } });
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
+  // NODE_ENV is Next's own (inlined at build time), not a Baton setting: `next dev` needs eval.
   const policy = pageContentSecurityPolicy(nonce, process.env.NODE_ENV === "development");
   requestHeaders.set("content-security-policy", policy);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
@@ -66,6 +67,7 @@ export async function proxy(request: NextRequest): Promise<NextResponse> {
 }
 
 export const config = {
-  // Everything but Next's static build assets (they hold code, never data).
-  matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"],
+  // Everything but Next's static build assets (they hold code, never data); the image
+  // optimizer included (it could fetch a protected path for a signed-out visitor).
+  matcher: ["/((?!_next/static/|favicon.ico).*)"],
 };

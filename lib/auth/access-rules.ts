@@ -25,7 +25,7 @@ export const PUBLIC_PATHS: readonly string[] = [
 ];
 
 /** Next's own build assets (scripts, styles): they hold code, never data. */
-const PUBLIC_PREFIXES: readonly string[] = ["/_next/static/", "/_next/image"];
+const PUBLIC_PREFIXES: readonly string[] = ["/_next/static/"];
 
 /** The write API: method and path (`:id` is one segment). */
 export const INGEST_ROUTES: ReadonlyArray<{ method: string; path: string }> = [

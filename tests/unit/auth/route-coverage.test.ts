@@ -64,6 +64,7 @@ describe("the access rules cover every route under app/", () => {
     expect(classifyRequest("GET", "/api/health/../v1/leaders")).toBe("protected");
     expect(classifyRequest("GET", "/_next/static/chunks/app.js")).toBe("public");
     expect(classifyRequest("GET", "/_next/data/x.json")).toBe("protected");
+    expect(classifyRequest("GET", "/_next/image")).toBe("protected");
   });
 
   it("sends visitors back only to paths on Baton", () => {
