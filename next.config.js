@@ -17,6 +17,12 @@ function apiRoutePatterns(dir = path.join(__dirname, "app", "api"), prefix = "/a
   return patterns;
 }
 
+const SECURITY_HEADERS = [
+  { key: "X-Content-Type-Options", value: "nosniff" },
+  { key: "X-Frame-Options", value: "DENY" },
+  { key: "Referrer-Policy", value: "same-origin" },
+];
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   reactStrictMode: true,
@@ -34,7 +40,14 @@ const nextConfig = {
   // does not replace it. Only the route handlers' paths: an unknown /api path is Next's HTML 404.
   // tests/e2e/read-api-compression.spec.ts checks the answers on the wire.
   async headers() {
-    return apiRoutePatterns().map((source) => ({ source, headers: [{ key: "content-type", value: "application/json" }] }));
+    return [
+      ...apiRoutePatterns().map((source) => ({ source, headers: [{ key: "content-type", value: "application/json" }] })),
+      // Every answer, pages, API and assets: no MIME sniffing, no framing, no Referer beyond
+      // Baton (URLs carry subscription names and keys). The pages' Content-Security-Policy has a
+      // per-request nonce and is set by proxy.ts; the API's is fixed.
+      { source: "/:path*", headers: SECURITY_HEADERS },
+      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
+    ];
   },
 };
 

@@ -5,6 +5,10 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 
 import { NavLinks } from "@/components/layout/nav-links";
+import { OpenAccessNotice } from "@/components/layout/open-access-notice";
+import { ViewerMenu } from "@/components/layout/viewer-menu";
+import { readViewer } from "@/lib/auth/read-viewer";
+import { getConfig } from "@/lib/config";
 import { HealthIndicator } from "@/app/health-indicator";
 import { Providers } from "@/app/providers";
 
@@ -13,7 +17,12 @@ export const metadata: Metadata = {
   description: "Who holds the baton, and did two hands ever hold it at once?",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const mode = getConfig().access.method.mode;
+  // Reading the request (the viewer) also renders every page per request, which the
+  // per-request CSP nonce of proxy.ts needs.
+  const viewer = await readViewer();
+  const isInside = mode === "open" || viewer !== null;
   return (
     <html lang="en">
       <body>
@@ -24,9 +33,12 @@ export default function RootLayout({ children }: { children: ReactNode }) {
               <span className="brand-mark" aria-hidden="true" />
               Baton
             </Link>
-            <NavLinks />
-            <HealthIndicator />
+            {/* A signed-out visitor (on the sign-in page) gets neither: both read protected routes. */}
+            {isInside ? <NavLinks /> : null}
+            {isInside ? <HealthIndicator /> : null}
+            {viewer !== null ? <ViewerMenu viewer={viewer} canSignOut={mode === "oidc"} /> : null}
           </header>
+          {mode === "open" ? <OpenAccessNotice /> : null}
           <main id="main">{children}</main>
         </Providers>
       </body>

@@ -4,6 +4,7 @@ import path from "node:path";
 
 import { z } from "zod";
 
+import { type AccessConfig, parseAccessConfig } from "@/lib/auth/access-config";
 import { ConfigError, describeConfigIssue, describeValue, readConfigText } from "@/lib/config-files";
 import { httpUrl, positiveInt } from "@/lib/sources/config-fields";
 import type { PulsarClusterConfig } from "@/lib/sources/pulsar/pulsar-config";
@@ -100,6 +101,8 @@ export type Config = {
   ingest: IngestConfig;
   board: BoardConfig;
   violations: ViolationsConfig;
+  /** Who may read the pages and the read API (lib/auth/access-config.ts). */
+  access: AccessConfig;
 };
 
 export type ViolationsConfig = {
@@ -220,7 +223,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     names.add(cluster.name);
   }
 
+  const access = parseAccessConfig(present);
+
   return {
+    access,
     violations: {
       deploymentGraceMs: vars.BATON_DEPLOYMENT_GRACE_MINUTES * 60_000,
       drilldownWindowMs: vars.BATON_DRILLDOWN_WINDOW_MINUTES * 60_000,

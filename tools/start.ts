@@ -1,12 +1,13 @@
 // `npm start`: validate the configuration, make the database ready (embedded PostgreSQL when
 // no DATABASE_URL is given), apply migrations, build the web app when needed, and run it with
-// the background worker (the pollers).
+// the background worker (the pollers). Says loudly when no access control is configured, and
+// refuses to start without it when BATON_ACCESS_CONTROL_REQUIRED=true (lib/config.ts).
 // Ctrl-C stops everything this started.
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 
 import { syncClusters } from "@/lib/clusters/sync-clusters";
-import { ConfigError, loadConfig } from "@/lib/config";
+import { type Config, ConfigError, loadConfig } from "@/lib/config";
 import { createDb } from "@/lib/db/client";
 import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { prepareDatabase, StartupError } from "@/lib/launcher/prepare-database";
@@ -14,8 +15,16 @@ import { prepareDatabase, StartupError } from "@/lib/launcher/prepare-database";
 const root = process.cwd();
 const log = (line: string) => console.log(`[baton] ${line}`);
 
+function describeAccess(config: Config): string {
+  const method = config.access.method;
+  if (method.mode === "oidc") return `access control: sign-in with ${method.issuer} (allowed: ${[...method.allowedDomains.map((d) => `@${d}`), ...method.allowedGroups.map((g) => `group ${g}`)].join(", ")})`;
+  if (method.mode === "proxy") return `access control: the user from the ${method.userHeader} header of ${method.trustedProxies.join(", ")}`;
+  return "WARNING: no access control is configured: Baton is open to anyone who can reach this port (set BATON_OIDC_ISSUER or BATON_AUTH_PROXY_HEADER; README \"Access control\")";
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
+  log(describeAccess(config));
   const database = await prepareDatabase(config, log);
   log(`database ready${database.embedded ? " (embedded PostgreSQL)" : ""}; migrations applied now: ${database.appliedMigrations.length}`);
   const db = createDb(database.url);
@@ -26,7 +35,8 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   // Without DATABASE_URL the web app finds the embedded server from the same configuration.
   const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
-  const web = spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(config.port)], { cwd: root, env, stdio: "inherit" });
+  // Not `next start`: tools/serve-web.ts gives the app each request's peer address (trusted-proxy mode).
+  const web = spawn(process.execPath, ["--import", "tsx", path.join(root, "tools", "serve-web.ts"), String(config.port)], { cwd: root, env, stdio: "inherit" });
   children.push(web);
   const worker = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(root, "lib", "worker", "main.ts")], { cwd: root, env, stdio: "inherit" });
   children.push(worker);

@@ -1,5 +1,6 @@
-// `npm run token:create -- --name ci`, `npm run token:list`, `npm run token:revoke -- --name ci`:
-// bearer tokens for the ingest API. Works on DATABASE_URL or the embedded PostgreSQL (started
+// `npm run token:create -- --name ci [--scope ingest|read|ingest,read]`, `npm run token:list`,
+// `npm run token:revoke -- --name ci`: bearer tokens for the API, each with its scopes (ingest
+// by default; "read" lets scripts and Grafana use the read API without a browser session). Works on DATABASE_URL or the embedded PostgreSQL (started
 // for the command and stopped after; shared when `npm start` already runs it). Progress goes to
 // stderr, results to stdout, so `npm run -s token:create -- --name ci > token.txt` captures
 // only the token.
@@ -10,11 +11,12 @@ import { listApiTokens, type ApiTokenSummary } from "@/lib/auth/list-api-tokens"
 import { revokeApiToken } from "@/lib/auth/revoke-api-token";
 import { TokenError } from "@/lib/auth/token-error";
 import { isValidTokenName, TOKEN_NAME_RULE } from "@/lib/auth/token-format";
+import { parseTokenScopes, TOKEN_SCOPE_RULE, type TokenScope } from "@/lib/auth/token-scope";
 import { ConfigError, loadConfig } from "@/lib/config";
 import { createDb, type Db } from "@/lib/db/client";
 import { prepareDatabase, StartupError } from "@/lib/launcher/prepare-database";
 
-const USAGE = "usage: tools/token.ts create --name <name> | list | revoke --name <name>";
+const USAGE = "usage: tools/token.ts create --name <name> [--scope ingest|read|ingest,read] | list | revoke --name <name>";
 
 class UsageError extends Error {
   override name = "UsageError";
@@ -31,22 +33,26 @@ function requireName(args: string[]): string {
 }
 
 function formatTable(tokens: ApiTokenSummary[]): string {
-  const header = ["NAME", "PREFIX", "CREATED", "LAST USED", "REVOKED"];
-  const rows = tokens.map((t) => [t.name, `${t.prefix}...`, t.createdAt, t.lastUsedAt ?? "never", t.revokedAt ?? "-"]);
+  const header = ["NAME", "PREFIX", "SCOPES", "CREATED", "LAST USED", "REVOKED"];
+  const rows = tokens.map((t) => [t.name, `${t.prefix}...`, t.scopes.join(","), t.createdAt, t.lastUsedAt ?? "never", t.revokedAt ?? "-"]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   return [header, ...rows].map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd()).join("\n");
 }
 
-type Command = { kind: "create"; name: string } | { kind: "list" } | { kind: "revoke"; name: string };
+type Command = { kind: "create"; name: string; scopes: TokenScope[] } | { kind: "list" } | { kind: "revoke"; name: string };
 
 /** The command line, checked before any database is started. */
 function parseCommand(argv: string[]): Command {
   const [command = "", ...args] = argv;
   switch (command) {
     case "create": {
-      const name = requireName(args);
+      const { values } = parseArgs({ args, options: { name: { type: "string" }, scope: { type: "string" } }, strict: true });
+      if (!values.name) throw new UsageError(`--name is required (${USAGE})`);
+      const name = values.name;
       if (!isValidTokenName(name)) throw new UsageError(`invalid token name "${name}": use ${TOKEN_NAME_RULE}`);
-      return { kind: "create", name };
+      const scopes = parseTokenScopes(values.scope ?? "ingest");
+      if (!scopes) throw new UsageError(`invalid scope "${values.scope}": use ${TOKEN_SCOPE_RULE}`);
+      return { kind: "create", name, scopes };
     }
     case "list":
       parseArgs({ args, options: {}, strict: true });
@@ -61,8 +67,8 @@ function parseCommand(argv: string[]): Command {
 async function runCommand(db: Db, command: Command): Promise<void> {
   switch (command.kind) {
     case "create": {
-      const created = await createApiToken(db, command.name);
-      log(`created token "${created.name}"; it is shown once, store it now:`);
+      const created = await createApiToken(db, command.name, command.scopes);
+      log(`created token "${created.name}" (scopes: ${created.scopes.join(",")}); it is shown once, store it now:`);
       console.log(created.token);
       return;
     }

@@ -83,7 +83,7 @@ describe("npm run token:*", () => {
 
     const listed = await runCli("list");
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/^NAME +PREFIX +CREATED +LAST USED +REVOKED/);
+    expect(listed.stdout).toMatch(/^NAME +PREFIX +SCOPES +CREATED +LAST USED +REVOKED/);
     const line = listed.stdout.split("\n").find((l) => l.startsWith(`${name} `));
     expect(line).toContain(`${token.slice(0, 12)}...`);
     expect(listed.stdout).not.toContain(token);

@@ -1,0 +1,62 @@
+// The one place that says who may reach what (proxy.ts applies it to every request;
+// tests/unit/auth/route-coverage.test.ts walks app/ so that a new route is classified).
+// Pure and client-safe: no imports.
+
+/**
+ * - "public": anyone (load-balancer health, the API description, the sign-in flow, Next's assets).
+ * - "ingest": the write API; its handlers demand an ingest-scoped bearer token themselves
+ *   (lib/auth/require-bearer-token.ts), in every mode, so the proxy lets the request through.
+ * - "protected": everything else, pages and read API alike: a session, a trusted proxy's user
+ *   or a read-scoped token when access control is configured.
+ */
+export type AccessRule = "public" | "ingest" | "protected";
+
+export type RouteKind = "page" | "api";
+
+/** Paths anyone may reach, exactly. A new route is protected unless it is added here. */
+export const PUBLIC_PATHS: readonly string[] = [
+  "/api/health",
+  "/api/openapi.json",
+  "/sign-in",
+  "/auth/sign-in",
+  "/auth/callback",
+  "/auth/sign-out",
+  "/favicon.ico",
+];
+
+/** Next's own build assets (scripts, styles): they hold code, never data. */
+const PUBLIC_PREFIXES: readonly string[] = ["/_next/static/"];
+
+/** The write API: method and path (`:id` is one segment). */
+export const INGEST_ROUTES: ReadonlyArray<{ method: string; path: string }> = [
+  { method: "POST", path: "/api/v1/exclusivity-events" },
+  { method: "POST", path: "/api/v1/exclusivity-counts" },
+  { method: "POST", path: "/api/v1/deployments" },
+  { method: "PATCH", path: "/api/v1/deployments/:id" },
+  { method: "POST", path: "/api/v1/deployments/:id/finish" },
+];
+
+function matchesPattern(pattern: string, pathname: string): boolean {
+  const want = pattern.split("/");
+  const got = pathname.split("/");
+  return want.length === got.length && want.every((segment, index) => segment.startsWith(":") ? got[index] !== "" : segment === got[index]);
+}
+
+export function routeKind(pathname: string): RouteKind {
+  return pathname === "/api" || pathname.startsWith("/api/") ? "api" : "page";
+}
+
+/** The rule of one request. Unknown paths are protected: closed unless listed. */
+export function classifyRequest(method: string, pathname: string): AccessRule {
+  const path = pathname.length > 1 ? pathname.replace(/\/+$/, "") : pathname;
+  if (PUBLIC_PATHS.includes(path) || PUBLIC_PREFIXES.some((prefix) => path.startsWith(prefix))) return "public";
+  const upper = method.toUpperCase();
+  if (INGEST_ROUTES.some((route) => route.method === upper && matchesPattern(route.path, path))) return "ingest";
+  return "protected";
+}
+
+/** Where a page sends a signed-out visitor, and back: only paths on this site. */
+export function safeReturnPath(value: string | null | undefined): string {
+  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/";
+  return value;
+}
