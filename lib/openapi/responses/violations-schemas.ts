@@ -24,6 +24,42 @@ const subscriptionCountsSchema = z
   .object({ ...countFields, service: z.string(), subscription: z.string() })
   .register(responseComponents, { id: "SubscriptionViolationCounts" });
 
+const ownerChangeSchema = z
+  .object({
+    from: z.string().nullable(),
+    to: z.string().nullable(),
+    changedAfter: isoTime.nullable().meta({ description: "The last poll that saw the old owner: the change happened in (changedAfter, changedAt]." }),
+    changedAt: isoTime,
+    rangeBefore: z.tuple([z.number().int(), z.number().int()]).nullable().meta({ description: "Key_Shared: the range that held the key's hash before the change." }),
+    joined: z.array(z.string()).meta({ description: "Consumers that joined with the change (Key_Shared)." }),
+    left: z.array(z.string()).meta({ description: "Consumers that left with the change (Key_Shared)." }),
+  })
+  .register(responseComponents, { id: "OwnerChange" });
+
+const violationOwnerSchema = z
+  .discriminatedUnion("isComputed", [
+    z.object({
+      isComputed: z.literal(true),
+      rule: z.enum(["key-shared", "failover"]).meta({ description: "key-shared: the key's sticky-key hash in the split valid then; failover: the partition's leader then." }),
+      owner: z.string().nullable(),
+      hash: z.number().int().nullable().meta({ description: "Key_Shared: the broker's sticky-key hash of the key." }),
+      range: z.tuple([z.number().int(), z.number().int()]).nullable(),
+      partition: z.number().int().meta({ description: "-1 when the topic is not partitioned." }),
+      isPartitionRouted: z.boolean().meta({ description: "True when the partition was computed from the key with the producers' routing (BATON_PRODUCER_ROUTING)." }),
+      change: ownerChangeSchema.nullable().meta({ description: "The change of owner within the drill-down window around the violation; null: the owner was stable." }),
+    }),
+    z.object({
+      isComputed: z.literal(false),
+      reason: z.enum([
+        "no-owner-rule", "no-key", "key-not-utf8", "no-ranges", "ranges-not-of-this-line", "overlapping-ranges", "priority-level-unknown",
+        "consumer-name-unknown", "consumer-name-charset", "rule-disagrees-with-broker", "not-partitioned", "unknown-consumer",
+        "no-resource", "no-history", "partition-count-changed",
+      ]),
+      detail: z.string(),
+    }),
+  ])
+  .register(responseComponents, { id: "ViolationOwner" });
+
 const bandFields = {
   id: z.string(),
   service: z.string(),
@@ -170,6 +206,7 @@ export const keyDrilldownSchema = z
         leaderChangeIds: z.array(z.string()),
         lockChangeIds: z.array(z.string()),
         verdict: z.enum(["deployment", "failover", "deployment-and-failover", "unexplained"]),
+        owner: violationOwnerSchema.nullable().meta({ description: "Who owned the key at the violation's time, and whether that changed around it; null without a topic and subscription." }),
       }),
     ),
   })
