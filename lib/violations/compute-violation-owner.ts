@@ -31,8 +31,9 @@ export type SubscriptionHistory = { subscriptionType: string | null; partitions:
 
 export type OwnerQuestion = { key: string; atMs: number; partition: number | null };
 
-/** Partitions seen this long after the first ones were added later (the topic's partition count grew). */
-const PARTITION_ADDED_AFTER_MS = 60_000;
+/** A partition first seen after the first ones was added later (the topic's partition count grew):
+ * the partitions a poll finds together are stored in one transaction, with one first_seen_at. */
+const PARTITION_ADDED_AFTER_MS = 0;
 
 const cannot = (reason: OwnerCannotComputeReason, detail: string): ViolationOwner => ({ isComputed: false, reason, detail });
 const iso = (ms: number) => new Date(ms).toISOString();

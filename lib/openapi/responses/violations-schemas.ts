@@ -4,6 +4,7 @@ import { z } from "zod";
 
 import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { DeploymentViolations } from "@/lib/violations/queries/get-deployment-violations";
+import type { ViolationOwners } from "@/lib/violations/queries/get-violation-owners";
 import type { DeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
 import type { LeaderChangeMarkers, TopViolations, ViolationTimeline } from "@/lib/violations/violation-types";
 import { responseComponents } from "@/lib/openapi/schema-registries";
@@ -249,7 +250,35 @@ export const deploymentViolationsSchema = z
   })
   .register(responseComponents, { id: "DeploymentViolations" });
 
+const ownerGroupSchema = z.enum(["owner-changed", "owner-stable", "not-computed"]);
+
+export const violationOwnersSchema = z
+  .object({
+    from: isoTime,
+    to: isoTime,
+    windowMs: z.number().meta({ description: "An owner change this close to a violation counts as around it." }),
+    limit: z.number().int(),
+    isTruncated: z.boolean().meta({ description: "The range holds more violations than the page: the page holds the latest." }),
+    counts: z.object({ "owner-changed": z.number().int(), "owner-stable": z.number().int(), "not-computed": z.number().int() }),
+    violations: z.array(
+      z.object({
+        eventId: z.string(),
+        key: z.string(),
+        service: z.string(),
+        worker: z.string(),
+        topic: z.string().nullable(),
+        subscription: z.string().nullable(),
+        partition: z.number().int().nullable(),
+        observedAt: isoTime,
+        group: ownerGroupSchema,
+        owner: violationOwnerSchema,
+      }),
+    ),
+  })
+  .register(responseComponents, { id: "ViolationOwners" });
+
 true satisfies SameShape<z.output<typeof violationTimelineSchema>, ViolationTimeline>;
+true satisfies SameShape<z.output<typeof violationOwnersSchema>, ViolationOwners>;
 true satisfies SameShape<z.output<typeof topViolationsSchema>, TopViolations>;
 true satisfies SameShape<z.output<typeof leaderChangeMarkersSchema>, LeaderChangeMarkers>;
 true satisfies SameShape<z.output<typeof keyDrilldownSchema>, KeyDrilldown>;
