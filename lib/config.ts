@@ -120,16 +120,16 @@ export type ViolationsConfig = {
 };
 
 /** BATON_PRODUCER_ROUTING: {"persistent://tenant/ns/topic": "Murmur3_32Hash", ...}. */
-const producerRoutingSchema = z.record(
-  z.string().regex(/^(persistent|non-persistent):\/\/[\w.-]+\/[\w.-]+\/[\w.-]+$/, { message: "must be a full topic name, persistent://tenant/namespace/topic" }),
-  z.enum(HASHING_SCHEMES),
-);
+const producerRoutingSchema = z.record(z.string(), z.enum(HASHING_SCHEMES, { message: `must be ${HASHING_SCHEMES.join(" or ")}` }));
+const FULL_TOPIC_NAME = /^(persistent|non-persistent):\/\/[\w.-]+\/[\w.-]+\/[\w.-]+$/;
 
 function parseProducerRouting(text: string | undefined): Record<string, HashingScheme> {
   if (text === undefined) return {};
   const input = parseJson("BATON_PRODUCER_ROUTING", text);
   const parsed = producerRoutingSchema.safeParse(input);
   if (!parsed.success) fail("BATON_PRODUCER_ROUTING", input, parsed.error);
+  const badTopic = Object.keys(parsed.data).find((topic) => !FULL_TOPIC_NAME.test(topic));
+  if (badTopic !== undefined) throw new ConfigError(`Invalid configuration: BATON_PRODUCER_ROUTING names "${badTopic}", which is not a full topic name (persistent://tenant/namespace/topic)`);
   return parsed.data;
 }
 
