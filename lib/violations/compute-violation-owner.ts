@@ -3,10 +3,12 @@
 // leader then, the partition routed from the key when the event names none. Whether the owner
 // changed within the window around it, and from whom to whom. Pure and client-safe.
 
-import type { BrokerLine } from "@/lib/pulsar/broker-line";
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
-import { findKeyOwner } from "@/lib/pulsar/key-owner";
+import type { KeyOwner } from "@/lib/pulsar/key-owner";
 import { type HashingScheme, routeKeyToPartition } from "@/lib/pulsar/producer-routing";
+import type { RuleResult } from "@/lib/pulsar/rule-result";
+import type { StickyKeyHashFold } from "@/lib/pulsar/sticky-key-hash";
+import { findOwnerInSplit } from "@/lib/violations/split-index";
 import type { OwnerChange, OwnerCannotComputeReason, ViolationOwner } from "@/lib/violations/owner-types";
 
 /** A split and the interval it was in force: it changed in (changedAfterMs, validFromMs], ended at validToMs. */
@@ -38,29 +40,27 @@ const PARTITION_ADDED_AFTER_MS = 0;
 const cannot = (reason: OwnerCannotComputeReason, detail: string): ViolationOwner => ({ isComputed: false, reason, detail });
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/**
- * The line whose fold applies to a stored split, judged from its hash space: 3.0's consistent
- * hashing spans 0..2^31; 4.2's ends at 65,535. Auto-split and sticky splits end at 65,536 on both
- * lines, whose folds differ only for a hash of 0 (4.2 moves it to 1), which no split boundary
- * separates from 1: the owner is the same either way.
- */
-export function lineOfSplit(split: HashRangeSplit): BrokerLine {
-  return split.space > 65_536 ? "3.0" : "4.2";
-}
+export { lineOfSplit } from "@/lib/violations/split-index";
 
-/** The period whose split was in force at `atMs` (the latest validFrom at or before it), by binary search. */
-export function findPeriodAt<T extends { validFromMs: number }>(periods: readonly T[], atMs: number): T | null {
+/** The index of the period in force at `atMs` (the latest validFrom at or before it), or -1, by binary search. */
+function findPeriodIndex(periods: readonly { validFromMs: number }[], atMs: number): number {
   let low = 0;
   let high = periods.length - 1;
-  let found: T | null = null;
+  let found = -1;
   while (low <= high) {
     const mid = (low + high) >> 1;
     if (periods[mid]!.validFromMs <= atMs) {
-      found = periods[mid]!;
+      found = mid;
       low = mid + 1;
     } else high = mid - 1;
   }
   return found;
+}
+
+/** The period whose split was in force at `atMs`, or null. */
+export function findPeriodAt<T extends { validFromMs: number }>(periods: readonly T[], atMs: number): T | null {
+  const index = findPeriodIndex(periods, atMs);
+  return index < 0 ? null : periods[index]!;
 }
 
 function consumersOf(split: HashRangeSplit): Set<string> {
@@ -73,25 +73,38 @@ function diffConsumers(before: HashRangeSplit, after: HashRangeSplit): { joined:
   return { joined: [...b].filter((n) => !a.has(n)).sort(), left: [...a].filter((n) => !b.has(n)).sort() };
 }
 
+const partitionStats = new WeakMap<SubscriptionHistory, { count: number; added: number[] }>();
+
+/** How many partitions Baton has seen, and when those added after the first ones were first seen (once per history). */
+function partitionsOf(history: SubscriptionHistory): { count: number; added: number[] } {
+  let stats = partitionStats.get(history);
+  if (!stats) {
+    const seen = [...history.partitions.values()].map((p) => p.firstSeenAtMs);
+    const firstKnownMs = Math.min(...seen);
+    stats = { count: seen.length, added: seen.filter((ms) => ms > firstKnownMs + PARTITION_ADDED_AFTER_MS) };
+    partitionStats.set(history, stats);
+  }
+  return stats;
+}
+
 /** The partition the key's message went to: the event's own, the topic's only one, or the producer's routing. */
 function resolvePartition(question: OwnerQuestion, history: SubscriptionHistory, scheme: HashingScheme, windowMs: number): { partition: number; isRouted: boolean } | ViolationOwner {
   if (question.partition !== null) return { partition: question.partition, isRouted: false };
   if (history.partitions.has(-1)) return { partition: -1, isRouted: false };
-  const seen = [...history.partitions.values()].map((p) => p.firstSeenAtMs);
-  if (seen.length === 0) return cannot("no-resource", "Baton has seen no partition of this subscription");
-  const firstKnownMs = Math.min(...seen);
-  const added = seen.filter((ms) => ms > firstKnownMs + PARTITION_ADDED_AFTER_MS);
+  const { count: seenCount, added } = partitionsOf(history);
+  if (seenCount === 0) return cannot("no-resource", "Baton has seen no partition of this subscription");
   if (added.some((ms) => ms >= question.atMs - windowMs && ms <= question.atMs + windowMs)) {
     return cannot("partition-count-changed", `the topic's partition count changed within ±${Math.round(windowMs / 1000)} s of the violation: the key's partition is not known`);
   }
-  const count = seen.length - added.filter((ms) => ms > question.atMs + windowMs).length;
+  const count = seenCount - added.filter((ms) => ms > question.atMs + windowMs).length;
   const routed = routeKeyToPartition(question.key, count, scheme);
   if (!routed.ok) return cannot(routed.reason, routed.detail);
   return { partition: routed.value, isRouted: true };
 }
 
 function keySharedOwner(question: OwnerQuestion, periods: readonly SplitPeriod[], windowMs: number): { owner: string | null; hash: number; range: [number, number] | null; change: OwnerChange | null } | ViolationOwner {
-  const period = findPeriodAt(periods, question.atMs);
+  const periodIndex = findPeriodIndex(periods, question.atMs);
+  const period = periodIndex < 0 ? null : periods[periodIndex]!;
   if (period === null) {
     const first = periods[0];
     return cannot("no-history", first ? `Baton first recorded this subscription's hash ranges at ${iso(first.validFromMs)}, after the violation` : "Baton has recorded no hash ranges of this subscription");
@@ -99,19 +112,19 @@ function keySharedOwner(question: OwnerQuestion, periods: readonly SplitPeriod[]
   if (period.validToMs !== null && period.validToMs <= question.atMs) {
     return cannot("no-ranges", `the subscription had no consumers with hash ranges at the violation's time (since ${iso(period.validToMs)})`);
   }
-  const ownerUnder = (split: HashRangeSplit) => findKeyOwner({ key: question.key, line: lineOfSplit(split), subscriptionType: "Key_Shared", keySharedMode: undefined, split });
+  const hashes = new Map<StickyKeyHashFold, RuleResult<number>>();
+  const ownerUnder = (split: HashRangeSplit): RuleResult<KeyOwner> => findOwnerInSplit(question.key, split, hashes);
   const result = ownerUnder(period.split);
   if (!result.ok) return cannot(result.reason, result.detail);
 
-  // The periods in force within the window, in order, with the key's owner under each.
+  // Each split that began within the window, against the one before it: did the key's owner move?
   const fromMs = question.atMs - windowMs;
   const toMs = question.atMs + windowMs;
-  const near = periods.filter((p) => p.validFromMs <= toMs && (p.validToMs === null || p.validToMs >= fromMs));
   let change: OwnerChange | null = null;
   let bestDistance = Number.POSITIVE_INFINITY;
-  for (let i = 1; i < near.length; i++) {
-    const before = near[i - 1]!;
-    const after = near[i]!;
+  for (let i = Math.max(1, findPeriodIndex(periods, fromMs)); i < periods.length && periods[i]!.validFromMs <= toMs; i++) {
+    const before = periods[i - 1]!;
+    const after = periods[i]!;
     if (after.validFromMs < fromMs) continue;
     const ownerBefore = ownerUnder(before.split);
     const ownerAfter = ownerUnder(after.split);
@@ -133,13 +146,28 @@ function keySharedOwner(question: OwnerQuestion, periods: readonly SplitPeriod[]
   return { owner: result.value.owner, hash: result.value.hash, range: result.value.range, change };
 }
 
+/** The latest change seen at or before `atMs`, by binary search. */
+function findLastChangeAt(changes: readonly LeaderHistoryChange[], atMs: number): LeaderHistoryChange | null {
+  let low = 0;
+  let high = changes.length - 1;
+  let found: LeaderHistoryChange | null = null;
+  while (low <= high) {
+    const mid = (low + high) >> 1;
+    if (changes[mid]!.newSeenAtMs <= atMs) {
+      found = changes[mid]!;
+      low = mid + 1;
+    } else high = mid - 1;
+  }
+  return found;
+}
+
 const isWithin = (c: LeaderHistoryChange, atMs: number, windowMs: number) => c.newSeenAtMs >= atMs - windowMs && (c.oldSeenAtMs ?? c.newSeenAtMs) <= atMs + windowMs;
 
 function failoverOwner(question: OwnerQuestion, history: PartitionHistory, windowMs: number): { owner: string | null; change: OwnerChange | null } | ViolationOwner {
   const changes = history.leaderChanges;
-  const last = findPeriodAt(changes.map((c) => ({ validFromMs: c.newSeenAtMs, change: c })), question.atMs);
+  const last = findLastChangeAt(changes, question.atMs);
   let owner: string | null;
-  if (last !== null) owner = last.change.toHolder;
+  if (last !== null) owner = last.toHolder;
   else if (history.firstSeenAtMs > question.atMs) return cannot("no-history", `Baton first saw this partition at ${iso(history.firstSeenAtMs)}, after the violation`);
   else owner = changes.length > 0 ? changes[0]!.fromHolder : history.holder;
   let change: OwnerChange | null = null;
