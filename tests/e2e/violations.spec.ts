@@ -215,7 +215,7 @@ test.describe("violations, drill-down and deployments", () => {
     // The key's owner then: partition 2's leader, which moved 10.3 s before the violation.
     await expect(explanation).toContainText(`Key ${keys.failover} is on partition 2; at `);
     await expect(explanation).toContainText(
-      `the leader of partition 2 moved from orders-worker-a to orders-worker-b (10.3 s before the violation); orders-worker-a was still processing ${keys.failover}.`,
+      `the leader of partition 2 moved from orders-worker-a to orders-worker-b (10 s before the violation); orders-worker-a was still processing ${keys.failover}.`,
     );
 
     await expect(page.getByTestId("worker-table").getByRole("row")).toHaveCount(3);
