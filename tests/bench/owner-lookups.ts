@@ -1,10 +1,10 @@
-// `npm run bench:owners [-- --runs 7]`
+// `npm run bench:owners [-- --runs 7 --splits-per-day 24]`
 //
 // Owner lookups for one page of 10,000 violations, as server time (the lib function the route
 // handler calls: SQL plus the computation in Node), in a throwaway embedded PostgreSQL:
-//   - 40 Key_Shared subscription partitions, each with a split per hour over the day (24 splits of
-//     4 consumers over ~200 ranges, 4.2-shaped), and 40 Failover subscription partitions with a
-//     leader change every half hour;
+//   - 40 Key_Shared subscription partitions, each with --splits-per-day splits over the day (a
+//     rebalance every hour by default; 4 consumers over ~200 ranges, 4.2-shaped), and 40 Failover
+//     subscription partitions with a leader change every half hour;
 //   - 10,000 violations over the last 24 hours: half on the Key_Shared subscriptions, half on the
 //     Failover ones without a partition (routed from the key by the producers' hashing).
 // Prints, after three warm-up runs, the median and range over --runs of: the whole page
@@ -20,8 +20,10 @@ import { getViolationOwners } from "@/lib/violations/queries/get-violation-owner
 import { computeOwners } from "@/lib/violations/queries/read-owner-history";
 import { startTestDatabase } from "@/tests/support/test-database";
 
-const { values: args } = parseArgs({ options: { runs: { type: "string", default: "7" } } });
+const { values: args } = parseArgs({ options: { runs: { type: "string", default: "7" }, "splits-per-day": { type: "string", default: "24" } } });
 const RUNS = Number(args.runs);
+/** Rebalances (a consumer joining or leaving) per Key_Shared partition over the day. */
+const SPLITS_PER_DAY = Number(args["splits-per-day"]);
 const VIOLATIONS = 10_000;
 const HOUR = 3_600_000;
 const END_MS = Date.parse("2026-11-22T12:00:00Z");
@@ -74,16 +76,17 @@ async function seed(db: Db): Promise<void> {
         select: { id: true },
       });
       if (type === "Key_Shared") {
-        const rows = Array.from({ length: 24 }, (_, h) => {
+        const every = (24 * HOUR) / SPLITS_PER_DAY;
+        const rows = Array.from({ length: SPLITS_PER_DAY }, (_, h) => {
           const split = makeSplit(next, ["c-0", "c-1", "c-2", "c-3"]);
           return {
             clusterId: cluster.id,
             resourceId: resource.id,
             signature: signHashRangeSplit(split),
             split,
-            changedAfter: h === 0 ? null : new Date(START_MS + h * HOUR - 500),
-            validFrom: new Date(START_MS + h * HOUR),
-            validTo: h === 23 ? null : new Date(START_MS + (h + 1) * HOUR),
+            changedAfter: h === 0 ? null : new Date(START_MS + h * every - 500),
+            validFrom: new Date(START_MS + h * every),
+            validTo: h === SPLITS_PER_DAY - 1 ? null : new Date(START_MS + (h + 1) * every),
           };
         });
         await db.keySharedRangeSplit.createMany({ data: rows });
