@@ -14,8 +14,8 @@ import type { OwnerChange, OwnerCannotComputeReason, ViolationOwner } from "@/li
 /** A split and the interval it was in force: it changed in (changedAfterMs, validFromMs], ended at validToMs. */
 export type SplitPeriod = { split: HashRangeSplit; changedAfterMs: number | null; validFromMs: number; validToMs: number | null };
 
-/** A change of a partition's leader, in (oldSeenAtMs, newSeenAtMs]. */
-export type LeaderHistoryChange = { fromHolder: string | null; toHolder: string | null; oldSeenAtMs: number | null; newSeenAtMs: number };
+/** A change of a partition's leader, in (oldSeenAtMs, newSeenAtMs], with the consumers that joined and left with it. */
+export type LeaderHistoryChange = { fromHolder: string | null; toHolder: string | null; oldSeenAtMs: number | null; newSeenAtMs: number; joined: string[]; left: string[] };
 
 export type PartitionHistory = {
   /** When Baton first saw this subscription partition. */
@@ -177,7 +177,7 @@ function failoverOwner(question: OwnerQuestion, history: PartitionHistory, windo
     const distance = Math.abs(c.newSeenAtMs - question.atMs);
     if (distance >= bestDistance) continue;
     bestDistance = distance;
-    change = { from: c.fromHolder, to: c.toHolder, changedAfter: c.oldSeenAtMs === null ? null : iso(c.oldSeenAtMs), changedAt: iso(c.newSeenAtMs), rangeBefore: null, joined: [], left: [] };
+    change = { from: c.fromHolder, to: c.toHolder, changedAfter: c.oldSeenAtMs === null ? null : iso(c.oldSeenAtMs), changedAt: iso(c.newSeenAtMs), rangeBefore: null, joined: [...c.joined].sort(), left: [...c.left].sort() };
   }
   return { owner, change };
 }

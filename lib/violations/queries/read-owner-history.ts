@@ -15,7 +15,11 @@ import { type ResourceRef, resourceRefOf } from "@/lib/violations/resource-ref";
 
 type ResourceRow = { id: bigint; cluster_id: number; topic: string; subscription: string; partition: number; subscription_type: string | null; holder: string | null; first_seen_at: Date; last_observed_at: Date | null };
 type SplitRow = { resource_id: bigint; split: string; changed_after: Date | null; valid_from: Date; valid_to: Date | null };
-type ChangeRow = { resource_id: bigint; from_holder: string | null; to_holder: string | null; old_seen_at: Date | null; new_seen_at: Date };
+type ChangeRow = { resource_id: bigint; from_holder: string | null; to_holder: string | null; old_seen_at: Date | null; new_seen_at: Date; joined: string[] | null; left: string[] | null };
+
+/** The consumers that joined and left with a leader change (the poller's details). */
+const MEMBERSHIP_SQL = Prisma.sql`array(select jsonb_array_elements_text(coalesce(h.details->'added', '[]'))) as joined,
+  array(select jsonb_array_elements_text(coalesce(h.details->'removed', '[]'))) as left`;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const pairKey = (topic: string, subscription: string) => `${topic}|${subscription}`;
@@ -48,13 +52,13 @@ export async function readOwnerHistory(db: Db, refs: readonly Pick<ResourceRef, 
     // The changes within the span, and each resource's first change after it: whoever it took
     // the partition from held it until then.
     db.$queryRaw<ChangeRow[]>(Prisma.sql`
-      select h.resource_id, h.from_holder, h.to_holder, h.old_seen_at, h.new_seen_at from holder_change h
+      select h.resource_id, h.from_holder, h.to_holder, h.old_seen_at, h.new_seen_at, ${MEMBERSHIP_SQL} from holder_change h
       where h.resource_id = any(${ids}::bigint[]) and h.kind in ('HOLDER_CHANGED', 'HOLDER_LOST', 'HOLDER_APPEARED')
         and h.new_seen_at >= ${iso(fromMs)}::timestamptz and h.new_seen_at <= ${iso(toMs)}::timestamptz
       union all
-      select n.resource_id, n.from_holder, n.to_holder, n.old_seen_at, n.new_seen_at from unnest(${ids}::bigint[]) as r(id)
+      select n.resource_id, n.from_holder, n.to_holder, n.old_seen_at, n.new_seen_at, n.joined, n.left from unnest(${ids}::bigint[]) as r(id)
       cross join lateral (
-        select h.resource_id, h.from_holder, h.to_holder, h.old_seen_at, h.new_seen_at from holder_change h
+        select h.resource_id, h.from_holder, h.to_holder, h.old_seen_at, h.new_seen_at, ${MEMBERSHIP_SQL} from holder_change h
         where h.resource_id = r.id and h.kind in ('HOLDER_CHANGED', 'HOLDER_LOST', 'HOLDER_APPEARED') and h.new_seen_at > ${iso(toMs)}::timestamptz
         order by h.new_seen_at limit 1
       ) n
@@ -77,7 +81,14 @@ export async function readOwnerHistory(db: Db, refs: readonly Pick<ResourceRef, 
     byId.get(row.resource_id)?.splits.push({ split: JSON.parse(row.split) as HashRangeSplit, changedAfterMs: row.changed_after?.getTime() ?? null, validFromMs: row.valid_from.getTime(), validToMs: row.valid_to?.getTime() ?? null });
   }
   for (const row of changes) {
-    byId.get(row.resource_id)?.leaderChanges.push({ fromHolder: row.from_holder, toHolder: row.to_holder, oldSeenAtMs: row.old_seen_at?.getTime() ?? null, newSeenAtMs: row.new_seen_at.getTime() });
+    byId.get(row.resource_id)?.leaderChanges.push({
+      fromHolder: row.from_holder,
+      toHolder: row.to_holder,
+      oldSeenAtMs: row.old_seen_at?.getTime() ?? null,
+      newSeenAtMs: row.new_seen_at.getTime(),
+      joined: row.joined ?? [],
+      left: row.left ?? [],
+    });
   }
   return histories;
 }

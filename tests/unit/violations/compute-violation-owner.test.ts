@@ -121,12 +121,12 @@ describe("computeViolationOwner: Failover", () => {
   }
 
   it("routes the key to its partition with the producers' hashing scheme, and names the leader then", () => {
-    const owner = ask(failover([{ fromHolder: "w1", toHolder: "w2", oldSeenAtMs: T - 10_000, newSeenAtMs: T - 9_500 }]));
-    expect(owner).toMatchObject({ isComputed: true, rule: "failover", partition: routed, isPartitionRouted: true, owner: "w2", change: { from: "w1", to: "w2" } });
+    const owner = ask(failover([{ fromHolder: "w1", toHolder: "w2", oldSeenAtMs: T - 10_000, newSeenAtMs: T - 9_500, joined: [], left: ["w1"] }]));
+    expect(owner).toMatchObject({ isComputed: true, rule: "failover", partition: routed, isPartitionRouted: true, owner: "w2", change: { from: "w1", to: "w2", joined: [], left: ["w1"] } });
   });
 
   it("takes the leader before the first change, or the current one when nothing changed", () => {
-    expect(ask(failover([{ fromHolder: "w1", toHolder: "w2", oldSeenAtMs: T + 600_000, newSeenAtMs: T + 600_500 }]))).toMatchObject({ owner: "w1", change: null });
+    expect(ask(failover([{ fromHolder: "w1", toHolder: "w2", oldSeenAtMs: T + 600_000, newSeenAtMs: T + 600_500, joined: ["w3"], left: [] }]))).toMatchObject({ owner: "w1", change: null });
     expect(ask(failover([]))).toMatchObject({ owner: `w${routed}-now`, change: null });
     expect(ask(failover([]), T, 2)).toMatchObject({ owner: "w2-now", partition: 2, isPartitionRouted: false });
   });
