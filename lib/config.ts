@@ -6,6 +6,7 @@ import { z } from "zod";
 
 import { type AccessConfig, parseAccessConfig } from "@/lib/auth/access-config";
 import { ConfigError, describeConfigIssue, describeValue, readConfigText } from "@/lib/config-files";
+import { HASHING_SCHEMES, type HashingScheme } from "@/lib/pulsar/producer-routing";
 import { httpUrl, positiveInt } from "@/lib/sources/config-fields";
 import type { PulsarClusterConfig } from "@/lib/sources/pulsar/pulsar-config";
 import { type ClusterConfig, DEFAULT_SOURCE_KIND, findSourceKind, SOURCE_KINDS } from "@/lib/sources/registry";
@@ -78,6 +79,7 @@ const envSchema = z.object({
     .optional(),
   BATON_RETENTION_DAYS: positiveInt(1, 3_650).default(30),
   BATON_RETENTION_BATCH_SIZE: positiveInt(100, 1_000_000).default(10_000),
+  BATON_PRODUCER_ROUTING: z.string().optional(),
   BATON_INGEST_MAX_BODY_BYTES: positiveInt(1_024, 256 * 1024 * 1024).default(16 * 1024 * 1024),
   BATON_INGEST_MAX_EVENTS: positiveInt(1, 1_000_000).default(10_000),
   BATON_INGEST_TOPIC: z.string().regex(/^(persistent|non-persistent):\/\/[\w.-]+\/[\w.-]+\/[\w.-]+$/, { message: "must be persistent://tenant/namespace/topic" }).optional(),
@@ -116,7 +118,23 @@ export type ViolationsConfig = {
   retentionDays: number;
   /** Rows deleted per statement, so retention never blocks ingestion for long. */
   retentionBatchSize: number;
+  /** Per full topic name: the producers' hashingScheme, which routes a keyed message to its partition (default JavaStringHash). */
+  producerRouting: Record<string, HashingScheme>;
 };
+
+/** BATON_PRODUCER_ROUTING: {"persistent://tenant/ns/topic": "Murmur3_32Hash", ...}. */
+const producerRoutingSchema = z.record(z.string(), z.enum(HASHING_SCHEMES, { message: `must be ${HASHING_SCHEMES.join(" or ")}` }));
+const FULL_TOPIC_NAME = /^(persistent|non-persistent):\/\/[\w.-]+\/[\w.-]+\/[\w.-]+$/;
+
+function parseProducerRouting(text: string | undefined): Record<string, HashingScheme> {
+  if (text === undefined) return {};
+  const input = parseJson("BATON_PRODUCER_ROUTING", text);
+  const parsed = producerRoutingSchema.safeParse(input);
+  if (!parsed.success) fail("BATON_PRODUCER_ROUTING", input, parsed.error);
+  const badTopic = Object.keys(parsed.data).find((topic) => !FULL_TOPIC_NAME.test(topic));
+  if (badTopic !== undefined) throw new ConfigError(`Invalid configuration: BATON_PRODUCER_ROUTING names "${badTopic}", which is not a full topic name (persistent://tenant/namespace/topic)`);
+  return parsed.data;
+}
 
 /** Thresholds of the leaders board's health flags. */
 export type BoardConfig = {
@@ -233,6 +251,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       traceUrlTemplate: vars.BATON_TRACE_URL_TEMPLATE ?? null,
       retentionDays: vars.BATON_RETENTION_DAYS,
       retentionBatchSize: vars.BATON_RETENTION_BATCH_SIZE,
+      producerRouting: parseProducerRouting(vars.BATON_PRODUCER_ROUTING),
     },
     board: { flapChanges: vars.BATON_FLAP_CHANGES, flapWindowMs: vars.BATON_FLAP_WINDOW_MINUTES * 60_000, stuckSamples: vars.BATON_STUCK_SAMPLES },
     ingest: {

@@ -4,6 +4,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import type { DetectedChange } from "@/lib/poller/change";
 import { loadHoldStates, upsertHoldStates } from "@/lib/poller/hold-rows";
+import { recordKeySharedSplits } from "@/lib/poller/key-shared-range-history";
 import type { CycleStates, HoldResourceKind } from "@/lib/poller/source-cycles";
 import { loadSubscriptionPartitionStates, upsertSubscriptionPartitionStates } from "@/lib/poller/subscription-partition-rows";
 
@@ -68,6 +69,7 @@ export async function saveCycle(
     if (lease[0]?.epoch !== epoch) throw new PollerDeposedError(`cluster ${clusterId}: lease epoch is ${lease[0]?.epoch ?? "none"}, this poller's is ${epoch}`);
     const ids = await upsertStates(tx, clusterId, input.states);
     const changeCount = await insertChanges(tx, clusterId, epoch, ids, input.changes);
+    if (input.states.shape === "subscription-partition") await recordKeySharedSplits(tx, clusterId, input.states.states, ids, input.changes);
     await tx.pollRun.create({
       data: {
         clusterId,

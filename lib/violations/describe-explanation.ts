@@ -1,6 +1,7 @@
 // A violation's explanation in plain words, for the drill-down. Client-safe and pure.
 
 import { describeLockStory } from "@/lib/violations/describe-lock-story";
+import { describeOwner } from "@/lib/violations/describe-owner";
 import type { DrilldownEvent, LockChangeMarker, Verdict, ViolationExplanation } from "@/lib/violations/drilldown-types";
 import { formatDuration, formatInstant, formatOffset } from "@/lib/violations/format";
 import type { DeploymentBand, LeaderChangeMarker } from "@/lib/violations/violation-types";
@@ -68,6 +69,9 @@ export function describeExplanation(
     lines.push(`No deployment of ${event.service} and ${holders} within ±${formatDuration(context.windowMs)}: this is a real exclusivity failure.`);
   }
   lines.push(...describeWhoWasInside(explanation, event));
+  if (explanation.owner !== null && event.resource !== null) {
+    lines.push(describeOwner(explanation.owner, { key: event.key, observedAt: event.observedAt, windowMs: context.windowMs, timeZone, explanation }));
+  }
   const lockStory = describeLockStory(explanation, { event, changes: context.lockChanges, windowMs: context.windowMs, timeZone });
   if (lockStory !== null) lines.push(lockStory);
   for (const id of explanation.insideDeploymentIds) {

@@ -1,5 +1,6 @@
 // The key (and single-event) drill-down's answer. Client-safe types.
 
+import type { ViolationOwner } from "@/lib/violations/owner-types";
 import type { ResourceRef } from "@/lib/violations/resource-ref";
 import type { DeploymentBand, LeaderChangeMarker, ViolationCounts } from "@/lib/violations/violation-types";
 
@@ -80,6 +81,8 @@ export type ViolationExplanation = {
   /** Holder changes of the lock the event names, within the window. */
   lockChangeIds: string[];
   verdict: Verdict;
+  /** Who owned the key at the violation's time (Key_Shared range or partition leader) and whether that changed around it; null until computed. */
+  owner: ViolationOwner | null;
 };
 
 export type KeyDrilldown = {

@@ -136,6 +136,7 @@ export function explainViolations(input: {
         leaderChangeIds: changes.map((c) => c.id),
         lockChangeIds: lockChanges.map((c) => c.id),
         verdict: verdictOf(inside.length > 0, changes.length + lockChanges.length > 0),
+        owner: null,
       };
     });
 }

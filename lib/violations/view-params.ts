@@ -4,6 +4,7 @@
 
 import { isRangePreset, type RangePreset, type RangeSelection } from "@/lib/timeline/time-range";
 import { CHART_MODES, type ChartMode } from "@/lib/violations/chart-data";
+import type { OwnerGroup } from "@/lib/violations/owner-types";
 import type { TopRanking } from "@/lib/violations/violation-types";
 
 /** The violation pages open on the last day (the leader timelines on the last 6 hours). */
@@ -45,7 +46,11 @@ export type ViolationsViewState = {
   showLeaderChanges: boolean;
   /** How the top lists rank: by all violations or by those outside deployments. */
   ranking: TopRanking;
+  /** The key-owner list's group: owner changed around the violation, owner stable, or all (null). */
+  ownerGroup: OwnerGroup | null;
 };
+
+const OWNER_GROUP_PARAMS: Record<string, OwnerGroup> = { changed: "owner-changed", stable: "owner-stable" };
 
 export function readViolationsView(params: ParamSource): ViolationsViewState {
   const mode = readParam(params, "mode");
@@ -57,6 +62,7 @@ export function readViolationsView(params: ParamSource): ViolationsViewState {
     mode: mode !== null && (CHART_MODES as readonly string[]).includes(mode) ? (mode as ChartMode) : "classification",
     showLeaderChanges: readParam(params, "changes") === "1",
     ranking: readParam(params, "rank") === "outside" ? "outside" : "violations",
+    ownerGroup: OWNER_GROUP_PARAMS[readParam(params, "owners") ?? ""] ?? null,
   };
 }
 
@@ -69,6 +75,7 @@ export function writeViolationsView(state: ViolationsViewState): URLSearchParams
   if (state.mode !== "classification") params.set("mode", state.mode);
   if (state.showLeaderChanges) params.set("changes", "1");
   if (state.ranking !== "violations") params.set("rank", state.ranking);
+  if (state.ownerGroup !== null) params.set("owners", state.ownerGroup === "owner-changed" ? "changed" : "stable");
   return params;
 }
 

@@ -59,9 +59,10 @@ async function insertLeaderChange(client: pg.Client, atMs: number): Promise<void
   );
   const clusterId = clusters[0]!.id;
   const { rows: resources } = await client.query<{ id: string }>(
-    `insert into held_resource (cluster_id, kind, resource_key, tenant, namespace, topic, partition, subscription, subscription_type, holder)
-     values ($1, 'PULSAR_SUBSCRIPTION_PARTITION', $2, 'e2e', 'e2e/violations', $3, 2, $4, 'Failover', 'orders-worker-b') returning id`,
-    [clusterId, `${topic}|${subscription}|2`, topic, subscription],
+    // Watched for the last hour: the key owners of every violation of the fixture are known.
+    `insert into held_resource (cluster_id, kind, resource_key, tenant, namespace, topic, partition, subscription, subscription_type, holder, first_seen_at)
+     values ($1, 'PULSAR_SUBSCRIPTION_PARTITION', $2, 'e2e', 'e2e/violations', $3, 2, $4, 'Failover', 'orders-worker-b', $5) returning id`,
+    [clusterId, `${topic}|${subscription}|2`, topic, subscription, new Date(atMs - 40 * MINUTE)],
   );
   await client.query(
     `insert into holder_change (cluster_id, resource_id, kind, cause, from_holder, to_holder, old_seen_at, new_seen_at, poller_epoch)
@@ -166,6 +167,30 @@ test.describe("violations, drill-down and deployments", () => {
     await expect(page).toHaveURL(/mode=split/);
   });
 
+  test("the key owners group the violations: owner changed around the violation vs owner stable", async ({ page, request }) => {
+    await openViolations(page);
+    const owners = page.getByTestId("owner-groups");
+    // The failover overlap's owner changed 10 s before it; the other three had a stable owner (no rebalance).
+    await expect(owners.getByRole("radio", { name: "Owner changed around the violation (1)" })).toBeVisible();
+    await expect(owners.getByRole("radio", { name: "Owner stable (3)" })).toBeVisible();
+    await owners.getByRole("radio", { name: /^Owner stable/ }).click();
+    await expect(page).toHaveURL(/owners=stable/);
+    await expect(owners.getByRole("row")).toHaveCount(4);
+    await expect(owners).not.toContainText(keys.failover);
+    await owners.getByRole("radio", { name: /^Owner changed/ }).click();
+    await expect(owners.getByRole("row")).toHaveCount(2);
+    await expect(owners.getByRole("row").nth(1)).toContainText("orders-worker-b, partition 2 (orders-worker-a → orders-worker-b)");
+
+    const response = await request.get(`/api/v1/violations/owners?range=1h&service=${encodeURIComponent(service)}&group=owner-changed`);
+    expect(response.status()).toBe(200);
+    const body = await response.json();
+    expect(body.counts).toEqual({ "owner-changed": 1, "owner-stable": 3, "not-computed": 0 });
+    expect(body.violations.map((v: { key: string }) => v.key)).toEqual([keys.failover]);
+    const bad = await request.get("/api/v1/violations/owners?range=1h&group=sideways");
+    expect(bad.status()).toBe(400);
+    expect((await bad.json()).error.details.issues[0].field).toBe("group");
+  });
+
   test("the read API answers the same classification", async ({ request }) => {
     const response = await request.get(`/api/v1/violations/timeline?range=1h&service=${encodeURIComponent(service)}`);
     expect(response.status()).toBe(200);
@@ -187,6 +212,11 @@ test.describe("violations, drill-down and deployments", () => {
     await expect(explanation).toContainText("Coincides with a leader change (failover overlap)");
     await expect(explanation).toContainText("orders-worker-a → orders-worker-b");
     await expect(explanation).toContainText("orders-worker-b entered while 1 other worker held the key; the last other entry was orders-worker-a, 300 ms earlier.");
+    // The key's owner then: partition 2's leader, which moved 10.3 s before the violation.
+    await expect(explanation).toContainText(`Key ${keys.failover} is on partition 2; at `);
+    await expect(explanation).toContainText(
+      `the leader of partition 2 moved from orders-worker-a to orders-worker-b (10 s before the violation); orders-worker-a was still processing ${keys.failover}.`,
+    );
 
     await expect(page.getByTestId("worker-table").getByRole("row")).toHaveCount(3);
     await expect(page.getByTestId("worker-overlaps")).toContainText("orders-worker-b entered while orders-worker-a was inside: once");

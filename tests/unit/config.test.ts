@@ -28,6 +28,15 @@ describe("loadConfig", () => {
     expect(config.embeddedPostgresPort).toBe(54329);
   });
 
+  it("reads the producers' hashing scheme per topic, JavaStringHash when unset, and refuses anything else naming the topic", () => {
+    expect(loadConfig({}).violations.producerRouting).toEqual({});
+    const topic = "persistent://acme/orders/events";
+    expect(loadConfig({ BATON_PRODUCER_ROUTING: JSON.stringify({ [topic]: "Murmur3_32Hash" }) }).violations.producerRouting).toEqual({ [topic]: "Murmur3_32Hash" });
+    expectConfigError({ BATON_PRODUCER_ROUTING: JSON.stringify({ [topic]: "Murmur3" }) }, /BATON_PRODUCER_ROUTING.*persistent:\/\/acme\/orders\/events/);
+    expectConfigError({ BATON_PRODUCER_ROUTING: JSON.stringify({ "orders-events": "JavaStringHash" }) }, /BATON_PRODUCER_ROUTING.*full topic name/);
+    expectConfigError({ BATON_PRODUCER_ROUTING: "{not json" }, /BATON_PRODUCER_ROUTING is not valid JSON/);
+  });
+
   it("treats empty variables as unset", () => {
     expect(loadConfig({ DATABASE_URL: "", PORT: "" }).databaseUrl).toBeNull();
   });

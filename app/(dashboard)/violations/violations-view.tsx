@@ -6,6 +6,7 @@ import { useEffect, useMemo, useState } from "react";
 import { RangeControl } from "@/components/range-control";
 import { OutdatedNotice } from "@/components/ui/outdated-notice";
 import { OutsideHeadline } from "@/components/violations/outside-headline";
+import { OwnerGroupList } from "@/components/violations/owner-group-list";
 import { TimelineTable } from "@/components/violations/timeline-table";
 import { TopList, type TopListRow } from "@/components/violations/top-list";
 import { ViolationChart } from "@/components/violations/violation-chart";
@@ -14,7 +15,7 @@ import { ViolationLegend } from "@/components/violations/violation-legend";
 import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { maxViolations, niceCeiling, toChartPoints } from "@/lib/violations/chart-data";
 import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone";
-import { leaderChangeMarkersQuery, topViolationsQuery, violationTimelineQuery, type QueryRange } from "@/lib/violations/client/violation-queries";
+import { leaderChangeMarkersQuery, topViolationsQuery, violationOwnersQuery, violationTimelineQuery, type QueryRange } from "@/lib/violations/client/violation-queries";
 import { formatBucketSize, formatDuration } from "@/lib/violations/format";
 import { drilldownHref, writeViolationsView, type ViolationsViewState } from "@/lib/violations/view-params";
 import { assignServiceColors } from "@/lib/violations/violation-colors";
@@ -75,6 +76,7 @@ export function ViolationsView({
 
   const timelineQuery = useQuery(violationTimelineQuery(queryRange, filters, timeZone));
   const topQuery = useQuery(topViolationsQuery(queryRange, filters, { ranking: state.ranking, lists: PAGE_TOP_LISTS }));
+  const ownersQuery = useQuery(violationOwnersQuery(queryRange, filters, state.ownerGroup));
   const markersQuery = useQuery({ ...leaderChangeMarkersQuery(queryRange, state.subscription, timeZone), enabled: state.showLeaderChanges });
   const choices = useChoices(timelineQuery.data);
 
@@ -219,6 +221,15 @@ export function ViolationsView({
         <TopList title="Services" testId="top-services" rows={serviceRows} emptyText="No violation in this range." />
         <TopList title="Subscriptions" testId="top-subscriptions" rows={subscriptionRows} emptyText="No violation in this range." />
       </div>
+      <OwnerGroupList
+        group={state.ownerGroup}
+        counts={ownersQuery.data?.counts ?? null}
+        violations={ownersQuery.data?.violations ?? []}
+        isTruncated={ownersQuery.data?.isTruncated ?? false}
+        emptyText={ownersQuery.isError ? `Unavailable: ${ownersQuery.error.message}` : ownersQuery.isPending ? "Loading…" : "No violation of this group in this range."}
+        timeZone={timeZone}
+        onGroupChange={(ownerGroup) => update({ ownerGroup })}
+      />
     </>
   );
 }

@@ -8,6 +8,7 @@ import {
   keyDrilldownSchema,
   leaderChangeMarkersSchema,
   topViolationsSchema,
+  violationOwnersSchema,
   violationTimelineSchema,
 } from "@/lib/openapi/responses/violations-schemas";
 import {
@@ -16,6 +17,7 @@ import {
   keyParamsSchema,
   leaderChangeParamsSchema,
   noParamsSchema,
+  ownerParamsSchema,
   timelineParamsSchema,
   topParamsSchema,
 } from "@/lib/violations/queries/read-params";
@@ -78,6 +80,23 @@ export function violationsOperations(nowMs: number): OperationSpec[] {
         },
       },
       responses: [{ status: 200, description: "The drill-down.", schema: keyDrilldownSchema }],
+      errors: ["invalid_request"],
+    },
+    {
+      path: "/api/v1/violations/owners",
+      method: "get",
+      operationId: "listViolationOwners",
+      tag: "Violations",
+      summary: "Violations with their keys' owners, grouped",
+      description: `The latest violations of the range (at most 10,000), each with the consumer that owned its key then (a Key_Shared range by the key's hash, or the partition's leader, the partition routed from the key when the event names none) and whether the owner changed within the drill-down window: "owner-changed" (a rebalance or failover) or "owner-stable" (two workers inside with no rebalance). ${RANGE_NOTE}`,
+      query: {
+        schema: ownerParamsSchema,
+        examples: {
+          stable: { summary: "The alarming kind: owner stable", value: { range: "24h", group: "owner-stable" } },
+          page: { summary: "A page of 10,000 of one subscription", value: { from: twoDaysAgo, to: now, subscription: "clicks-readers", limit: "10000" } },
+        },
+      },
+      responses: [{ status: 200, description: "The page's counts per group and its violations.", schema: violationOwnersSchema }],
       errors: ["invalid_request"],
     },
     {

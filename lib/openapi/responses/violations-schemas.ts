@@ -4,6 +4,7 @@ import { z } from "zod";
 
 import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { DeploymentViolations } from "@/lib/violations/queries/get-deployment-violations";
+import type { ViolationOwners } from "@/lib/violations/queries/get-violation-owners";
 import type { DeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
 import type { LeaderChangeMarkers, TopViolations, ViolationTimeline } from "@/lib/violations/violation-types";
 import { responseComponents } from "@/lib/openapi/schema-registries";
@@ -23,6 +24,42 @@ const namedCountsSchema = z.object({ ...countFields, name: z.string() }).registe
 const subscriptionCountsSchema = z
   .object({ ...countFields, service: z.string(), subscription: z.string() })
   .register(responseComponents, { id: "SubscriptionViolationCounts" });
+
+const ownerChangeSchema = z
+  .object({
+    from: z.string().nullable(),
+    to: z.string().nullable(),
+    changedAfter: isoTime.nullable().meta({ description: "The last poll that saw the old owner: the change happened in (changedAfter, changedAt]." }),
+    changedAt: isoTime,
+    rangeBefore: z.tuple([z.number().int(), z.number().int()]).nullable().meta({ description: "Key_Shared: the range that held the key's hash before the change." }),
+    joined: z.array(z.string()).meta({ description: "Consumers that joined with the change (Key_Shared)." }),
+    left: z.array(z.string()).meta({ description: "Consumers that left with the change (Key_Shared)." }),
+  })
+  .register(responseComponents, { id: "OwnerChange" });
+
+const violationOwnerSchema = z
+  .discriminatedUnion("isComputed", [
+    z.object({
+      isComputed: z.literal(true),
+      rule: z.enum(["key-shared", "failover"]).meta({ description: "key-shared: the key's sticky-key hash in the split valid then; failover: the partition's leader then." }),
+      owner: z.string().nullable(),
+      hash: z.number().int().nullable().meta({ description: "Key_Shared: the broker's sticky-key hash of the key." }),
+      range: z.tuple([z.number().int(), z.number().int()]).nullable(),
+      partition: z.number().int().meta({ description: "-1 when the topic is not partitioned." }),
+      isPartitionRouted: z.boolean().meta({ description: "True when the partition was computed from the key with the producers' routing (BATON_PRODUCER_ROUTING)." }),
+      change: ownerChangeSchema.nullable().meta({ description: "The change of owner within the drill-down window around the violation; null: the owner was stable." }),
+    }),
+    z.object({
+      isComputed: z.literal(false),
+      reason: z.enum([
+        "no-owner-rule", "no-key", "key-not-utf8", "no-ranges", "ranges-not-of-this-line", "overlapping-ranges", "priority-level-unknown",
+        "consumer-name-unknown", "consumer-name-charset", "rule-disagrees-with-broker", "not-partitioned", "unknown-consumer",
+        "no-resource", "no-history", "partition-count-changed",
+      ]),
+      detail: z.string(),
+    }),
+  ])
+  .register(responseComponents, { id: "ViolationOwner" });
 
 const bandFields = {
   id: z.string(),
@@ -170,6 +207,7 @@ export const keyDrilldownSchema = z
         leaderChangeIds: z.array(z.string()),
         lockChangeIds: z.array(z.string()),
         verdict: z.enum(["deployment", "failover", "deployment-and-failover", "unexplained"]),
+        owner: violationOwnerSchema.nullable().meta({ description: "Who owned the key at the violation's time, and whether that changed around it; null without a topic and subscription." }),
       }),
     ),
   })
@@ -212,7 +250,35 @@ export const deploymentViolationsSchema = z
   })
   .register(responseComponents, { id: "DeploymentViolations" });
 
+const ownerGroupSchema = z.enum(["owner-changed", "owner-stable", "not-computed"]);
+
+export const violationOwnersSchema = z
+  .object({
+    from: isoTime,
+    to: isoTime,
+    windowMs: z.number().meta({ description: "An owner change this close to a violation counts as around it." }),
+    limit: z.number().int(),
+    isTruncated: z.boolean().meta({ description: "The range holds more violations than the page: the page holds the latest." }),
+    counts: z.object({ "owner-changed": z.number().int(), "owner-stable": z.number().int(), "not-computed": z.number().int() }),
+    violations: z.array(
+      z.object({
+        eventId: z.string(),
+        key: z.string(),
+        service: z.string(),
+        worker: z.string(),
+        topic: z.string().nullable(),
+        subscription: z.string().nullable(),
+        partition: z.number().int().nullable(),
+        observedAt: isoTime,
+        group: ownerGroupSchema,
+        owner: violationOwnerSchema,
+      }),
+    ),
+  })
+  .register(responseComponents, { id: "ViolationOwners" });
+
 true satisfies SameShape<z.output<typeof violationTimelineSchema>, ViolationTimeline>;
+true satisfies SameShape<z.output<typeof violationOwnersSchema>, ViolationOwners>;
 true satisfies SameShape<z.output<typeof topViolationsSchema>, TopViolations>;
 true satisfies SameShape<z.output<typeof leaderChangeMarkersSchema>, LeaderChangeMarkers>;
 true satisfies SameShape<z.output<typeof keyDrilldownSchema>, KeyDrilldown>;

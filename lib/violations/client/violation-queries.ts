@@ -4,6 +4,8 @@ import { fetchApi } from "@/lib/client/fetch-api";
 import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { DeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
 import type { DeploymentViolations } from "@/lib/violations/queries/get-deployment-violations";
+import type { OwnerGroup } from "@/lib/violations/owner-types";
+import type { ViolationOwners } from "@/lib/violations/queries/get-violation-owners";
 import type { LeaderChangeMarkers, TopRanking, TopViolations, ViolationTimeline } from "@/lib/violations/violation-types";
 
 // react-query keys and fetchers of the violations read API (docs/violations-api.md), one
@@ -42,6 +44,16 @@ export function topViolationsQuery(range: QueryRange, filters: ViolationFilters,
   return queryOptions({
     queryKey: ["violations", "top", rangeKey(range), filters, options],
     queryFn: () => fetchApi<TopViolations>("/api/v1/violations/top", { ...rangeParams(range), ...filters, ranking: options.ranking, lists: options.lists }),
+    refetchInterval: range.isLive ? TOP_REFRESH_MS : false,
+    placeholderData: (previous) => previous,
+  });
+}
+
+/** The page's violations with their keys' owners: the latest 1,000, of one owner group or all. */
+export function violationOwnersQuery(range: QueryRange, filters: ViolationFilters, group: OwnerGroup | null) {
+  return queryOptions({
+    queryKey: ["violations", "owners", rangeKey(range), filters.service, filters.subscription, group],
+    queryFn: () => fetchApi<ViolationOwners>("/api/v1/violations/owners", { ...rangeParams(range), service: filters.service, subscription: filters.subscription, group }),
     refetchInterval: range.isLive ? TOP_REFRESH_MS : false,
     placeholderData: (previous) => previous,
   });

@@ -5,6 +5,8 @@ import { Prisma } from "@/lib/db/generated/client";
 import { ApiError } from "@/lib/http/api-error";
 import { OWNERSHIP_CHANGE_KINDS } from "@/lib/violations/change-kinds";
 import type { DrilldownEvent, KeyDrilldown } from "@/lib/violations/drilldown-types";
+import type { HashingScheme } from "@/lib/pulsar/producer-routing";
+import { computeOwners } from "@/lib/violations/queries/read-owner-history";
 import { readLockChanges } from "@/lib/violations/queries/read-lock-changes";
 import { changesNearEvents, countOverlaps, explainViolations, findPreviousEntries, summariseWorkers } from "@/lib/violations/explain-violations";
 import { serviceWindowsSql, windowEndSql } from "@/lib/violations/queries/classification-sql";
@@ -27,6 +29,8 @@ export type DrilldownSettings = {
   graceMs: number;
   traceUrlTemplate: string | null;
   retentionDays: number;
+  /** Per full topic name: the producers' hashingScheme (BATON_PRODUCER_ROUTING); JavaStringHash when absent. */
+  producerRouting?: Readonly<Record<string, HashingScheme>>;
   nowMs?: number;
 };
 
@@ -176,7 +180,13 @@ export async function getKeyDrilldown(db: Db, input: { key: string; fromMs: numb
     countKey(db, input.key, input.fromMs, input.toMs, settings, nowMs),
     readDeployments(db, input, settings, nowMs),
   ]);
-  const [subscriptionChanges, lockChanges] = await Promise.all([readLeaderChanges(db, events, settings.windowMs), readLockChanges(db, events, settings.windowMs)]);
+  const violations = events.filter((e) => e.isViolation && e.resource !== null);
+  const [subscriptionChanges, lockChanges, owners] = await Promise.all([
+    readLeaderChanges(db, events, settings.windowMs),
+    readLockChanges(db, events, settings.windowMs),
+    computeOwners(db, violations, { windowMs: settings.windowMs, producerRouting: settings.producerRouting ?? {} }),
+  ]);
+  const ownerByEvent = new Map(violations.map((e, i) => [e.eventId, owners[i]!]));
   const leaderChanges = changesNearEvents(subscriptionChanges, events, settings.windowMs);
   const previous = findPreviousEntries(events);
   return {
@@ -196,7 +206,10 @@ export async function getKeyDrilldown(db: Db, input: { key: string; fromMs: numb
     leaderChanges,
     lockChanges,
     deployments,
-    explanations: explainViolations({ events, changes: leaderChanges, lockChanges, deployments, windowMs: settings.windowMs, nowMs }),
+    explanations: explainViolations({ events, changes: leaderChanges, lockChanges, deployments, windowMs: settings.windowMs, nowMs }).map((explanation) => ({
+      ...explanation,
+      owner: ownerByEvent.get(explanation.eventId) ?? null,
+    })),
   };
 }
 

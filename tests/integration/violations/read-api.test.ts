@@ -5,6 +5,7 @@ import { GET as listDeployments } from "@/app/api/v1/violations/deployments/rout
 import { GET as getEvent } from "@/app/api/v1/violations/event/route";
 import { GET as getKey } from "@/app/api/v1/violations/key/route";
 import { GET as getLeaderChanges } from "@/app/api/v1/violations/leader-changes/route";
+import { GET as getOwners } from "@/app/api/v1/violations/owners/route";
 import { GET as getTimeline } from "@/app/api/v1/violations/timeline/route";
 import { GET as getTop } from "@/app/api/v1/violations/top/route";
 import { createDeployment, getJson, MINUTE, openDb, openIngestPool, uniquePrefix, writeTestEvents } from "@/tests/integration/violations/violations-test-kit";
@@ -73,6 +74,19 @@ describe("violations read API", () => {
     expect((event.body.events as unknown[]).length).toBe(2);
   });
 
+  it("GET /owners: the latest violations with their keys' owners, grouped", async () => {
+    const { status, body } = await getJson(getOwners, `${BASE}/owners?range=1h&service=${service}`);
+    expect(status).toBe(200);
+    // Nothing watches persistent://a/b/c: a plain reason, never a guessed owner.
+    expect(body).toMatchObject({ limit: 1000, isTruncated: false, counts: { "owner-changed": 0, "owner-stable": 0, "not-computed": 2 } });
+    expect(body.violations).toEqual([
+      expect.objectContaining({ eventId: eventIds[2], group: "not-computed", owner: { isComputed: false, reason: "no-resource", detail: expect.any(String) } }),
+      expect.objectContaining({ eventId: eventIds[1], group: "not-computed" }),
+    ]);
+    const one = await getJson(getOwners, `${BASE}/owners?range=1h&service=${service}&limit=1&group=owner-stable`);
+    expect(one.body).toMatchObject({ limit: 1, isTruncated: true, counts: { "not-computed": 1 }, violations: [] });
+  });
+
   it("GET /leader-changes: the chart's markers", async () => {
     const { status, body } = await getJson(getLeaderChanges, `${BASE}/leader-changes?range=6h&subscription=${uniquePrefix("none")}`);
     expect(status).toBe(200);
@@ -106,6 +120,9 @@ describe("violations read API", () => {
     ["event", "event", "id", "is required", getEvent],
     ["leader-changes", "leader-changes?cluster=x", "cluster", "is not a known parameter", getLeaderChanges],
     ["deployments", "deployments?limit=501", "limit", "must be at most 500", listDeployments],
+    ["owners", "owners?limit=10001", "limit", "must be at most 10000", getOwners],
+    ["owners", "owners?group=sideways", "group", "must be one of owner-changed, owner-stable, not-computed", getOwners],
+    ["owners", "owners?key=x", "key", "is not a known parameter", getOwners],
   ])("GET /%s answers 400 naming the parameter (?%s)", async (_name, query, field, message, handler) => {
     const { status, body } = await getJson(handler as never, `${BASE}/${query}`);
     expect(status).toBe(400);

@@ -28,7 +28,7 @@ const context = { event, deployments: new Map([["d1", deployment]]), changes: ne
 
 describe("describeExplanation", () => {
   it("says plainly that a violation coincides with a deployment and a failover", () => {
-    const explanation: ViolationExplanation = { eventId: "e2", previousEntry: { eventId: "e1", worker: "orders-1", observedAt: "2026-11-22T10:00:04.750Z", gapMs: 250 }, othersInside: [], insideDeploymentIds: ["d1"], nearbyDeploymentIds: [], leaderChangeIds: ["c1"], lockChangeIds: [], verdict: "deployment-and-failover" };
+    const explanation: ViolationExplanation = { eventId: "e2", previousEntry: { eventId: "e1", worker: "orders-1", observedAt: "2026-11-22T10:00:04.750Z", gapMs: 250 }, othersInside: [], insideDeploymentIds: ["d1"], nearbyDeploymentIds: [], leaderChangeIds: ["c1"], lockChangeIds: [], verdict: "deployment-and-failover", owner: null };
     expect(describeExplanation(explanation, context)).toEqual([
       "orders-2 entered while 1 other worker held the key; the last other entry was orders-1, 250 ms earlier.",
       "Coincides with the deployment of orders 1.4.2 (production), started 2026-11-22 09:58:00.000, still in progress (counted as inside, with 5 m of grace).",
@@ -37,14 +37,14 @@ describe("describeExplanation", () => {
   });
 
   it("calls a violation with nothing around it a real failure", () => {
-    const explanation: ViolationExplanation = { eventId: "e2", previousEntry: null, othersInside: [], insideDeploymentIds: [], nearbyDeploymentIds: [], leaderChangeIds: [], lockChangeIds: [], verdict: "unexplained" };
+    const explanation: ViolationExplanation = { eventId: "e2", previousEntry: null, othersInside: [], insideDeploymentIds: [], nearbyDeploymentIds: [], leaderChangeIds: [], lockChangeIds: [], verdict: "unexplained", owner: null };
     expect(describeExplanation(explanation, context)).toEqual([
       "No deployment of orders and no leader change of its subscription partition within ±2 m: this is a real exclusivity failure.",
       "orders-2 entered while 1 other worker held the key; no other worker's entry is recorded before it in this range.",
     ]);
   });
 
-  const unexplained = { eventId: "e2", insideDeploymentIds: [], nearbyDeploymentIds: [], leaderChangeIds: [], lockChangeIds: [], verdict: "unexplained" as const };
+  const unexplained = { eventId: "e2", insideDeploymentIds: [], nearbyDeploymentIds: [], leaderChangeIds: [], lockChangeIds: [], verdict: "unexplained" as const, owner: null };
   const podA = { worker: "pod-a", enteredAt: "2026-11-22T10:00:04.150Z", insideForMs: 850 };
 
   it("explains a violation from its own row when the other worker's event is not stored", () => {
