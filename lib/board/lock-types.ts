@@ -6,7 +6,7 @@ import type { ChangeKind, HoldEnding } from "@/lib/poller/change";
 import type { HoldStats } from "@/lib/poller/hold-state";
 
 /** The held_resource kinds that are locks (every kind but Pulsar's subscription partitions). */
-export const LOCK_RESOURCE_KINDS = ["REDIS_LOCK", "ZOOKEEPER_LOCK", "ETCD_LOCK", "KUBERNETES_LEASE"] as const;
+export const LOCK_RESOURCE_KINDS = ["REDIS_LOCK", "ZOOKEEPER_LOCK", "ETCD_LOCK", "DYNAMODB_LOCK", "KUBERNETES_LEASE"] as const;
 export type LockResourceKind = (typeof LOCK_RESOURCE_KINDS)[number];
 
 /** A source kind that holds locks, as the configuration names it (the cluster's kind, lower case). */
