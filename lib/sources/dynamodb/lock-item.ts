@@ -2,7 +2,7 @@ import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 
 // One item of a dynamodb-lock-client table, as Baton reads it. The client writes `ownerName`,
 // `leaseDuration` (milliseconds, as a string), `recordVersionNumber` (a new UUID on every
-// acquire and heartbeat), `isReleased` (true once released without deleting the item) and
+// acquire and heartbeat), `isReleased` ("1" once released without deleting the item) and
 // `data` (binary, optional). Pure.
 
 export const LOCK_ATTRIBUTES = ["ownerName", "leaseDuration", "recordVersionNumber", "isReleased", "data"] as const;
@@ -47,7 +47,8 @@ export function toLockItem(item: Record<string, AttributeValue>, keys: { partiti
     ownerName: textOf(item.ownerName),
     leaseDurationMs,
     recordVersionNumber: textOf(item.recordVersionNumber),
-    isReleased: released !== undefined && "BOOL" in released && released.BOOL === true,
+    // The Java client writes the string "1"; a BOOL true (other ports of the client) means the same.
+    isReleased: released !== undefined && (released.S === "1" || released.BOOL === true),
     data: item.data !== undefined && "B" in item.data && item.data.B !== undefined ? item.data.B : null,
   };
 }

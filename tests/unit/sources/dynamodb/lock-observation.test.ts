@@ -16,7 +16,7 @@ function item(fields: { owner?: string; lease?: string; version?: string; releas
       ...(fields.owner !== undefined ? { ownerName: { S: fields.owner } } : {}),
       leaseDuration: { S: fields.lease ?? "10000" },
       recordVersionNumber: { S: fields.version ?? "v1" },
-      ...(fields.released ? { isReleased: { BOOL: true } } : {}),
+      ...(fields.released ? { isReleased: { S: "1" } } : {}),
       ...(fields.data ? { data: { B: fields.data } } : {}),
     },
     fields.sort !== undefined ? { ...keys, sortKeyName: "shard" } : keys,
@@ -28,6 +28,10 @@ function item(fields: { owner?: string; lease?: string; version?: string; releas
 describe("toLockItem", () => {
   it("names a lock with a sort key '<partition>/<sort>' and says when the partition key is missing", () => {
     expect(item({ owner: "pod-a", sort: "7" })).toMatchObject({ resourceKey: "daily-job/7", partitionKey: "daily-job", sortKey: "7", leaseDurationMs: 10_000 });
+    // The Java client marks a release with the string "1"; other ports with a BOOL.
+    expect(toLockItem({ key: { S: "k" }, isReleased: { S: "1" } }, keys)).toMatchObject({ isReleased: true });
+    expect(toLockItem({ key: { S: "k" }, isReleased: { BOOL: true } }, keys)).toMatchObject({ isReleased: true });
+    expect(toLockItem({ key: { S: "k" }, isReleased: { S: "0" } }, keys)).toMatchObject({ isReleased: false });
     expect(toLockItem({ id: { S: "x" } }, keys)).toBe('an item has no "key" attribute: is partitionKeyName right?');
   });
 });

@@ -6,14 +6,12 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import com.amazonaws.services.dynamodbv2.AcquireLockOptions;
 import com.amazonaws.services.dynamodbv2.AmazonDynamoDBLockClient;
 import com.amazonaws.services.dynamodbv2.AmazonDynamoDBLockClientOptions;
-import com.amazonaws.services.dynamodbv2.CreateDynamoDBTableOptions;
 import com.amazonaws.services.dynamodbv2.LockItem;
 import com.amazonaws.services.dynamodbv2.ReleaseLockOptions;
 
@@ -21,12 +19,10 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughput;
 
 /**
  * One AmazonDynamoDBLockClient (one owner name, one heartbeat thread) driven over stdin, one
  * command a line, answering on stdout:
- *   create-table [sortKeyName]            -> "table-created" (or "table-exists")
  *   acquire <handle> <key> [sortKey] [data] -> "acquired <handle> <recordVersionNumber>" (waits while taken)
  *   release <handle>                     -> "released <handle>" (the item is deleted)
  *   release-keep <handle>                -> "released <handle>" (the item stays, isReleased = true)
@@ -66,17 +62,6 @@ public final class LockContender {
             String handle = words.length > 1 ? words[1] : "";
             try {
                 switch (words[0]) {
-                    case "create-table" -> {
-                        if (client.lockTableExists()) {
-                            say("table-exists -");
-                            break;
-                        }
-                        CreateDynamoDBTableOptions.CreateDynamoDBTableOptionsBuilder create = CreateDynamoDBTableOptions.builder(
-                            dynamo, ProvisionedThroughput.builder().readCapacityUnits(100L).writeCapacityUnits(100L).build(), table);
-                        if (words.length > 1) create = create.withSortKeyName(words[1]);
-                        AmazonDynamoDBLockClient.createLockTableInDynamoDB(create.build());
-                        say("table-created -");
-                    }
                     case "acquire" -> {
                         String key = words[2];
                         String sortKey = words.length > 3 && !words[3].equals("-") ? words[3] : null;
