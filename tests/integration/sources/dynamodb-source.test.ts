@@ -85,6 +85,34 @@ describe("the DynamoDB source", () => {
       const later = await waitFor(async () => (await source.observe(found.keys.slice(0, 2)), hints.length), (count) => count > 0, "a read that is not the discovery's");
       expect(later).toBe(5);
       expect(hints.map((h) => h.event)).toEqual([null, null, null, null, null]);
+      // A read of fewer locks than the table holds gets them by key: one BatchGetItem, not 3 Scan pages.
+      source.takeRequestCount();
+      const few = await source.observe(found.keys.slice(0, 2));
+      expect(few.observations.map((o) => o.holder)).toEqual([expect.stringMatching(/^pod-/), expect.stringMatching(/^pod-/)]);
+      expect(source.takeRequestCount()).toBe(1);
+    } finally {
+      await source.close();
+    }
+  });
+
+  it("asks for a read of a held lock when its lease would run out, and that read finds it expired", async () => {
+    const tableName = `lease-${run}`;
+    await server.createLockTable(tableName);
+    for (const key of ["short", "long"]) {
+      await server.client.send(new PutItemCommand({ TableName: tableName, Item: { key: { S: key }, ownerName: { S: `pod-${key}` }, leaseDuration: { S: key === "short" ? "400" : "60000" }, recordVersionNumber: { S: randomUUID() } } }));
+    }
+    const source = createDynamodbHoldSource(config({ tableName }));
+    const hints: HoldHint[] = [];
+    await source.watch((h) => hints.push(...h), () => undefined);
+    try {
+      const found = await source.discover();
+      const first = await source.observe(found.keys);
+      expect(first.observations.find((o) => o.resourceKey === "short")).toMatchObject({ holder: "pod-short", ttlMs: expect.any(Number) });
+      // The short lease's end, and nothing for the long one.
+      const hinted = await waitFor(async () => hints.map((h) => h.key), (keys) => keys.length > 0, "the lease-end hint", 50, 50);
+      expect(hinted).toEqual(["short"]);
+      const check = await source.observe([found.keys.find((k) => k.key === "short")!]);
+      expect(check.observations[0]).toMatchObject({ resourceKey: "short", holder: null, previousEnding: "EXPIRED" });
     } finally {
       await source.close();
     }
