@@ -1,7 +1,8 @@
 // Benchmark: Baton on 5,000 dynamodb-lock-client lock items, on a real DynamoDB Local 2.5.4.
-//  1. The cost of a full read (paginated Scans of the whole table within the request budget):
+//  1. The cost of a full read (parallel paginated Scans of the whole table within the budget):
 //     Scan requests, time, read capacity units DynamoDB reports, DynamoDB Local's CPU (its JVM's,
-//     from /proc) and Baton's; at the default page size (1,000) and at 100.
+//     from /proc) and Baton's; at the defaults (pages of 1,000, 4 segments), with 1 segment, and
+//     with pages of 100.
 //  2. Detection latency of a holder crash through the worker's poller: a real lock client
 //     (heartbeating) holds one of the 5,000 locks and is killed (SIGKILL). Its lease runs out a
 //     lease after its last heartbeat, which our own reader sees (a GetItem every 20 ms records
@@ -58,8 +59,8 @@ async function populate(server: TestDynamodbServer): Promise<void> {
   );
 }
 
-async function measureFullRead(server: TestDynamodbServer, pageSize: number): Promise<void> {
-  const config = parseDynamodbClusterConfig({ kind: "dynamodb", name: "bench", region: TEST_AWS_REGION, endpoint: server.endpoint, tableName: TABLE, pageSize, requestTimeoutMs: 30_000 });
+async function measureFullRead(server: TestDynamodbServer, pageSize: number, segments: number): Promise<void> {
+  const config = parseDynamodbClusterConfig({ kind: "dynamodb", name: "bench", region: TEST_AWS_REGION, endpoint: server.endpoint, tableName: TABLE, pageSize, segments, requestTimeoutMs: 30_000 });
   const source = createDynamodbHoldSource(config);
   try {
     const found = await source.discover();
@@ -74,7 +75,7 @@ async function measureFullRead(server: TestDynamodbServer, pageSize: number): Pr
       if (read.errors.length > 0 || read.observations.some((o) => o.holder === null)) throw new Error(`read errors: ${read.errors[0]?.message ?? "a free lock"}`);
       const cost = source.lastReadCost()!;
       console.log(
-        `  page size ${String(pageSize).padStart(5)} ${label}: ${String(source.takeRequestCount()).padStart(4)} Scan requests  ${elapsed.toFixed(0).padStart(6)} ms  ${cost.capacityUnits.toFixed(1).padStart(7)} RCU  DynamoDB Local CPU ${((server.cpuMs() - serverBefore) / 1000).toFixed(2)} s  Baton CPU ${((baton.user + baton.system) / 1e6).toFixed(2)} s`,
+        `  page size ${String(pageSize).padStart(5)}, ${segments} segment${segments > 1 ? "s" : " "} ${label}: ${String(source.takeRequestCount()).padStart(4)} Scan requests  ${elapsed.toFixed(0).padStart(6)} ms  ${cost.capacityUnits.toFixed(1).padStart(7)} RCU  DynamoDB Local CPU ${((server.cpuMs() - serverBefore) / 1000).toFixed(2)} s  Baton CPU ${((baton.user + baton.system) / 1e6).toFixed(2)} s`,
       );
     }
   } finally {
@@ -173,8 +174,9 @@ async function main(): Promise<void> {
     await populate(server);
     console.log(`DynamoDB Local ${server.endpoint}: ${lockCount} lock items written in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     console.log("full read of the table (budget 20 Scan requests/s, the default):");
-    await measureFullRead(server, 1_000);
-    await measureFullRead(server, 100);
+    await measureFullRead(server, 1_000, 4);
+    await measureFullRead(server, 1_000, 1);
+    await measureFullRead(server, 100, 4);
     await measureLatency(db, database.url, server);
   } finally {
     await db.$disconnect();

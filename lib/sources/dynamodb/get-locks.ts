@@ -12,7 +12,7 @@ export const BATCH_GET_MAX_KEYS = 100;
 
 export type LockKey = { partitionKey: string; sortKey: string | null };
 
-export async function getLocks(client: DynamoDBClient, limiter: Pick<RateLimiter, "run">, options: Omit<ScanOptions, "pageSize">, keys: LockKey[]): Promise<TableScan> {
+export async function getLocks(client: DynamoDBClient, limiter: Pick<RateLimiter, "run">, options: Omit<ScanOptions, "pageSize" | "segments">, keys: LockKey[]): Promise<TableScan> {
   const projection = projectionOf(options);
   const pages: ScanPage[] = [];
   const startedMs = Date.now();

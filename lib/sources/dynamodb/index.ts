@@ -48,7 +48,8 @@ export function createDynamodbHoldSource(
   options: { log?: (line: string) => void; client?: DynamoDBClient; limiter?: RateLimiter } = {},
 ): DynamodbHoldSource {
   const client = options.client ?? createDynamodbClient(config);
-  const limiter = options.limiter ?? createRateLimiter({ requestsPerSecond: config.requestsPerSecond, maxConcurrency: 1 });
+  // One request in flight per Scan segment.
+  const limiter = options.limiter ?? createRateLimiter({ requestsPerSecond: config.requestsPerSecond, maxConcurrency: config.segments });
   const clock = createVersionClock();
   const where = describeTableLocation(config);
   const pattern = config.tableName;
@@ -82,7 +83,7 @@ export function createDynamodbHoldSource(
     const keys = { tableName: config.tableName, partitionKeyName: config.partitionKeyName, sortKeyName: config.sortKeyName };
     const byKey = refs?.map((ref) => located.get(ref.key));
     const isTargeted = byKey !== undefined && byKey.length < located.size && byKey.every((key) => key !== undefined);
-    const scan = isTargeted ? await getLocks(client, limiter, keys, byKey as LockKey[]) : await scanTable(client, limiter, { ...keys, pageSize: config.pageSize });
+    const scan = isTargeted ? await getLocks(client, limiter, keys, byKey as LockKey[]) : await scanTable(client, limiter, { ...keys, pageSize: config.pageSize, segments: config.segments });
     const items: ReadTable["items"] = [];
     const errors: HoldReadError[] = [];
     for (const page of scan.pages) {

@@ -4,9 +4,10 @@ import type { RateLimiter } from "@/lib/poller/rate-limiter";
 
 import { LOCK_ATTRIBUTES } from "./lock-item";
 
-// One full read of a lock table: Scan pages one after the other, each spending one request of
-// the cluster's budget, following LastEvaluatedKey to the end. Only the lock client's attributes
-// are read. Consumed capacity is summed from each page's answer (ReturnConsumedCapacity TOTAL).
+// One full read of a lock table: a parallel Scan of `segments` segments (DynamoDB's
+// Segment/TotalSegments), each segment's pages one after the other following LastEvaluatedKey to
+// its end, every page one request of the cluster's budget. Only the lock client's attributes are
+// read. Consumed capacity is summed from each page's answer (ReturnConsumedCapacity TOTAL).
 
 export type ScanPage = { items: Record<string, AttributeValue>[]; answeredMs: number };
 
@@ -20,7 +21,7 @@ export type TableScan = {
   finishedMs: number;
 };
 
-export type ScanOptions = { tableName: string; partitionKeyName: string; sortKeyName?: string; pageSize: number };
+export type ScanOptions = { tableName: string; partitionKeyName: string; sortKeyName?: string; pageSize: number; segments: number };
 
 /** The ProjectionExpression and its names: every attribute through a placeholder (`data` is a reserved word). */
 export function projectionOf(options: Pick<ScanOptions, "partitionKeyName" | "sortKeyName">): { expression: string; names: Record<string, string> } {
@@ -35,24 +36,28 @@ export async function scanTable(client: DynamoDBClient, limiter: Pick<RateLimite
   const startedMs = Date.now();
   let requests = 0;
   let capacityUnits = 0;
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const answer = await limiter.run(() =>
-      client.send(
-        new ScanCommand({
-          TableName: options.tableName,
-          Limit: options.pageSize,
-          ExclusiveStartKey: startKey,
-          ProjectionExpression: projection.expression,
-          ExpressionAttributeNames: projection.names,
-          ReturnConsumedCapacity: "TOTAL",
-        }),
-      ),
-    );
-    requests += 1;
-    capacityUnits += answer.ConsumedCapacity?.CapacityUnits ?? 0;
-    pages.push({ items: answer.Items ?? [], answeredMs: Date.now() });
-    startKey = answer.LastEvaluatedKey;
-  } while (startKey !== undefined);
+  async function scanSegment(segment: number): Promise<void> {
+    let startKey: Record<string, AttributeValue> | undefined;
+    do {
+      const answer = await limiter.run(() =>
+        client.send(
+          new ScanCommand({
+            TableName: options.tableName,
+            Limit: options.pageSize,
+            ExclusiveStartKey: startKey,
+            ...(options.segments > 1 ? { Segment: segment, TotalSegments: options.segments } : {}),
+            ProjectionExpression: projection.expression,
+            ExpressionAttributeNames: projection.names,
+            ReturnConsumedCapacity: "TOTAL",
+          }),
+        ),
+      );
+      requests += 1;
+      capacityUnits += answer.ConsumedCapacity?.CapacityUnits ?? 0;
+      pages.push({ items: answer.Items ?? [], answeredMs: Date.now() });
+      startKey = answer.LastEvaluatedKey;
+    } while (startKey !== undefined);
+  }
+  await Promise.all(Array.from({ length: options.segments }, (_, segment) => scanSegment(segment)));
   return { pages, requests, capacityUnits, startedMs, finishedMs: Date.now() };
 }

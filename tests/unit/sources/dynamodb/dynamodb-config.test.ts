@@ -22,6 +22,7 @@ describe("parseDynamodbClusterConfig", () => {
       mustBeHeld: false,
       requestsPerSecond: DEFAULT_REQUESTS_PER_SECOND,
       pageSize: 1_000,
+      segments: 4,
       discoveryIntervalMs: 60_000,
       requestTimeoutMs: 5_000,
     });
