@@ -31,6 +31,9 @@ export type TestDynamodbServer = {
   stop(): Promise<void>;
   /** Starts it again on the same port and database. */
   restart(): Promise<void>;
+  /** SIGSTOP / SIGCONT: a server that is there but does not answer. */
+  pause(): void;
+  resume(): void;
   /** CPU time the server's JVM has used so far (from /proc), in ms. */
   cpuMs(): number;
   dispose(): Promise<void>;
@@ -131,6 +134,8 @@ export async function startDynamodbServer(): Promise<TestDynamodbServer> {
     },
     stop,
     restart: launch,
+    pause: () => void signalProcessGroup(pid, "SIGSTOP"),
+    resume: () => void signalProcessGroup(pid, "SIGCONT"),
     cpuMs: () => readJvmCpuMs(pid),
     async dispose() {
       client.destroy();

@@ -12,7 +12,9 @@ export function createDynamodbClient(config: Pick<DynamodbClusterConfig, "region
     ...(config.endpoint !== undefined ? { endpoint: config.endpoint } : {}),
     ...(config.profile !== undefined ? { profile: config.profile } : {}),
     maxAttempts: 1,
-    requestHandler: { connectionTimeout: config.requestTimeoutMs, requestTimeout: config.requestTimeoutMs },
+    // Without throwOnRequestTimeout the SDK only logs a warning and waits on: a server that
+    // accepts connections but does not answer (stopped, overloaded) would hold the read forever.
+    requestHandler: { connectionTimeout: config.requestTimeoutMs, requestTimeout: config.requestTimeoutMs, throwOnRequestTimeout: true },
   });
 }
 

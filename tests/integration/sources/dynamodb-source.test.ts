@@ -118,6 +118,21 @@ describe("the DynamoDB source", () => {
     }
   });
 
+  it("gives up on a server that takes the connection but does not answer (requestTimeoutMs), and goes stale", async () => {
+    const tableName = `paused-${run}`;
+    await server.createLockTable(tableName);
+    const source = createDynamodbHoldSource(config({ tableName, requestTimeoutMs: 500 }));
+    server.pause();
+    try {
+      const read = await source.observe([{ key: "job", pattern: tableName }]);
+      expect(read.observations).toEqual([]);
+      expect(read.errors).toEqual([{ key: "job", message: expect.stringMatching(/^DynamoDB paused-\w+ at http:\/\/127\.0\.0\.1:\d+: no answer in time$/) }]);
+    } finally {
+      server.resume();
+      await source.close();
+    }
+  });
+
   it("says in one line that there are no credentials, and goes stale rather than free", async () => {
     const tableName = `nocreds-${run}`;
     await server.createLockTable(tableName);
