@@ -10,8 +10,9 @@ import { clusterName, httpUrl, positiveInt } from "@/lib/sources/config-fields";
 
 /**
  * Requests per second (Scan pages, BatchGetItems). A full read of N lock items costs about
- * N / pageSize + 1 Scan pages (a page also stops at 1 MB). Measured (npm run bench:dynamodb, 5,000
- * items, DynamoDB Local 2.5.4 on 2 shared cores): 6 requests, 1.3-1.4 s, 72.5 read capacity units.
+ * N / pageSize + `segments` Scan pages (a page also stops at 1 MB). Measured (npm run
+ * bench:dynamodb, 5,000 items, DynamoDB Local 2.5.4 on 2 shared cores, 4 segments): 8 requests,
+ * 0.8-1.8 s, 73 read capacity units.
  */
 export const DEFAULT_REQUESTS_PER_SECOND = 20;
 export const DEFAULT_PAGE_SIZE = 1_000;
