@@ -73,9 +73,10 @@ export async function startDynamodbServer(): Promise<TestDynamodbServer> {
   async function launch(): Promise<void> {
     const args = ["-Xmx512m", "-XX:+UseSerialGC", `-Djava.library.path=${build.libraryPath}`, `@${build.classpathArgFile}`, DYNAMODB_MAIN_CLASS, "-sharedDb", "-dbPath", path.join(dir, "db"), "-port", String(port)];
     const logFd = openSync(logFile, "a");
+    // In the temporary directory: DynamoDB Local writes dynamodb-local-metadata.json where it runs.
     // The JVM cannot watch its parent, so a shell runs beside it: `cat` returns when our end of
     // its stdin closes (this process died, even of SIGKILL) and the shell then kills the server.
-    const child = spawn("sh", ["-c", '"$0" "$@" & server=$!; cat >/dev/null; kill -9 "$server"', build.java, ...args], { stdio: ["pipe", logFd, logFd], detached: true });
+    const child = spawn("sh", ["-c", '"$0" "$@" & server=$!; cat >/dev/null; kill -9 "$server"', build.java, ...args], { stdio: ["pipe", logFd, logFd], detached: true, cwd: dir });
     closeSync(logFd);
     if (child.pid === undefined) throw new Error("could not start a shell for DynamoDB Local");
     pid = child.pid;
