@@ -71,7 +71,7 @@ export async function startDynamodbServer(): Promise<TestDynamodbServer> {
   }
 
   async function launch(): Promise<void> {
-    const args = ["-Xmx512m", "-XX:+UseSerialGC", `-Djava.library.path=${build.libraryPath}`, `@${build.classpathArgFile}`, DYNAMODB_MAIN_CLASS, "-sharedDb", "-dbPath", path.join(dir, "db"), "-port", String(port)];
+    const args = ["-Xmx512m", "-XX:+UseSerialGC", `-Djava.library.path=${build.libraryPath}`, `@${build.classpathArgFile}`, DYNAMODB_MAIN_CLASS, "-sharedDb", "-dbPath", path.join(dir, "db"), "-port", String(port), "-disableTelemetry"];
     const logFd = openSync(logFile, "a");
     // In the temporary directory: DynamoDB Local writes dynamodb-local-metadata.json where it runs.
     // The JVM cannot watch its parent, so a shell runs beside it: `cat` returns when our end of
