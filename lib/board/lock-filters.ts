@@ -18,7 +18,7 @@ export function showsLocks(kind: string | null): boolean {
   return kind !== "pulsar";
 }
 
-export const KIND_WORDS: Record<BoardKind, string> = { pulsar: "Pulsar subscriptions", locks: "Locks", redis: "Redis locks", zookeeper: "ZooKeeper locks", etcd: "etcd locks", kubernetes: "Kubernetes leases" };
+export const KIND_WORDS: Record<BoardKind, string> = { pulsar: "Pulsar subscriptions", locks: "Locks", redis: "Redis locks", zookeeper: "ZooKeeper locks", etcd: "etcd locks", dynamodb: "DynamoDB locks", kubernetes: "Kubernetes leases" };
 
 function haystackOf(lock: LockRow): string {
   return [lock.cluster, lock.key, lock.pattern, lock.holder ?? "", ...lock.waiters, lock.health, ...lock.flags.map((f) => f.label)].join("\n").toLowerCase();

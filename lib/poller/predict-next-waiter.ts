@@ -7,7 +7,7 @@
 import { cannotPredict, type NextHolder } from "@/lib/poller/next-holder";
 
 export type NextWaiterInput = {
-  resourceKind: "REDIS_LOCK" | "ZOOKEEPER_LOCK" | "ETCD_LOCK" | "KUBERNETES_LEASE";
+  resourceKind: "REDIS_LOCK" | "ZOOKEEPER_LOCK" | "ETCD_LOCK" | "DYNAMODB_LOCK" | "KUBERNETES_LEASE";
   /** Queued contenders in queue order. */
   waiters: readonly string[];
   /** The source kind's own details of the last observation (Redis: layout, redlock). */
@@ -27,6 +27,8 @@ export function predictNextWaiter(lock: NextWaiterInput): NextHolder {
         return cannotPredict("no-queue", "nobody is in redisson_lock_queue: a plain Redisson lock has no queue, and a fair lock's is empty");
       }
       return cannotPredict("no-queue", "a SET NX lock has no queue: whoever retries first after a release takes it");
+    case "DYNAMODB_LOCK":
+      return cannotPredict("no-queue", "a DynamoDB lock has no queue: whichever client retries first after a release or a lease's end takes it");
     case "KUBERNETES_LEASE":
       return cannotPredict("no-queue", "a Lease has no queue: whichever candidate renews first takes it");
   }

@@ -7,7 +7,7 @@ import type { HoldState } from "@/lib/poller/hold-state";
 import type { ResourceState } from "@/lib/sources/pulsar/observation";
 
 /** The resource kinds whose states are holds (locks of any lock-like kind). */
-export type HoldResourceKind = "REDIS_LOCK" | "ZOOKEEPER_LOCK" | "ETCD_LOCK";
+export type HoldResourceKind = "REDIS_LOCK" | "ZOOKEEPER_LOCK" | "ETCD_LOCK" | "DYNAMODB_LOCK";
 
 /** What a cycle touched, in one of the two shapes held_resource stores. */
 export type CycleStates =

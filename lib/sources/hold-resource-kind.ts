@@ -5,5 +5,6 @@ import type { ClusterKindName } from "@/lib/sources/source-kind";
 export function holdResourceKindOf(clusterKind: ClusterKindName): HoldResourceKind {
   if (clusterKind === "ZOOKEEPER") return "ZOOKEEPER_LOCK";
   if (clusterKind === "ETCD") return "ETCD_LOCK";
+  if (clusterKind === "DYNAMODB") return "DYNAMODB_LOCK";
   return "REDIS_LOCK";
 }

@@ -1,5 +1,6 @@
 import "server-only";
 
+import { dynamodbKind } from "@/lib/sources/dynamodb/dynamodb-kind";
 import { etcdKind } from "@/lib/sources/etcd/etcd-kind";
 import { pulsarKind } from "@/lib/sources/pulsar/pulsar-kind";
 import { redisKind } from "@/lib/sources/redis/redis-kind";
@@ -8,7 +9,7 @@ import { zookeeperKind } from "@/lib/sources/zookeeper/zookeeper-kind";
 
 // The kinds of system Baton watches: one line each. A cluster entry in the configuration names
 // its kind ("pulsar" when it names none).
-export const SOURCE_KINDS = [pulsarKind, redisKind, zookeeperKind, etcdKind] as const;
+export const SOURCE_KINDS = [pulsarKind, redisKind, zookeeperKind, etcdKind, dynamodbKind] as const;
 
 export type AnySourceKind = (typeof SOURCE_KINDS)[number];
 /** A configured cluster of any kind, told apart by `kind`. */

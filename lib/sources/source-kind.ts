@@ -11,7 +11,7 @@ export type BaseClusterConfig = { kind: string; name: string; pollIntervalMs: nu
 export type ClusterFacts = { endpoint: string; scope: string; budget: string; auth: string };
 
 /** The kinds of system a cluster row can be (the cluster_kind enum). */
-export type ClusterKindName = "PULSAR" | "REDIS" | "ZOOKEEPER" | "ETCD" | "KUBERNETES";
+export type ClusterKindName = "PULSAR" | "REDIS" | "ZOOKEEPER" | "ETCD" | "DYNAMODB" | "KUBERNETES";
 
 /**
  * A kind of system Baton watches: how to configure it, how to read its held things, and how to

@@ -101,7 +101,7 @@ describe("loadConfig", () => {
     [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x"},{"name":"a","adminUrl":"http://y"}]' }, /BATON_CLUSTERS\[1\]\.name duplicate cluster name "a"/],
     [{ BATON_CLUSTERS: '[{"name":"local","adminUrl":"http://x"}]', BATON_PULSAR_ADMIN_URL: "http://y" }, /cluster "local" is configured twice/],
     [{ BATON_CONFIG_FILE: "/nonexistent/baton.json" }, /^Invalid configuration: BATON_CONFIG_FILE names a file that cannot be read: \/nonexistent\/baton.json \(ENOENT\)$/],
-    [{ BATON_CLUSTERS: '[{"kind":"consul","name":"z"}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.kind must be one of "pulsar", "redis", "zookeeper", "etcd" \(got "consul"\)$/],
+    [{ BATON_CLUSTERS: '[{"kind":"consul","name":"z"}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.kind must be one of "pulsar", "redis", "zookeeper", "etcd", "dynamodb" \(got "consul"\)$/],
     [{ BATON_CLUSTERS: '[{"kind":"zookeeper","name":"z","paths":[{"path":"/l"}]}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.connectString /],
     [{ BATON_CLUSTERS: '[{"kind":"zookeeper","name":"z","connectString":"zk1:2181","paths":[{"path":"locks"}]}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.paths\[0\]\.path must be an absolute ZooKeeper path/],
     [{ BATON_CLUSTERS: '[{"kind":"zookeeper","name":"z","connectString":"zk1:2181","paths":[{"path":"/l"}],"digestFile":"/nonexistent/zk"}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.digestFile names a file that cannot be read: \/nonexistent\/zk \(ENOENT\)$/],

@@ -60,11 +60,12 @@ describe("predictNextWaiter", () => {
     expect(predictNextWaiter({ resourceKind: "REDIS_LOCK", waiters: ["t:2"], source: { layout: "redisson" } }).holder).toBe("t:2");
   });
 
-  it("says there is no queue for SET NX, Redlock and a Lease", () => {
+  it("says there is no queue for SET NX, Redlock, a DynamoDB lock and a Lease", () => {
     for (const source of [{ layout: "token" }, { layout: "token", redlock: true }, { layout: "redisson" }]) {
       expect(predictNextWaiter({ resourceKind: "REDIS_LOCK", waiters: [], source })).toMatchObject({ holder: null, reason: "no-queue" });
     }
     expect(predictNextWaiter({ resourceKind: "KUBERNETES_LEASE", waiters: [], source: {} }).reason).toBe("no-queue");
+    expect(predictNextWaiter({ resourceKind: "DYNAMODB_LOCK", waiters: [], source: { recordVersionNumber: "v1" } })).toMatchObject({ holder: null, reason: "no-queue" });
   });
 });
 
