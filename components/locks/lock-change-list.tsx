@@ -4,6 +4,7 @@ import Link from "next/link";
 
 import { ExactTime } from "@/components/board/time-text";
 import { describeKindChange } from "@/components/locks/kinds/kind-facts";
+import { PredictionText } from "@/components/timeline/prediction-text";
 import { consumerHref, lockHref } from "@/lib/board/links";
 import { describeLockChange, ENDING_WORDS } from "@/lib/board/lock-words";
 import type { LockChangeEntry } from "@/lib/queries/list-lock-changes";
@@ -15,7 +16,7 @@ function Holder({ name }: { name: string | null }) {
 /**
  * A lock's changes in words, with exact times: when it was first seen, and the interval it
  * happened in; and what the change did to the kind's own details (a ZooKeeper session, etcd
- * revisions and lease) where the stored change has them.
+ * revisions and lease) where the stored change has them; and whether it went as Baton predicted.
  */
 export function LockChangeList({ changes, cluster, showKey, caption, sourceKind }: { changes: LockChangeEntry[]; cluster: string; showKey: boolean; caption: string; sourceKind: string | null }) {
   return (
@@ -29,6 +30,7 @@ export function LockChangeList({ changes, cluster, showKey, caption, sourceKind 
           <th scope="col">Ending</th>
           <th scope="col">From</th>
           <th scope="col">To</th>
+          <th scope="col">Prediction</th>
           <th scope="col">Happened after</th>
           <th scope="col">Details</th>
         </tr>
@@ -55,6 +57,9 @@ export function LockChangeList({ changes, cluster, showKey, caption, sourceKind 
               </td>
               <td className="nowrap">
                 <Holder name={change.toHolder} />
+              </td>
+              <td className="nowrap">
+                <PredictionText change={change} />
               </td>
               <td className="mono nowrap">{change.oldSeenAt ? <ExactTime iso={change.oldSeenAt} /> : <span className="muted">—</span>}</td>
               <td className="small">{kindWords === null ? <span className="muted">—</span> : kindWords.isLoud ? <strong className="loud">{kindWords.words}</strong> : kindWords.words}</td>

@@ -1,6 +1,7 @@
 import Link from "next/link";
 
 import { ExactTime } from "@/components/board/time-text";
+import { PredictionText } from "@/components/timeline/prediction-text";
 import { consumerHref, subscriptionHref } from "@/lib/board/links";
 import type { ChangeEntry } from "@/lib/queries/list-subscription-changes";
 
@@ -30,20 +31,6 @@ function describeDetails(change: ChangeEntry): string {
     if (moved.length) parts.push(moved.map(([name, delta]) => `${name} ${delta > 0 ? "+" : ""}${(delta * 100).toFixed(1)}%`).join(", "));
   }
   return parts.join("; ");
-}
-
-/** How the change compared with the next holder predicted just before it: a wrong prediction is loud. */
-function PredictionText({ change }: { change: ChangeEntry }) {
-  if (change.prediction === "CONFIRMED") return <span className="prediction" data-outcome="confirmed">as predicted</span>;
-  if (change.prediction === "WRONG") {
-    return (
-      <strong className="loud prediction" data-outcome="wrong">
-        prediction wrong: {change.predictedHolder ?? "nobody"} expected
-      </strong>
-    );
-  }
-  if (change.prediction === "NOT_PREDICTED") return <span className="muted prediction">not predicted</span>;
-  return <span className="muted">—</span>;
 }
 
 export type ChangeListRow = ChangeEntry & { cluster?: string; topic?: string; subscription?: string };

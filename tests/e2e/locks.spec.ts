@@ -41,7 +41,18 @@ type LockSeed = {
   longestHoldMs?: number;
 };
 
-type ChangeSeed = { key: string; kind: string; ending: string | null; from: string | null; to: string | null; atMs: number; heldSinceMs?: number; expiresAtBeforeMs?: number };
+type ChangeSeed = {
+  key: string;
+  kind: string;
+  ending: string | null;
+  from: string | null;
+  to: string | null;
+  atMs: number;
+  heldSinceMs?: number;
+  expiresAtBeforeMs?: number;
+  /** The next holder predicted just before the change, and how the change scored it. */
+  prediction?: { holder: string | null; outcome: "CONFIRMED" | "WRONG" | "NOT_PREDICTED" };
+};
 
 const iso = (ms: number | undefined | null) => (ms === undefined || ms === null ? null : new Date(ms).toISOString());
 
@@ -127,14 +138,17 @@ async function seed(db: pg.Client, nowMs: number): Promise<void> {
       from: who(`worker-${i}`),
       to: who(`worker-${i + 1}`),
       atMs: nowMs - (BUSY_CHANGES - i) * MINUTE + 30_000,
+      // The two newest hand-overs went through a queue: one as predicted, one not.
+      ...(i === BUSY_CHANGES - 1 ? { prediction: { holder: who(`worker-${i + 1}`), outcome: "CONFIRMED" as const } } : {}),
+      ...(i === BUSY_CHANGES - 2 ? { prediction: { holder: who("worker-7"), outcome: "WRONG" as const } } : {}),
     })),
   ];
   for (const c of changes) {
     const details = { tokenBefore: c.from, tokenAfter: c.to, expiresAtBefore: iso(c.expiresAtBeforeMs), heldSince: iso(c.heldSinceMs), acquiredAt: iso(c.atMs - 200), waitersBefore: [], waitersAfter: [], hint: null };
     await db.query(
-      `insert into holder_change (cluster_id, resource_id, kind, cause, ending, from_holder, to_holder, old_seen_at, new_seen_at, details, poller_epoch)
-       values ($1, $2, $3, 'CLIENT', $4, $5, $6, $7, $8, $9, 1)`,
-      [clusterId, ids.get(c.key), c.kind, c.ending, c.from, c.to, new Date(c.atMs - 400), new Date(c.atMs), JSON.stringify(details)],
+      `insert into holder_change (cluster_id, resource_id, kind, cause, ending, from_holder, to_holder, old_seen_at, new_seen_at, details, poller_epoch, predicted_holder, prediction)
+       values ($1, $2, $3, 'CLIENT', $4, $5, $6, $7, $8, $9, 1, $10, $11::prediction_outcome)`,
+      [clusterId, ids.get(c.key), c.kind, c.ending, c.from, c.to, new Date(c.atMs - 400), new Date(c.atMs), JSON.stringify(details), c.prediction?.holder ?? null, c.prediction?.outcome ?? null],
     );
   }
 }
@@ -245,6 +259,10 @@ test.describe("locks on the board and their pages", () => {
     await expect(pager).toContainText(`Page 1: changes 1–50 of ${BUSY_CHANGES}`);
     await expect(changes.getByRole("row")).toHaveCount(51);
     await expect(changes.getByRole("row", { name: new RegExp(`${who("worker-59")} released it; ${who("worker-60")} acquired it`) })).toBeVisible();
+    // Each change says how it compared with the next holder Baton predicted: a wrong one is loud.
+    await expect(changes.getByRole("row", { name: new RegExp(`${who("worker-60")} acquired it.*as predicted`) })).toBeVisible();
+    await expect(changes.getByRole("row", { name: new RegExp(`${who("worker-59")} acquired it.*prediction wrong: ${who("worker-7")} expected`) })).toBeVisible();
+    await expect(changes.locator("[data-outcome=wrong]")).toHaveCount(1);
     await pager.getByRole("button", { name: "Older" }).click();
     await expect(pager).toContainText(`Page 2: changes 51–60 of ${BUSY_CHANGES}`);
     await expect(changes.getByRole("row")).toHaveCount(11);
