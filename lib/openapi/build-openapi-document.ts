@@ -1,6 +1,8 @@
 import "server-only";
 
 import packageJson from "@/package.json";
+import { classifyRequest } from "@/lib/auth/access-rules";
+import { SESSION_COOKIE } from "@/lib/auth/session-cookie";
 import { type JsonSchema, toComponentSchemas } from "@/lib/openapi/json-schema";
 import { listOperations } from "@/lib/openapi/list-operations";
 import type { OperationSpec } from "@/lib/openapi/operation-types";
@@ -19,10 +21,24 @@ export type OpenApiDocument = {
 };
 
 const SECURITY_SCHEME = "bearerToken";
+const SESSION_SCHEME = "sessionCookie";
+
+/**
+ * Who may call an operation, by the access rules proxy.ts applies (lib/auth/access-rules.ts):
+ * writes need an ingest-scoped token in every mode; reads need a read-scoped token or a
+ * signed-in session once access control is configured, and nothing in open mode (the empty
+ * requirement); public routes need nothing.
+ */
+function securityOf(operation: OperationSpec): Record<string, string[]>[] | null {
+  const rule = classifyRequest(operation.method, operation.path);
+  if (rule === "public") return null;
+  if (rule === "ingest" || operation.isAuthenticated) return [{ [SECURITY_SCHEME]: [] }];
+  return [{ [SECURITY_SCHEME]: [] }, { [SESSION_SCHEME]: [] }, {}];
+}
 
 const TAGS = [
   { name: "Ingest", description: "Counter events from the services that process events exclusively. Needs a bearer token." },
-  { name: "Deployments", description: "The rollouts that explain violations. Writing needs a bearer token; reading does not." },
+  { name: "Deployments", description: "The rollouts that explain violations. Writing needs an ingest-scoped bearer token; reading is as any read." },
   { name: "Read", description: "The leaders board, subscriptions' timelines and changes, consumers." },
   { name: "Violations", description: "Mutual-exclusivity violations, classified against deployments." },
   { name: "Health", description: "Baton itself." },
@@ -30,7 +46,7 @@ const TAGS = [
 
 const DESCRIPTION = [
   "Who holds the baton, and did two hands ever hold it at once? Baton's HTTP API: ingest of counter events and deployments, and the read API its pages use.",
-  "Errors always have the shape `{ \"error\": { \"code\", \"message\", \"details\"? } }`. Reads need no token; writes need `Authorization: Bearer bat_…` (create one with `npm run token:create`).",
+  "Errors always have the shape `{ \"error\": { \"code\", \"message\", \"details\"? } }`. Writes need `Authorization: Bearer bat_…` with the ingest scope (create one with `npm run token:create`). Reads need nothing while Baton runs open (no access control configured); once it is configured they need a read-scoped token or a signed-in session, and answer 401 without one. `/api/health` and this document are public.",
   "Request schemas are generated from the zod schemas the routes validate with; rules JSON Schema cannot state (cross-field checks, time windows relative to now) are in the descriptions. No string may contain NUL or an unpaired UTF-16 surrogate (PostgreSQL cannot store them).",
 ].join("\n\n");
 
@@ -45,14 +61,18 @@ function toRequestBody(body: NonNullable<OperationSpec["body"]>): Record<string,
   return { required: body.isRequired, ...(body.description ? { description: body.description } : {}), content };
 }
 
-function toOperationObject(operation: OperationSpec): Record<string, unknown> {
+function toOperationObject(spec: OperationSpec): Record<string, unknown> {
+  const security = securityOf(spec);
+  // A read the proxy guards answers 401 once access control is configured.
+  const isGuardedRead = security !== null && !spec.isAuthenticated;
+  const operation = isGuardedRead && !spec.errors.includes("unauthenticated") ? { ...spec, errors: [...spec.errors, "unauthenticated" as const] } : spec;
   const parameters = toParameters(operation);
   return {
     operationId: operation.operationId,
     tags: [operation.tag],
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
-    ...(operation.isAuthenticated ? { security: [{ [SECURITY_SCHEME]: [] }] } : {}),
+    ...(security !== null ? { security } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body ? { requestBody: toRequestBody(operation.body) } : {}),
     responses: toResponses(operation),
@@ -84,7 +104,10 @@ export function buildOpenApiDocument(nowMs: number): OpenApiDocument {
     paths,
     components: {
       schemas: mergeComponents(toComponentSchemas(requestComponents, "input"), toComponentSchemas(responseComponents, "output")),
-      securitySchemes: { [SECURITY_SCHEME]: { type: "http", scheme: "bearer", bearerFormat: "bat_ followed by 43 base64url characters", description: "An API token from `npm run token:create`." } },
+      securitySchemes: {
+        [SECURITY_SCHEME]: { type: "http", scheme: "bearer", bearerFormat: "bat_ followed by 43 base64url characters", description: "An API token from `npm run token:create`, with the scope the operation needs: `ingest` for writes, `read` for reads." },
+        [SESSION_SCHEME]: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "The session cookie of a browser signed in through OpenID Connect (see the README's Access control)." },
+      },
     },
   };
 }

@@ -12,6 +12,10 @@ export const ERROR_CODES = {
   invalid_encoding: { status: 400, description: "The body is not UTF-8." },
   missing_token: { status: 401, description: "No `Authorization: Bearer …` header. Nothing was read or written." },
   invalid_token: { status: 401, description: "A malformed, unknown or revoked token. Nothing was read or written." },
+  unauthenticated: {
+    status: 401,
+    description: "Access control is configured and the request has neither a signed-in session nor a read-scoped token (nor a trusted proxy's user). Nothing was read.",
+  },
   deployment_not_found: { status: 404, description: "No deployment has that id (Baton's or yours)." },
   event_not_found: { status: 404, description: "No stored counter event has that id (raw events older than the retention are deleted)." },
   not_found: { status: 404, description: "Baton has not seen that subscription on that topic in that cluster." },

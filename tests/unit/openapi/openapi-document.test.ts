@@ -4,6 +4,7 @@ import { join, relative, sep } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 
+import { classifyRequest } from "@/lib/auth/access-rules";
 import { buildOpenApiDocument } from "@/lib/openapi/build-openapi-document";
 
 const API_DIR = join(process.cwd(), "app", "api");
@@ -54,15 +55,17 @@ describe("the API document against app/api", () => {
     expect(inDocument).toEqual(onDisk);
   });
 
-  it("asks for the bearer token exactly where a handler checks it, and documents its 401", () => {
+  it("asks for the bearer token exactly where a handler checks it, a read token or session where the access rules guard a read, and documents their 401", () => {
+    const readSecurity = [{ bearerToken: [] }, { sessionCookie: [] }, {}];
     for (const route of routes) {
       const operation = document.paths[route.path]![route.method] as OperationObject;
       const isChecked = route.source.includes("requireBearerToken(");
+      const isPublic = classifyRequest(route.method, route.path) === "public";
       expect({ route: `${route.method} ${route.path}`, security: operation.security ?? [] }).toEqual({
         route: `${route.method} ${route.path}`,
-        security: isChecked ? [{ bearerToken: [] }] : [],
+        security: isChecked ? [{ bearerToken: [] }] : isPublic ? [] : readSecurity,
       });
-      expect(Object.hasOwn(operation.responses, "401")).toBe(isChecked);
+      expect({ route: `${route.method} ${route.path}`, has401: Object.hasOwn(operation.responses, "401") }).toEqual({ route: `${route.method} ${route.path}`, has401: !isPublic });
     }
   });
 
