@@ -31,6 +31,8 @@ export type AlertCondition = {
   labels: AlertLabels;
   severity: AlertSeverity;
   annotations: AlertAnnotations;
+  /** When the condition began, if the data says (a holder lost, stale since): `for` counts from there. */
+  since?: number | null;
 };
 
 /** An alert as stored: one incident of one fingerprint, from pending to resolved. Times are epoch ms. */

@@ -1,6 +1,7 @@
 // One evaluation, pure: the conditions found now against the open alerts, as Prometheus's
 // alerting rules do it. A new condition is pending; it fires once it has held for its rule's
-// `for` (at once when `for` is 0); a firing alert whose condition is gone is resolved; a pending
+// `for` (at once when `for` is 0), counted from when the condition began when the data says so
+// (the poll that saw the holder go), else from this evaluation; a firing alert whose condition is gone is resolved; a pending
 // one is dropped without a word. Firing and resolved are each notified once per incident; a
 // firing alert is re-sent to Alertmanager every resendMs.
 
@@ -32,7 +33,7 @@ export function evaluateAlerts(input: EvaluateInput): Evaluation {
     const previous = openByFingerprint.get(fingerprint);
     const alert: StoredAlert = previous
       ? { ...previous, severity: condition.severity, annotations: condition.annotations }
-      : { id: null, fingerprint, labels: condition.labels, severity: condition.severity, annotations: condition.annotations, state: "pending", activeAt: nowMs, firedAt: null, resolvedAt: null, lastSentAt: null };
+      : { id: null, fingerprint, labels: condition.labels, severity: condition.severity, annotations: condition.annotations, state: "pending", activeAt: Math.min(nowMs, condition.since ?? nowMs), firedAt: null, resolvedAt: null, lastSentAt: null };
     if (!previous) result.transitions.push({ fingerprint, from: null, to: "pending", at: nowMs });
     if (alert.state === "pending" && nowMs - alert.activeAt >= rule.forMs) {
       alert.state = "firing";
