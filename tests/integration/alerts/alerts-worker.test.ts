@@ -11,9 +11,11 @@ import { startHttpServer, type TestServer } from "@/tests/support/http-server";
 import { createTestDb, waitFor } from "@/tests/support/poller-harness";
 import { createTestNamespace, getTestBroker } from "@/tests/support/pulsar";
 import { getTestDatabaseUrl } from "@/tests/support/test-database";
+import { startAlertmanager, type TestAlertmanager } from "@/tests/support/alerts-alertmanager";
 
 // Alerting end to end: the real worker process polls a real broker, evaluates the rules and
-// delivers to a webhook receiver in this test. Every consumer of a subscription is killed (the
+// delivers to a webhook receiver in this test, to a Slack-format webhook, and to a real
+// Alertmanager (which notifies the test in turn). Every consumer of a subscription is killed (the
 // no-holder alert fires), the worker is killed (SIGKILL) and another started, one consumer comes
 // back (it resolves): exactly one firing and one resolved notification, each correctly signed.
 
@@ -28,6 +30,12 @@ let scratch: Awaited<ReturnType<typeof createTestNamespace>>;
 let topic: string;
 let receiver: TestServer;
 let worker: ChildProcess | undefined;
+let alertmanager: TestAlertmanager;
+
+/** What Alertmanager's own webhook and the Slack-format webhook deliver to this test. */
+type AlertmanagerNotice = { status: string; alerts: { status: string; labels: Record<string, string>; generatorURL: string }[] };
+const fromAlertmanager: AlertmanagerNotice[] = [];
+const slack: { text: string }[] = [];
 
 type Received = { isSigned: boolean; delivery: string | undefined; body: { id: string; status: string; alert: { rule: string; fingerprint: string; labels: Record<string, string>; link: string; firedAt: string | null; resolvedAt: string | null } } };
 const received: Received[] = [];
@@ -36,6 +44,13 @@ function receive(request: http.IncomingMessage, response: http.ServerResponse): 
   const chunks: Buffer[] = [];
   request.on("data", (chunk: Buffer) => chunks.push(chunk));
   request.on("end", () => {
+    if (request.url === "/alertmanager" || request.url === "/slack") {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      if (request.url === "/alertmanager") fromAlertmanager.push(body);
+      else slack.push(body);
+      response.writeHead(200).end();
+      return;
+    }
     const raw = Buffer.concat(chunks).toString("utf8");
     const expected = `sha256=${createHmac("sha256", SECRET).update(raw).digest("hex")}`;
     received.push({ isSigned: request.headers["x-baton-signature"] === expected, delivery: request.headers["x-baton-delivery"] as string | undefined, body: JSON.parse(raw) });
@@ -51,7 +66,11 @@ function startWorker(): ChildProcess {
       BATON_CLUSTERS: JSON.stringify([{ name: clusterName, adminUrl: broker.adminUrl, scope: { namespaces: [scratch.namespace] }, pollIntervalMs: 500, discoveryIntervalMs: 1000 }]),
       // Other tests' counter events share this database: only this test's rule is judged.
       BATON_ALERT_RULES: JSON.stringify({ "no-holder": { forSeconds: 1 }, violations: { enabled: false } }),
-      BATON_ALERT_WEBHOOKS: JSON.stringify([{ name: "test", url: `${receiver.url}/hook`, secret: SECRET, timeoutMs: 2000 }]),
+      BATON_ALERT_WEBHOOKS: JSON.stringify([
+        { name: "test", url: `${receiver.url}/hook`, secret: SECRET, timeoutMs: 2000 },
+        { name: "chat", url: `${receiver.url}/slack`, format: "slack" },
+      ]),
+      BATON_ALERTMANAGER_URL: alertmanager.url,
       BATON_ALERT_EVALUATION_INTERVAL_MS: "500",
       BATON_ALERT_LINK_BASE_URL: "http://baton.test",
     },
@@ -65,6 +84,7 @@ const evaluatorEpoch = async () => (await db.alertEvaluatorLease.findUnique({ wh
 beforeAll(async () => {
   db = createTestDb(databaseUrl);
   receiver = await startHttpServer(receive);
+  alertmanager = await startAlertmanager({ webhookUrl: `${receiver.url}/alertmanager` });
   scratch = await createTestNamespace("alerts");
   topic = scratch.topic("orders");
   await createNonPartitionedTopic(broker.adminUrl, topic);
@@ -76,6 +96,7 @@ afterAll(async () => {
   worker?.kill("SIGKILL");
   await fleet?.shutdown("kill");
   await scratch?.cleanup();
+  await alertmanager?.dispose();
   await receiver?.close();
   await db?.$disconnect();
 });
@@ -93,6 +114,12 @@ describe("alerting in the worker", () => {
     expect(firing!.body).toMatchObject({ status: "firing", alert: { labels: { alertname: "no-holder", cluster: clusterName, kind: "pulsar-subscription", resource: topic, subscription: "billing", severity: "critical" } } });
     expect(firing!.body.alert.link).toMatch(/^http:\/\/baton\.test\/subscriptions\?/);
     expect(firing!.delivery).toBe(firing!.body.id);
+    // Alertmanager holds it as active, with Baton's labels and link, and notifies its receiver.
+    const mine = (alerts: { labels: Record<string, string> }[]) => alerts.filter((a) => a.labels.alertname === "no-holder" && a.labels.cluster === clusterName);
+    const [active] = await waitFor(async () => mine(await alertmanager.listAlerts()), (list) => list.length === 1, "Alertmanager to hold the firing alert");
+    expect(active).toMatchObject({ labels: { subscription: "billing", severity: "critical" }, status: { state: "active" }, generatorURL: firing!.body.alert.link });
+    expect(Date.parse(active!.endsAt)).toBeGreaterThan(Date.parse(active!.startsAt));
+    await waitFor(async () => fromAlertmanager.filter((n) => mine(n.alerts).length > 0), (list) => list.some((n) => n.status === "firing"), "Alertmanager to notify the firing alert");
 
     // A crash between firing and resolution (the firing recorded as delivered: a crash inside a
     // delivery may repeat it, with the same id): a new worker takes over from the stored state.
@@ -104,6 +131,10 @@ describe("alerting in the worker", () => {
     await fleet.startConsumer({ name: "w3", topic, subscription: "billing", subscriptionType: "Failover" });
     await waitFor(async () => noHolder(), (list) => list.some((r) => r.body.status === "resolved"), "the resolved notification", 300);
 
+    // Alertmanager got the resolution (its endsAt is minutes ahead while firing: this is not an expiry).
+    await waitFor(async () => fromAlertmanager.filter((n) => mine(n.alerts).length > 0), (list) => list.some((n) => n.status === "resolved"), "Alertmanager to notify the resolution");
+    expect(mine(await alertmanager.listAlerts())).toEqual([]);
+
     // Some more evaluations change nothing.
     const runs = await db.pollRun.count({ where: { cluster: { name: clusterName } } });
     await waitFor(() => db.pollRun.count({ where: { cluster: { name: clusterName } } }), (n) => n >= runs + 4, "four more poll cycles");
@@ -112,6 +143,9 @@ describe("alerting in the worker", () => {
     expect(notifications.every((r) => r.isSigned)).toBe(true);
     expect(new Set(notifications.map((r) => r.body.alert.fingerprint)).size).toBe(1);
     expect(notifications[1]!.body.alert.resolvedAt).not.toBeNull();
+    const chat = slack.filter((m) => m.text.includes(`(${clusterName})`));
+    expect(chat.map((m) => m.text.split(" ")[1])).toEqual(["*FIRING*", "*RESOLVED*"]);
+    expect(chat[0]!.text).toContain(`<${firing!.body.alert.link}|Open in Baton>`);
 
     // The stored incident: its history and each delivery.
     const alert = await db.alert.findFirstOrThrow({
@@ -121,7 +155,9 @@ describe("alerting in the worker", () => {
     });
     expect(alert.state).toBe("resolved");
     expect(alert.transitions.map((t) => `${t.fromState}->${t.toState}`)).toEqual(["null->pending", "pending->firing", "firing->resolved"]);
-    expect(alert.notifications.map((n) => n.kind).sort()).toEqual(["firing", "resolved"]);
-    expect(alert.notifications.every((n) => n.deliveredAt !== null && n.deliveries.length === 1 && n.deliveries[0]!.statusCode === 204)).toBe(true);
+    const delivered = alert.notifications.filter((n) => n.deliveredAt !== null && n.deliveries.length === 1 && n.deliveries[0]!.statusCode! < 300);
+    expect(delivered).toHaveLength(alert.notifications.length);
+    // Firing and resolved to each of the three receivers (re-sends to Alertmanager come only after a minute).
+    expect(alert.notifications.map((n) => n.kind).sort()).toEqual(["firing", "firing", "firing", "resolved", "resolved", "resolved"]);
   });
 });

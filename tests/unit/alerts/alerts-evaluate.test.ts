@@ -61,6 +61,13 @@ describe("evaluateAlerts", () => {
     expect([first, early, fired, still, gone].flatMap((r) => r!.transitions.map((t) => `${t.from}->${t.to}`))).toEqual(["null->pending", "pending->firing", "firing->resolved"]);
   });
 
+  it("counts `for` from when the condition began, when the data says so (never from the future)", () => {
+    const [first] = run([{ at: T0, conditions: [{ ...noHolder(), since: T0 - 30_000 }] }]);
+    expect(first!.alerts[0]).toMatchObject({ state: "firing", activeAt: T0 - 30_000 });
+    const [ahead] = run([{ at: T0, conditions: [{ ...noHolder(), since: T0 + 5_000 }] }]);
+    expect(ahead!.alerts[0]).toMatchObject({ state: "pending", activeAt: T0 });
+  });
+
   it("fires at once when `for` is 0", () => {
     const rules = { ...config.rules, "no-holder": { ...config.rules["no-holder"], forMs: 0 } };
     const [only] = run([{ at: T0, conditions: [noHolder()] }], rules);
