@@ -115,7 +115,7 @@ describe("alerting in the worker", () => {
     expect(firing!.body.alert.link).toMatch(/^http:\/\/baton\.test\/subscriptions\?/);
     expect(firing!.delivery).toBe(firing!.body.id);
     // Alertmanager holds it as active, with Baton's labels and link, and notifies its receiver.
-    const mine = (alerts: { labels: Record<string, string> }[]) => alerts.filter((a) => a.labels.alertname === "no-holder" && a.labels.cluster === clusterName);
+    const mine = <T extends { labels: Record<string, string> }>(alerts: T[]): T[] => alerts.filter((a) => a.labels.alertname === "no-holder" && a.labels.cluster === clusterName);
     const [active] = await waitFor(async () => mine(await alertmanager.listAlerts()), (list) => list.length === 1, "Alertmanager to hold the firing alert");
     expect(active).toMatchObject({ labels: { subscription: "billing", severity: "critical" }, status: { state: "active" }, generatorURL: firing!.body.alert.link });
     expect(Date.parse(active!.endsAt)).toBeGreaterThan(Date.parse(active!.startsAt));
