@@ -24,14 +24,24 @@ type Options = {
 
 const RESTART_DELAY_MS = 2_000;
 
-/** One evaluation and the deliveries it made due; answers how long the evaluation took (ms). */
-export async function evaluateOnce(options: Pick<Options, "db" | "alerts" | "readConditions">, epoch: bigint, nowMs: number): Promise<number> {
+/**
+ * One evaluation, written; answers how long it took (ms) and when the earliest pending alert is
+ * due to fire (epoch ms, or null): the evaluator wakes then rather than an interval later, so an
+ * alert fires its `for` after the condition began, not up to an interval after that.
+ */
+export async function evaluateOnce(options: Pick<Options, "db" | "alerts" | "readConditions">, epoch: bigint, nowMs: number): Promise<{ durationMs: number; nextDueMs: number | null }> {
   const started = performance.now();
   const [open, conditions] = await Promise.all([loadOpenAlerts(options.db), options.readConditions(nowMs)]);
   const evaluation = evaluateAlerts({ nowMs, rules: options.alerts.rules, open, conditions, resendMs: options.alerts.resendMs });
   const receivers = { alertmanager: options.alerts.alertmanagerUrl !== null, webhooks: options.alerts.webhooks.map((h) => h.name) };
   await saveEvaluation(options.db, epoch, evaluation, receivers, nowMs);
-  return performance.now() - started;
+  let nextDueMs: number | null = null;
+  for (const alert of evaluation.alerts) {
+    if (alert.state !== "pending") continue;
+    const due = alert.activeAt + options.alerts.rules[alert.labels.alertname].forMs;
+    if (nextDueMs === null || due < nextDueMs) nextDueMs = due;
+  }
+  return { durationMs: performance.now() - started, nextDueMs };
 }
 
 /**
@@ -55,9 +65,11 @@ export async function runAlertEvaluator(options: Options): Promise<void> {
     try {
       while (!stop.signal.aborted) {
         const tickStarted = Date.now();
-        await evaluateOnce(options, lease.epoch, tickStarted);
+        const { nextDueMs } = await evaluateOnce(options, lease.epoch, tickStarted);
         await deliverDueNotifications(options.db, alerts, log);
-        await sleep(Math.max(0, alerts.evaluationIntervalMs - (Date.now() - tickStarted)), stop.signal);
+        const nextTick = Math.min(tickStarted + alerts.evaluationIntervalMs, nextDueMs ?? Number.POSITIVE_INFINITY);
+        // At least 100 ms apart, so that a burst of due alerts is one evaluation.
+        await sleep(Math.max(100, nextTick - Date.now()), stop.signal);
       }
     } catch (error) {
       if (error instanceof EvaluatorDeposedError) log(`alerts: ${error.message}; standing by`);
