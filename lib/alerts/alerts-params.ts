@@ -13,6 +13,9 @@ export type AlertsQuery = {
   state: (typeof ALERT_STATES)[number] | null;
   rule: (typeof ALERT_RULE_NAMES)[number] | null;
   cluster: string | null;
+  /** The topic or lock key. */
+  resource: string | null;
+  subscription: string | null;
   service: string | null;
   /** Alerts active at some time in [fromMs, toMs) (pending since before toMs, not resolved before fromMs); null: any time. */
   fromMs: number | null;
@@ -37,6 +40,8 @@ export const alertsParamsSchema = z
     state: z.enum(ALERT_STATES, { message: `must be one of ${ALERT_STATES.join(", ")}` }).optional(),
     rule: z.enum(ALERT_RULE_NAMES, { message: `must be one of ${ALERT_RULE_NAMES.join(", ")}` }).optional(),
     cluster: text(63).optional(),
+    resource: text(1_000).optional().meta({ description: "The topic or the lock key (label `resource`)." }),
+    subscription: text(1_000).optional(),
     service: text(200).optional(),
     from: instant.optional(),
     to: instant.optional(),
@@ -56,6 +61,8 @@ export const alertsParamsSchema = z
       state: value.state ?? null,
       rule: value.rule ?? null,
       cluster: value.cluster ?? null,
+      resource: value.resource ?? null,
+      subscription: value.subscription ?? null,
       service: value.service ?? null,
       fromMs: value.from ?? null,
       toMs: value.to ?? null,

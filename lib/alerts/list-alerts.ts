@@ -11,13 +11,15 @@ const STATE_ORDER: Record<AlertState, number> = { firing: 0, pending: 1, resolve
 
 /**
  * Alerts with their state history: firing first, then pending, then resolved, each newest
- * first. Filters by state, rule, labels (cluster, service) and a time range the alert was active in.
+ * first. Filters by state, rule, labels (cluster, resource, subscription, service) and a time range the alert was active in.
  */
 export async function listAlerts(db: Db, query: AlertsQuery, nowMs = Date.now()): Promise<AlertList> {
   const where: Prisma.AlertWhereInput[] = [];
   if (query.state !== null) where.push({ state: query.state });
   if (query.rule !== null) where.push({ rule: query.rule });
   if (query.cluster !== null) where.push({ labels: { path: ["cluster"], equals: query.cluster } });
+  if (query.resource !== null) where.push({ labels: { path: ["resource"], equals: query.resource } });
+  if (query.subscription !== null) where.push({ labels: { path: ["subscription"], equals: query.subscription } });
   if (query.service !== null) where.push({ labels: { path: ["service"], equals: query.service } });
   if (query.toMs !== null) where.push({ activeAt: { lt: new Date(query.toMs) } });
   if (query.fromMs !== null) where.push({ OR: [{ resolvedAt: null }, { resolvedAt: { gte: new Date(query.fromMs) } }] });

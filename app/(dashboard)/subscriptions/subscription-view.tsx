@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 
+import { AlertStrip } from "@/components/alerts/alert-strip";
 import { FlagDetails, FlagList, HealthWord } from "@/components/board/health-flags";
 import { AgoTime, ClockTime, ExactTime, TenureTime } from "@/components/board/time-text";
 import { HashRingChart } from "@/components/charts/hash-ring-chart";
@@ -13,6 +14,8 @@ import { ChangePager } from "@/components/timeline/change-pager";
 import { SwimlaneChart } from "@/components/timeline/swimlane-chart";
 import { TimelineLegend } from "@/components/timeline/timeline-legend";
 import { OutdatedNotice } from "@/components/ui/outdated-notice";
+import { alertMarkersQuery } from "@/lib/alerts/alert-queries";
+import { prepareAlertSpans } from "@/lib/alerts/alert-spans";
 import { staleReasonOf } from "@/lib/board/board-lines";
 import type { LeaderRow } from "@/lib/board/board-types";
 import { formatCount, formatShare } from "@/lib/board/format";
@@ -103,6 +106,7 @@ export function SubscriptionView({
     [selection, initialSelection, initialRange],
   );
   const timelineQuery = useQuery(subscriptionTimelineQuery(subscriptionRef, range, { isLive, allDeployments }));
+  const alertsQuery = useQuery(alertMarkersQuery({ cluster: subscriptionRef.cluster, resource: subscriptionRef.topic, subscription: subscriptionRef.subscription }, range, isLive));
   const pages = useChangePages(JSON.stringify([selection]));
   const changesQuery = useQuery(subscriptionChangesPageQuery(subscriptionRef, range, { isLive, cursor: pages.cursor }));
   const tick = useTick(5_000);
@@ -193,6 +197,7 @@ export function SubscriptionView({
           </label>
         </div>
         <SwimlaneChart timeline={data.timeline} colors={colors} nowMs={nowMs} xTicks={xTicks} />
+        <AlertStrip spans={prepareAlertSpans(alertsQuery.data?.alerts ?? [], Date.parse(data.timeline.from), Date.parse(data.timeline.to))} insetLeft={56} insetRight={16} />
         <TimelineLegend consumers={data.timeline.consumers} colors={colors} isKeyShared={isShared} />
         <p className="chart-note">
           {data.timeline.changeCount} changes{" "}

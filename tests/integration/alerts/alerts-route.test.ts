@@ -38,7 +38,7 @@ async function seed(rule: string, state: string, activeAgoMin: number, resolvedA
 beforeAll(async () => {
   await seed("no-holder", "resolved", 120, 100, { subscription: "billing" });
   await seed("no-holder", "firing", 30, null, { subscription: "billing" });
-  await seed("stuck", "pending", 1, null);
+  await seed("stuck", "pending", 1, null, { resource: "lock:x" });
   await seed("stale", "resolved", 20, 10);
   await seed("violations", "firing", 5, null, { service: `orders-${run}` });
 });
@@ -62,6 +62,8 @@ describe("GET /api/v1/alerts", () => {
     expect((await get({ cluster, state: "resolved" })).body.alerts).toHaveLength(2);
     expect((await get({ cluster, rule: "no-holder" })).body.alerts.map((a) => a.state)).toEqual(["firing", "resolved"]);
     expect((await get({ service: `orders-${run}` })).body.alerts.map((a) => a.rule)).toEqual(["violations"]);
+    expect((await get({ cluster, subscription: "billing" })).body.alerts.map((a) => a.state)).toEqual(["firing", "resolved"]);
+    expect((await get({ cluster, resource: "lock:x" })).body.alerts.map((a) => a.rule)).toEqual(["stuck"]);
     // Active within the last 15 minutes: the open ones and the stale alert resolved 10 minutes ago.
     const recent = await get({ cluster, from: new Date(now - 15 * MINUTE).toISOString(), to: String(now) });
     expect(recent.body.alerts.map((a) => a.rule)).toEqual(["violations", "no-holder", "stuck", "stale"]);

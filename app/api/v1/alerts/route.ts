@@ -6,7 +6,7 @@ import { parseReadParams } from "@/lib/queries/read-api-params";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/v1/alerts?state=&rule=&cluster=&service=&from=&to=&limit=: alerts with their state history, firing first. */
+/** GET /api/v1/alerts?state=&rule=&cluster=&resource=&subscription=&service=&from=&to=&limit=: alerts with their state history, firing first. */
 export const GET = withErrorHandling(async (request) => {
   const query = parseReadParams(alertsParamsSchema, request.url);
   return Response.json(await listAlerts(getDb(), query), { headers: { "cache-control": "no-store" } });
