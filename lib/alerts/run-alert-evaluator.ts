@@ -15,6 +15,8 @@ type Options = {
   alerts: AlertsConfig;
   /** What holds now (lib/alerts/read-conditions.ts in the worker). */
   readConditions: (nowMs: number) => Promise<AlertCondition[]>;
+  /** A mark that moves when what the rules read changes (lib/alerts/read-change-mark.ts): a move evaluates at once. */
+  readChangeMark?: () => Promise<string>;
   evaluatorId: string;
   signal: AbortSignal;
   log: (line: string) => void;
@@ -23,6 +25,19 @@ type Options = {
 };
 
 const RESTART_DELAY_MS = 2_000;
+/** How often the change mark is read between evaluations. */
+const PROBE_MS = 250;
+
+/** Sleeps until `untilMs`, or until the change mark moves from `mark`; answers the mark last read. */
+async function waitForTick(untilMs: number, mark: string | null, readChangeMark: Options["readChangeMark"], signal: AbortSignal): Promise<string | null> {
+  while (!signal.aborted && Date.now() < untilMs) {
+    await sleep(Math.min(PROBE_MS, untilMs - Date.now()), signal);
+    if (!readChangeMark || signal.aborted) continue;
+    const now = await readChangeMark();
+    if (now !== mark) return now;
+  }
+  return mark;
+}
 
 /**
  * One evaluation, written; answers how long it took (ms) and when the earliest pending alert is
@@ -46,7 +61,8 @@ export async function evaluateOnce(options: Pick<Options, "db" | "alerts" | "rea
 
 /**
  * Stands by until this process holds the evaluator lease, then evaluates every rule each
- * evaluation interval and delivers the outbox, until it loses the lease (and stands by again)
+ * evaluation interval, as soon as a poller stores a holder change, and when a pending alert's
+ * `for` is up, and delivers the outbox after each evaluation, until it loses the lease (and stands by again)
  * or `signal` aborts.
  */
 export async function runAlertEvaluator(options: Options): Promise<void> {
@@ -63,13 +79,14 @@ export async function runAlertEvaluator(options: Options): Promise<void> {
       stop.abort();
     });
     try {
+      let mark = options.readChangeMark ? await options.readChangeMark() : null;
       while (!stop.signal.aborted) {
         const tickStarted = Date.now();
         const { nextDueMs } = await evaluateOnce(options, lease.epoch, tickStarted);
         await deliverDueNotifications(options.db, alerts, log);
-        const nextTick = Math.min(tickStarted + alerts.evaluationIntervalMs, nextDueMs ?? Number.POSITIVE_INFINITY);
-        // At least 100 ms apart, so that a burst of due alerts is one evaluation.
-        await sleep(Math.max(100, nextTick - Date.now()), stop.signal);
+        // At least 100 ms apart, so that a burst of due alerts or changes is one evaluation.
+        const nextTick = Math.max(Date.now() + 100, Math.min(tickStarted + alerts.evaluationIntervalMs, nextDueMs ?? Number.POSITIVE_INFINITY));
+        mark = await waitForTick(nextTick, mark, options.readChangeMark, stop.signal);
       }
     } catch (error) {
       if (error instanceof EvaluatorDeposedError) log(`alerts: ${error.message}; standing by`);

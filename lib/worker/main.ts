@@ -9,6 +9,7 @@ import "server-only";
 import os from "node:os";
 
 import { checkAlertmanager } from "@/lib/alerts/check-alertmanager";
+import { readChangeMark } from "@/lib/alerts/read-change-mark";
 import { readConditions } from "@/lib/alerts/read-conditions";
 import { runAlertEvaluator } from "@/lib/alerts/run-alert-evaluator";
 import { syncClusters } from "@/lib/clusters/sync-clusters";
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
       : Promise.resolve(),
     // Deletes are idempotent: several workers may each run it; none blocks ingestion.
     runRetentionLoop(db, config.violations, shutdown.signal, log),
-    runAlertEvaluator({ db, databaseUrl, alerts: config.alerts, readConditions: (nowMs) => readConditions(db, config, nowMs), evaluatorId: pollerId, signal: shutdown.signal, log }),
+    runAlertEvaluator({ db, databaseUrl, alerts: config.alerts, readConditions: (nowMs) => readConditions(db, config, nowMs), readChangeMark: () => readChangeMark(db), evaluatorId: pollerId, signal: shutdown.signal, log }),
     stopped,
   ]);
   await ingestPool?.end();
