@@ -7,11 +7,11 @@ import { alertmanagerBody, signBody, slackBody, webhookBody } from "@/lib/alerts
 import type { Db } from "@/lib/db/client";
 
 // Sends what the outbox holds: due notifications (not delivered, next attempt passed) oldest
-// first, each attempt recorded in alert_delivery. A failure is retried with exponential backoff
+// first, in order per alert and receiver, each attempt recorded in alert_delivery. A failure is retried with exponential backoff
 // (1 s, 2 s, 4 s, ... at most 5 min), forever: a receiver that comes back gets everything, in
 // order. Delivery is at least once: the webhook body's `id` lets a receiver drop a repeat.
 
-const BATCH = 100;
+const BATCH = 500;
 const MAX_BACKOFF_MS = 300_000;
 const ALERTMANAGER_TIMEOUT_MS = 10_000;
 
@@ -54,8 +54,10 @@ async function post(target: Target): Promise<{ statusCode: number | null; error:
 
 /** Delivers the due notifications once each; answers how many were delivered and how many failed. */
 export async function deliverDueNotifications(db: Db, config: AlertsConfig, log: (line: string) => void): Promise<{ delivered: number; failed: number }> {
-  const due = await db.alertNotification.findMany({
-    where: { deliveredAt: null, nextAttemptAt: { lte: new Date() } },
+  const undelivered = await db.alertNotification.findMany({
+    // Every undelivered one (not only the due): a notification waits for the earlier ones of its
+    // alert and receiver, so that a resolution never overtakes its firing.
+    where: { deliveredAt: null },
     orderBy: { id: "asc" },
     take: BATCH,
     select: {
@@ -63,12 +65,13 @@ export async function deliverDueNotifications(db: Db, config: AlertsConfig, log:
       receiver: true,
       kind: true,
       attempts: true,
+      nextAttemptAt: true,
       alert: { select: { id: true, fingerprint: true, labels: true, severity: true, summary: true, description: true, link: true, state: true, activeAt: true, firedAt: true, resolvedAt: true, lastSentAt: true } },
     },
   });
   let delivered = 0;
   let failed = 0;
-  const deliverOne = async (row: (typeof due)[number]) => {
+  const deliverOne = async (row: (typeof undelivered)[number]) => {
     const a = row.alert;
     const alert: StoredAlert = {
       id: a.id.toString(),
@@ -103,13 +106,18 @@ export async function deliverDueNotifications(db: Db, config: AlertsConfig, log:
     }
     return answer.error === null;
   };
-  // Receivers at once (a slow one holds up no other); each receiver's notifications in order,
-  // stopping at its first failure so that a resolution never overtakes its firing.
-  const byReceiver = new Map<string, typeof due>();
-  for (const row of due) byReceiver.set(row.receiver, [...(byReceiver.get(row.receiver) ?? []), row]);
+  // Receivers at once (a slow one holds up no other); each receiver's notifications in order. An
+  // alert whose earlier notification is not due yet or just failed waits, its later ones too.
+  const nowMs = Date.now();
+  const byReceiver = new Map<string, typeof undelivered>();
+  for (const row of undelivered) byReceiver.set(row.receiver, [...(byReceiver.get(row.receiver) ?? []), row]);
   await Promise.all(
     [...byReceiver.values()].map(async (rows) => {
-      for (const row of rows) if (!(await deliverOne(row))) break;
+      const waiting = new Set<bigint>();
+      for (const row of rows) {
+        if (waiting.has(row.alert.id)) continue;
+        if (row.nextAttemptAt.getTime() > nowMs || !(await deliverOne(row))) waiting.add(row.alert.id);
+      }
     }),
   );
   return { delivered, failed };

@@ -94,6 +94,29 @@ describe("the alert outbox", () => {
     expect(row!.deliveries.map((d) => d.statusCode)).toEqual([503, 500, 204]);
   });
 
+  it("holds a resolution back until its firing is delivered", async () => {
+    const alerts = config(`${receiver.url}/hook`);
+    const other = { ...condition, labels: { ...condition.labels, resource: "lock:order" } };
+    const t0 = Date.now();
+    const fired = evaluateAlerts({ nowMs: t0, rules: alerts.rules, open: [], conditions: [other], resendMs: 60_000 });
+    await saveEvaluation(db, lease.epoch, fired, { alertmanager: false, webhooks: [`flaky-${run}`] }, t0);
+    answers = [503];
+    await deliverDueNotifications(db, alerts, () => undefined);
+    const open = (await loadOpenAlerts(db)).filter((a) => a.labels.resource === "lock:order");
+    const resolved = evaluateAlerts({ nowMs: t0 + 1, rules: alerts.rules, open, conditions: [], resendMs: 60_000 });
+    await saveEvaluation(db, lease.epoch, resolved, { alertmanager: false, webhooks: [`flaky-${run}`] }, t0 + 1);
+
+    const rows = () =>
+      db.alertNotification.findMany({ where: { alert: { labels: { path: ["resource"], equals: "lock:order" } } }, orderBy: { id: "asc" }, select: { id: true, kind: true, deliveredAt: true, attempts: true } });
+    // The firing is backing off; the resolution is due but waits.
+    await deliverDueNotifications(db, alerts, () => undefined);
+    expect((await rows()).map((r) => [r.kind, r.attempts, r.deliveredAt !== null])).toEqual([["firing", 1, false], ["resolved", 0, false]]);
+    const [firing] = await rows();
+    await db.alertNotification.update({ where: { id: firing!.id }, data: { nextAttemptAt: new Date(0) } });
+    await deliverDueNotifications(db, alerts, () => undefined);
+    expect((await rows()).map((r) => [r.kind, r.deliveredAt !== null])).toEqual([["firing", true], ["resolved", true]]);
+  });
+
   it("records an unreachable receiver's error", async () => {
     const port = await findFreePort();
     const alerts = config(`http://127.0.0.1:${port}/hook`);
