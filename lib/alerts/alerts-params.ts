@@ -2,8 +2,8 @@ import { z } from "zod";
 
 import { ALERT_RULE_NAMES } from "@/lib/alerts/alert-config";
 
-// GET /api/v1/alerts's query (and the Alerts page's filters): unknown parameters refused, each
-// error naming its parameter. Client-safe.
+// GET /api/v1/alerts's query (the Alerts page reads with its defaults): unknown parameters refused, each
+// error naming its parameter.
 
 export const ALERT_STATES = ["firing", "pending", "resolved"] as const;
 export const DEFAULT_ALERT_LIMIT = 100;

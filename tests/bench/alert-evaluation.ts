@@ -63,10 +63,12 @@ async function main(): Promise<void> {
   const database = await startTestDatabase();
   const db = createDb(database.url);
   try {
-    log(`seeding ${RESOURCES.toLocaleString("en-US")} subscription partitions`);
-    const { clusterId } = await seedBoard(db, { cluster: CLUSTER, resources: RESOURCES, partitionsPerTopic: 4, changes: 30_000, recentChanges: 3_000, subscriptionType: "Failover" });
+    // The dataset first: it empties the holder tables it fills.
     log(`generating ${SHAPE.events.toLocaleString("en-US")} counter events with their rollup`);
     await generateDataset(database.url, SHAPE, Math.floor(Date.now() / 60_000) * 60_000, log);
+    log(`seeding ${RESOURCES.toLocaleString("en-US")} subscription partitions`);
+    const { clusterId } = await seedBoard(db, { cluster: CLUSTER, resources: RESOURCES, partitionsPerTopic: 4, changes: 30_000, recentChanges: 3_000, subscriptionType: "Failover" });
+    const resources = await db.heldResource.count({ where: { clusterId } });
     await pollNow(db, clusterId);
 
     const alertmanagerPosts: { at: number; alerts: { labels: Record<string, string>; endsAt: string }[] }[] = [];
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
     const controller = new AbortController();
     const lease = (await acquireEvaluatorLease({ databaseUrl: database.url, evaluatorId: "bench", signal: controller.signal }))!;
     const conditions = await read(Date.now());
-    log(`conditions found: ${conditions.length} (${[...new Set(conditions.map((c) => c.labels.alertname))].join(", ") || "none"})`);
+    log(`${resources.toLocaleString("en-US")} resources in the evaluated cluster; conditions found: ${conditions.length} (${[...new Set(conditions.map((c) => c.labels.alertname))].join(", ") || "none"})`);
     const times: number[] = [];
     for (let i = 0; i < 3 + RUNS; i++) {
       const { durationMs } = await evaluateOnce({ db, alerts: config.alerts, readConditions: read }, lease.epoch, Date.now());
@@ -117,7 +119,7 @@ async function main(): Promise<void> {
         db.heldResource.update({ where: { id: resource.id }, data: { holder: null, holderSince: null, lastChangeAt: lostAt, consumers: [] }, select: { id: true } }),
         db.holderChange.create({ data: { clusterId, resourceId: resource.id, kind: "HOLDER_LOST", fromHolder: resource.holder, toHolder: null, oldSeenAt: lostAt, newSeenAt: lostAt, pollerEpoch: 1n }, select: { id: true } }),
       ]);
-      const posted = await waitForPost(alertmanagerPosts, resource.topic!, 30_000);
+      const posted = await waitForPost(alertmanagerPosts, { topic: resource.topic!, subscription: resource.subscription!, after: lostAt.getTime() }, 30_000);
       latencies.push(posted - lostAt.getTime());
       await pollNow(db, clusterId);
     }
@@ -135,10 +137,12 @@ async function main(): Promise<void> {
   }
 }
 
-async function waitForPost(posts: { at: number; alerts: { labels: Record<string, string>; endsAt: string }[] }[], topic: string, timeoutMs: number): Promise<number> {
+/** When the first POST of this subscription's no-holder alert after the loss arrived. */
+async function waitForPost(posts: { at: number; alerts: { labels: Record<string, string>; endsAt: string }[] }[], where: { topic: string; subscription: string; after: number }, timeoutMs: number): Promise<number> {
+  const { topic, subscription, after } = where;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const post = posts.find((p) => p.alerts.some((a) => a.labels.alertname === "no-holder" && a.labels.resource === topic));
+    const post = posts.find((p) => p.at >= after && p.alerts.some((a) => a.labels.alertname === "no-holder" && a.labels.resource === topic && a.labels.subscription === subscription));
     if (post) return post.at;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
