@@ -3,6 +3,8 @@ import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import pg from "pg";
 
+import { LOCKS_E2E_CLUSTER } from "../../playwright.config";
+
 // The Alerts page: incidents go into the e2e database as the evaluator writes them (alert rows
 // with their transitions). The worker beside the web app evaluates too and would resolve them
 // (their conditions do not hold), so this test takes the evaluator lease from it first, as a
@@ -57,8 +59,30 @@ test.beforeAll(async () => {
   await seed({ rule: "stuck", state: "pending", labels: { cluster: "redis-main", kind: "redis-lock", resource: `lock:daily-${run}` }, summary: `Stuck holder: lock:daily-${run} (redis-main)`, description: "Stuck holder: pod-a has held it for 2 h 3 m", link: `http://localhost:3000/locks?cluster=redis-main&key=lock%3Adaily-${run}`, activeMs: now - 20_000 });
 });
 
+/** A lock of the locks e2e's cluster (which nothing polls), current, as the poller writes it. */
+async function seedLock(lockKey: string, nowMs: number): Promise<void> {
+  const scope = { patterns: [{ match: "lock:*", layout: "token", mustBeHeld: false }, { match: "leader:*", layout: "redisson", mustBeHeld: true }] };
+  const { rows } = await db.query<{ id: number }>(
+    `insert into cluster (name, kind, admin_url, scope, poll_interval_ms, is_configured, updated_at) values ($1, 'REDIS', 'redis://127.0.0.1:6379', $2, 120000, true, now())
+     on conflict (name) do update set kind = 'REDIS', scope = excluded.scope, poll_interval_ms = excluded.poll_interval_ms returning id`,
+    [LOCKS_E2E_CLUSTER.name, JSON.stringify(scope)],
+  );
+  const details = { pattern: "lock:*", ttlMs: 30_000, isSplit: false, stats: { tenureMaxTtlMs: 30_000, nearExpiryCount: 0, longestHoldMs: 0 }, source: { layout: "token" } };
+  await db.query(
+    `insert into held_resource (cluster_id, kind, resource_key, holder, holder_token, holder_since, expires_at, consumers, details, first_seen_at, last_observed_at)
+     values ($1, 'REDIS_LOCK', $2, 'pod-a', 'pod-a:1', $3, $4, '[]', $5, $6, $7)`,
+    [rows[0]!.id, lockKey, new Date(nowMs - 20 * MINUTE), new Date(nowMs + 29_000), JSON.stringify(details), new Date(nowMs - 3 * 3_600_000), new Date(nowMs - 1_000)],
+  );
+  await db.query(
+    `insert into poll_run (cluster_id, started_at, finished_at, duration_ms, cycle_ms, topic_count, resource_count, request_count, error_count, poller_epoch, poller_id)
+     values ($1, $2, $3, 40, 120000, 1, 1, 1, 0, 1, 'e2e')`,
+    [rows[0]!.id, new Date(nowMs - 40), new Date(nowMs)],
+  );
+}
+
 test.afterAll(async () => {
-  await db?.query("delete from alert where labels->>'alertname' is not null and fingerprint like $1", [`%-${run}-%`]);
+  await db?.query("delete from alert where fingerprint like $1", [`%-${run}-%`]);
+  await db?.query("delete from held_resource where resource_key = $1", [`lock:alerted-${run}`]);
   await db?.end();
   await lease?.end(); // gives the evaluator lease back to the worker
 });
@@ -86,4 +110,22 @@ test("the Alerts page lists firing and pending alerts, then the resolved, with t
   // The link opens the page that explains it, in this Baton.
   await openRows.nth(0).getByRole("link", { name: `Violations outside deployments: orders-${run}` }).click();
   await expect(page).toHaveURL(new RegExp(`/violations\\?service=orders-${run}$`));
+});
+
+test("a lock's timeline marks its alerts under the chart", async ({ page }) => {
+  const now = Date.now();
+  const lockKey = `lock:alerted-${run}`;
+  await seedLock(lockKey, now);
+  const labels = { cluster: LOCKS_E2E_CLUSTER.name, kind: "redis-lock", resource: lockKey };
+  const link = `http://localhost:3000/locks?cluster=${LOCKS_E2E_CLUSTER.name}&key=${encodeURIComponent(lockKey)}`;
+  await seed({ rule: "expired-while-held", state: "resolved", labels, summary: `Lock expired while held: ${lockKey}`, description: "expired while pod-z held it", link, activeMs: now - 90 * MINUTE, firedMs: now - 90 * MINUTE, resolvedMs: now - 80 * MINUTE });
+  await seed({ rule: "stuck", state: "firing", labels, summary: `Stuck holder: ${lockKey}`, description: "pod-a has held it for 20 m", link, activeMs: now - 12 * MINUTE, firedMs: now - 10 * MINUTE });
+
+  await page.goto(`/locks?${new URLSearchParams({ cluster: LOCKS_E2E_CLUSTER.name, key: lockKey })}`);
+  const markers = page.getByRole("list", { name: "Alerts in this range" }).getByRole("listitem");
+  await expect(markers).toHaveCount(2);
+  await expect(markers.nth(0)).toHaveAccessibleName(new RegExp(`^Lock expired while held: ${lockKey}: fired .*, resolved `));
+  await expect(markers.nth(1)).toHaveAccessibleName(new RegExp(`^Stuck holder: ${lockKey}: fired .*, still firing$`));
+  await markers.nth(1).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Alerts" })).toBeVisible();
 });
