@@ -5,6 +5,7 @@ import path from "node:path";
 import { z } from "zod";
 
 import { type AccessConfig, parseAccessConfig } from "@/lib/auth/access-config";
+import { type AlertsConfig, AlertsConfigError, parseAlertsConfig } from "@/lib/alerts/alert-config";
 import { ConfigError, describeConfigIssue, describeValue, readConfigText } from "@/lib/config-files";
 import { HASHING_SCHEMES, type HashingScheme } from "@/lib/pulsar/producer-routing";
 import { httpUrl, positiveInt } from "@/lib/sources/config-fields";
@@ -86,6 +87,12 @@ const envSchema = z.object({
   BATON_INGEST_TOPIC_CLUSTER: z.string().min(1).optional(),
   BATON_INGEST_SUBSCRIPTION: z.string().regex(/^[\w.-]+$/, { message: "must be a subscription name" }).default("baton-ingest"),
   BATON_INGEST_SUBSCRIPTION_TYPE: z.enum(["Shared", "Key_Shared"]).default("Shared"),
+  BATON_ALERT_RULES: z.string().min(1).optional(),
+  BATON_ALERT_WEBHOOKS: z.string().min(1).optional(),
+  BATON_ALERT_EVALUATION_INTERVAL_MS: positiveInt(500, 3_600_000).default(5_000),
+  BATON_ALERTMANAGER_URL: httpUrl.optional(),
+  BATON_ALERTMANAGER_RESEND_SECONDS: positiveInt(1, 86_400).default(60),
+  BATON_ALERT_LINK_BASE_URL: httpUrl.optional(),
 });
 
 export type { ClusterConfig };
@@ -105,6 +112,7 @@ export type Config = {
   violations: ViolationsConfig;
   /** Who may read the pages and the read API (lib/auth/access-config.ts). */
   access: AccessConfig;
+  alerts: AlertsConfig;
 };
 
 export type ViolationsConfig = {
@@ -200,6 +208,22 @@ function resolveIngestTopic(vars: z.output<typeof envSchema>, clusters: ClusterC
   return { cluster, topic: vars.BATON_INGEST_TOPIC, subscription: vars.BATON_INGEST_SUBSCRIPTION, subscriptionType: vars.BATON_INGEST_SUBSCRIPTION_TYPE };
 }
 
+function resolveAlerts(vars: z.output<typeof envSchema>): AlertsConfig {
+  try {
+    return parseAlertsConfig({
+      rulesJson: vars.BATON_ALERT_RULES === undefined ? undefined : parseJson("BATON_ALERT_RULES", vars.BATON_ALERT_RULES),
+      webhooksJson: vars.BATON_ALERT_WEBHOOKS === undefined ? undefined : parseJson("BATON_ALERT_WEBHOOKS", vars.BATON_ALERT_WEBHOOKS),
+      evaluationIntervalMs: vars.BATON_ALERT_EVALUATION_INTERVAL_MS,
+      alertmanagerUrl: vars.BATON_ALERTMANAGER_URL ?? null,
+      resendSeconds: vars.BATON_ALERTMANAGER_RESEND_SECONDS,
+      linkBaseUrl: vars.BATON_ALERT_LINK_BASE_URL ?? `http://localhost:${vars.PORT}`,
+    });
+  } catch (error) {
+    if (error instanceof AlertsConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 /**
  * Parses every setting from the environment (and the config file it names). Throws a
  * ConfigError whose message is one line naming the variable and the expected form.
@@ -245,6 +269,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
   return {
     access,
+    alerts: resolveAlerts(vars),
     violations: {
       deploymentGraceMs: vars.BATON_DEPLOYMENT_GRACE_MINUTES * 60_000,
       drilldownWindowMs: vars.BATON_DRILLDOWN_WINDOW_MINUTES * 60_000,

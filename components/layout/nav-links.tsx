@@ -7,6 +7,7 @@ export const NAV_ITEMS = [
   { href: "/", label: "Leaders" },
   { href: "/violations", label: "Violations" },
   { href: "/deployments", label: "Deployments" },
+  { href: "/alerts", label: "Alerts" },
   { href: "/settings/clusters", label: "Clusters" },
 ] as const;
 

@@ -1,12 +1,17 @@
 // The background process: polls every configured cluster (one poller per cluster across all
 // Baton processes; the others stand by), consumes the ingest topic when one is configured, and
-// deletes raw counter events older than the retention period (the rollups stay).
+// deletes raw counter events older than the retention period (the rollups stay), and
+// evaluates the alert rules and delivers their notifications (one evaluator across processes).
 // Runs outside Next's request handling so that several web replicas do not mean several
 // pollers. `npm start` runs it; `npm run worker` alone too.
 import "server-only";
 
 import os from "node:os";
 
+import { checkAlertmanager } from "@/lib/alerts/check-alertmanager";
+import { readChangeMark } from "@/lib/alerts/read-change-mark";
+import { readConditions } from "@/lib/alerts/read-conditions";
+import { runAlertEvaluator } from "@/lib/alerts/run-alert-evaluator";
 import { syncClusters } from "@/lib/clusters/sync-clusters";
 import { ConfigError, loadConfig } from "@/lib/config";
 import { createDb } from "@/lib/db/client";
@@ -30,6 +35,8 @@ async function main(): Promise<void> {
   const shutdown = new AbortController();
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => shutdown.abort());
   if (config.clusters.length === 0) log("no cluster configured: nothing to poll");
+  // An unreachable Alertmanager is a warning, not a reason to stop: the outbox keeps its alerts.
+  void checkAlertmanager(config.alerts.alertmanagerUrl).then((warning) => warning && log(`WARNING: ${warning}`));
   const ingestPool = config.ingest.topic ? createIngestPool(databaseUrl) : null;
   const stopped = new Promise<void>((resolve) => shutdown.signal.addEventListener("abort", () => resolve(), { once: true }));
   await Promise.all([
@@ -41,6 +48,7 @@ async function main(): Promise<void> {
       : Promise.resolve(),
     // Deletes are idempotent: several workers may each run it; none blocks ingestion.
     runRetentionLoop(db, config.violations, shutdown.signal, log),
+    runAlertEvaluator({ db, databaseUrl, alerts: config.alerts, readConditions: (nowMs) => readConditions(db, config, nowMs), readChangeMark: () => readChangeMark(db), evaluatorId: pollerId, signal: shutdown.signal, log }),
     stopped,
   ]);
   await ingestPool?.end();

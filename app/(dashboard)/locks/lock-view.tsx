@@ -9,7 +9,10 @@ import { LockNow } from "@/components/locks/lock-now";
 import { LocksTable } from "@/components/locks/locks-table";
 import { RangeControl } from "@/components/range-control";
 import { ChangePager } from "@/components/timeline/change-pager";
+import { AlertStrip } from "@/components/alerts/alert-strip";
 import { SwimlaneChart } from "@/components/timeline/swimlane-chart";
+import { alertMarkersQuery } from "@/lib/alerts/alert-queries";
+import { prepareAlertSpans } from "@/lib/alerts/alert-spans";
 import { TimelineLegend } from "@/components/timeline/timeline-legend";
 import { OutdatedNotice } from "@/components/ui/outdated-notice";
 import { consumerHref, lockHref } from "@/lib/board/links";
@@ -48,6 +51,7 @@ export function LockView({ lockRef, initialSelection, initialRange }: { lockRef:
   const range = useMemo(() => (selection === initialSelection ? initialRange : resolveRange(selection, Date.now())), [selection, initialSelection, initialRange]);
   const pages = useChangePages(JSON.stringify([selection]));
   const timelineQuery = useQuery(lockTimelineQuery(lockRef, range, { isLive, allDeployments }));
+  const alertsQuery = useQuery(alertMarkersQuery({ cluster: lockRef.cluster, ...(lockRef.key ? { resource: lockRef.key } : {}) }, range, isLive));
   const changesQuery = useQuery(lockChangesPageQuery(lockRef, range, { isLive, cursor: pages.cursor }));
   const tick = useTick(1_000);
 
@@ -95,6 +99,7 @@ export function LockView({ lockRef, initialSelection, initialRange }: { lockRef:
           </label>
         </div>
         <SwimlaneChart timeline={data.timeline} colors={colors} nowMs={nowMs} xTicks={xTicks} noHolderWords={NO_HOLDER_WORDS} laneLabelWidth={isPattern ? 180 : 140} />
+        <AlertStrip spans={prepareAlertSpans(alertsQuery.data?.alerts ?? [], Date.parse(data.timeline.from), Date.parse(data.timeline.to))} insetLeft={isPattern ? 180 : 140} insetRight={16} />
         <TimelineLegend consumers={data.timeline.consumers} colors={colors} isKeyShared={false} noHolderWords={NO_HOLDER_WORDS} />
         <p className="chart-note">
           {data.timeline.changeCount} changes {describeRange(selection, data.timeline.from, data.timeline.to)}.

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 
 import { JoinPreview } from "@/app/(dashboard)/subscriptions/join-preview";
+import { AlertStrip } from "@/components/alerts/alert-strip";
 import { FlagDetails, FlagList, HealthWord } from "@/components/board/health-flags";
 import { NextHolderCell } from "@/components/board/next-holder-cell";
 import { AgoTime, ClockTime, ExactTime, TenureTime } from "@/components/board/time-text";
@@ -15,6 +16,8 @@ import { ChangePager } from "@/components/timeline/change-pager";
 import { SwimlaneChart } from "@/components/timeline/swimlane-chart";
 import { TimelineLegend } from "@/components/timeline/timeline-legend";
 import { OutdatedNotice } from "@/components/ui/outdated-notice";
+import { alertMarkersQuery } from "@/lib/alerts/alert-queries";
+import { prepareAlertSpans } from "@/lib/alerts/alert-spans";
 import { staleReasonOf } from "@/lib/board/board-lines";
 import type { LeaderRow } from "@/lib/board/board-types";
 import { formatCount, formatShare } from "@/lib/board/format";
@@ -105,6 +108,7 @@ export function SubscriptionView({
     [selection, initialSelection, initialRange],
   );
   const timelineQuery = useQuery(subscriptionTimelineQuery(subscriptionRef, range, { isLive, allDeployments }));
+  const alertsQuery = useQuery(alertMarkersQuery({ cluster: subscriptionRef.cluster, resource: subscriptionRef.topic, subscription: subscriptionRef.subscription }, range, isLive));
   const pages = useChangePages(JSON.stringify([selection]));
   const changesQuery = useQuery(subscriptionChangesPageQuery(subscriptionRef, range, { isLive, cursor: pages.cursor }));
   const tick = useTick(5_000);
@@ -199,6 +203,7 @@ export function SubscriptionView({
           </label>
         </div>
         <SwimlaneChart timeline={data.timeline} colors={colors} nowMs={nowMs} xTicks={xTicks} />
+        <AlertStrip spans={prepareAlertSpans(alertsQuery.data?.alerts ?? [], Date.parse(data.timeline.from), Date.parse(data.timeline.to))} insetLeft={56} insetRight={16} />
         <TimelineLegend consumers={data.timeline.consumers} colors={colors} isKeyShared={isShared} />
         <p className="chart-note">
           {data.timeline.changeCount} changes{" "}

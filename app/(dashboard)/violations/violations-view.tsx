@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 
+import { AlertStrip } from "@/components/alerts/alert-strip";
 import { RangeControl } from "@/components/range-control";
 import { OutdatedNotice } from "@/components/ui/outdated-notice";
 import { OutsideHeadline } from "@/components/violations/outside-headline";
@@ -12,6 +13,8 @@ import { TopList, type TopListRow } from "@/components/violations/top-list";
 import { ViolationChart } from "@/components/violations/violation-chart";
 import { ViolationFilters } from "@/components/violations/violation-filters";
 import { ViolationLegend } from "@/components/violations/violation-legend";
+import { alertMarkersQuery } from "@/lib/alerts/alert-queries";
+import { prepareAlertSpans } from "@/lib/alerts/alert-spans";
 import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { maxViolations, niceCeiling, toChartPoints } from "@/lib/violations/chart-data";
 import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone";
@@ -77,6 +80,7 @@ export function ViolationsView({
   const timelineQuery = useQuery(violationTimelineQuery(queryRange, filters, timeZone));
   const topQuery = useQuery(topViolationsQuery(queryRange, filters, { ranking: state.ranking, lists: PAGE_TOP_LISTS }));
   const ownersQuery = useQuery(violationOwnersQuery(queryRange, filters, state.ownerGroup));
+  const alertsQuery = useQuery(alertMarkersQuery({ rule: "violations", service: state.service }, range, isLive));
   const markersQuery = useQuery({ ...leaderChangeMarkersQuery(queryRange, state.subscription, timeZone), enabled: state.showLeaderChanges });
   const choices = useChoices(timelineQuery.data);
 
@@ -182,6 +186,9 @@ export function ViolationsView({
             height={CHART_HEIGHT}
           />
         )}
+        {state.mode !== "split" && points.length > 0 ? (
+          <AlertStrip spans={prepareAlertSpans(alertsQuery.data?.alerts ?? [], points[0]!.start, points[points.length - 1]!.end)} insetLeft={44} insetRight={16} />
+        ) : null}
         <ViolationLegend mode={state.mode === "services" ? "services" : "classification"} serviceColors={serviceColors} showLeaderChanges={state.showLeaderChanges} />
         <p className="vio-note">
           One bar per {formatBucketSize(timeline.bucketMs)} ({timeZone}){isLive ? ", live" : ""}. A violation is inside a deployment when a deployment of its own service

@@ -63,6 +63,7 @@ const BAD_VARIANTS: Record<string, { change: Record<string, unknown>; field: str
   listSubscriptionChanges: { change: { limit: "0" }, field: "limit" },
   getConsumer: { change: { cursor: "page-2" }, field: "cursor" },
   listLocks: { change: { kind: "mysql" }, field: "kind" },
+  listAlerts: { change: { state: "open" }, field: "state" },
   getLockTimeline: { change: { deployments: "some" }, field: "deployments" },
   listLockChanges: { change: { limit: "0" }, field: "limit" },
   listDeployments: { change: { limit: "many" }, field: "limit" },

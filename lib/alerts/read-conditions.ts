@@ -1,0 +1,49 @@
+import "server-only";
+
+import type { AlertCondition } from "@/lib/alerts/alert-types";
+import { findConditions } from "@/lib/alerts/find-conditions";
+import type { Config } from "@/lib/config";
+import type { Db } from "@/lib/db/client";
+import { readPollerStatus } from "@/lib/health/read-poller-status";
+import { ALL_LEADERS, listLeaders } from "@/lib/queries/list-leaders";
+import { ALL_LOCKS, listLocks } from "@/lib/queries/list-locks";
+import { getTopViolations } from "@/lib/violations/queries/get-top-violations";
+
+/** Services the violations rule looks at, at most (the busiest by violations outside deployments). */
+const MAX_SERVICES = 1_000;
+
+/** Reads the boards, the pollers' leases and the violations, all at once, and finds the conditions that hold. */
+export async function readConditions(db: Db, config: Config, nowMs: number): Promise<AlertCondition[]> {
+  const { rules } = config.alerts;
+  const clusterNames = config.clusters.map((c) => c.name);
+  const violationsRule = rules.violations;
+  const [leaders, locks, pollers, violations] = await Promise.all([
+    listLeaders(db, { clusterNames, thresholds: config.board, query: ALL_LEADERS, nowMs }),
+    listLocks(db, { clusterNames, thresholds: config.board, query: ALL_LOCKS, nowMs }),
+    readPollerStatus(db, clusterNames),
+    violationsRule.isEnabled
+      ? getTopViolations(db, {
+          fromMs: nowMs - violationsRule.windowMs,
+          toMs: nowMs,
+          timeZone: "UTC",
+          service: null,
+          subscription: null,
+          environment: null,
+          graceMs: config.violations.deploymentGraceMs,
+          nowMs,
+          limit: MAX_SERVICES,
+          ranking: "outside",
+          lists: ["services"],
+        })
+      : null,
+  ]);
+  return findConditions({
+    nowMs,
+    rules,
+    linkBaseUrl: config.alerts.linkBaseUrl,
+    leaders,
+    locks,
+    clusters: config.clusters.map((c) => ({ name: c.name, kind: c.kind, pollIntervalMs: c.pollIntervalMs, poller: pollers.get(c.name) })),
+    violations: (violations?.services ?? []).map((s) => ({ service: s.name, outside: s.outside })),
+  });
+}
