@@ -83,6 +83,8 @@ const envSchema = z.object({
   BATON_INGEST_TOPIC_CLUSTER: z.string().min(1).optional(),
   BATON_INGEST_SUBSCRIPTION: z.string().regex(/^[\w.-]+$/, { message: "must be a subscription name" }).default("baton-ingest"),
   BATON_INGEST_SUBSCRIPTION_TYPE: z.enum(["Shared", "Key_Shared"]).default("Shared"),
+  BATON_METRICS_MAX_RESOURCES: z.coerce.number().int().min(0).max(10_000_000).default(20_000),
+  BATON_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
 });
 
 export type { ClusterConfig };
@@ -100,6 +102,14 @@ export type Config = {
   ingest: IngestConfig;
   board: BoardConfig;
   violations: ViolationsConfig;
+  metrics: MetricsConfig;
+};
+
+export type MetricsConfig = {
+  /** /metrics names each resource's holder while at most this many resources are watched; 0 never. */
+  maxResourceSeries: number;
+  /** The worker serves its own /metrics (poll durations) on this port; 0 for none. */
+  workerPort: number;
 };
 
 export type ViolationsConfig = {
@@ -234,6 +244,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxEventsPerRequest: vars.BATON_INGEST_MAX_EVENTS,
       topic: resolveIngestTopic(vars, clusters),
     },
+    metrics: { maxResourceSeries: vars.BATON_METRICS_MAX_RESOURCES, workerPort: vars.BATON_WORKER_METRICS_PORT },
     databaseUrl: vars.DATABASE_URL ?? null,
     dataDir: path.resolve(vars.BATON_DATA_DIR),
     embeddedPostgresPort: vars.BATON_EMBEDDED_PG_PORT,

@@ -12,6 +12,7 @@ import { ConfigError, loadConfig } from "@/lib/config";
 import { createDb } from "@/lib/db/client";
 import { resolveDatabaseUrl } from "@/lib/db/database-url";
 import { createIngestPool } from "@/lib/ingest/ingest-pool";
+import { serveWorkerMetrics } from "@/lib/metrics/serve-worker-metrics";
 import { runTopicSource } from "@/lib/ingest/topic-source/run-topic-source";
 import { runRetentionLoop } from "@/lib/retention/retention-loop";
 import { pollClusterWhileLeader } from "@/lib/worker/poll-cluster-while-leader";
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   const shutdown = new AbortController();
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => shutdown.abort());
   if (config.clusters.length === 0) log("no cluster configured: nothing to poll");
+  if (config.metrics.workerPort > 0) await serveWorkerMetrics(config.metrics.workerPort, shutdown.signal, log);
   const ingestPool = config.ingest.topic ? createIngestPool(databaseUrl) : null;
   const stopped = new Promise<void>((resolve) => shutdown.signal.addEventListener("abort", () => resolve(), { once: true }));
   await Promise.all([

@@ -1,0 +1,120 @@
+import "server-only";
+
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/client";
+import type { ChangeCount, MetricSnapshot, ResourceCount, ResourceHolder, ServiceEvents, SourceState } from "@/lib/metrics/metric-snapshot";
+import { OPEN_DEPLOYMENT_MAX_MS } from "@/lib/violations/deployment-windows";
+
+export type SnapshotSettings = { clusterNames: string[]; maxResourceSeries: number; deploymentGraceMs: number; nowMs?: number };
+
+/**
+ * Reads everything /metrics reports from the database, in parallel statements. Aggregates are
+ * grouped in SQL (raw SQL: a scrape at 10,000 resources must answer in well under 100 ms, and
+ * Prisma's groupBy cannot join the cluster names or filter counts). Per-resource holders are
+ * read only while the watched resources are at most `maxResourceSeries`.
+ */
+export async function readMetricSnapshot(db: Db, settings: SnapshotSettings): Promise<MetricSnapshot> {
+  const nowMs = settings.nowMs ?? Date.now();
+  const names = settings.clusterNames;
+  const [resources, changes, sources, services, deadLetters] = await Promise.all([
+    readResourceCounts(db, names),
+    readChangeCounts(db, names),
+    readSources(db, names),
+    readServiceEvents(db, settings.deploymentGraceMs, nowMs),
+    db.$queryRaw<{ source: string; count: bigint }[]>(Prisma.sql`select source, count(*) as count from dead_letter group by source order by source`),
+  ]);
+  const watched = resources.reduce((sum, row) => sum + (row.state === "stale" ? 0 : row.count), 0);
+  const holders = watched <= settings.maxResourceSeries && settings.maxResourceSeries > 0 ? await readHolders(db, names) : null;
+  return {
+    nowSeconds: nowMs / 1000,
+    holders,
+    resources,
+    changes,
+    sources,
+    services,
+    deadLetters: deadLetters.map((row) => ({ source: row.source, count: Number(row.count) })),
+    maxResourceSeries: settings.maxResourceSeries,
+  };
+}
+
+async function readHolders(db: Db, names: string[]): Promise<ResourceHolder[]> {
+  if (names.length === 0) return [];
+  return db.$queryRaw<ResourceHolder[]>(Prisma.sql`
+    select c.name as cluster, r.kind::text as kind, r.resource_key as resource, r.holder
+    from held_resource r join cluster c on c.id = r.cluster_id
+    where c.name = any(${names}::text[]) and r.gone_at is null and r.holder is not null
+    order by c.name, r.resource_key`);
+}
+
+async function readResourceCounts(db: Db, names: string[]): Promise<ResourceCount[]> {
+  if (names.length === 0) return [];
+  // held + free = every watched resource; stale counts those of them whose observations fail.
+  const rows = await db.$queryRaw<{ cluster: string; kind: string; held: bigint; free: bigint; stale: bigint }[]>(Prisma.sql`
+    select c.name as cluster, r.kind::text as kind,
+      count(*) filter (where r.holder is not null) as held,
+      count(*) filter (where r.holder is null) as free,
+      count(*) filter (where r.stale_since is not null) as stale
+    from held_resource r join cluster c on c.id = r.cluster_id
+    where c.name = any(${names}::text[]) and r.gone_at is null
+    group by c.name, r.kind order by c.name, r.kind`);
+  return rows.flatMap((row) =>
+    (["held", "free", "stale"] as const).map((state) => ({ cluster: row.cluster, kind: row.kind, state, count: Number(row[state]) })),
+  );
+}
+
+async function readChangeCounts(db: Db, names: string[]): Promise<ChangeCount[]> {
+  if (names.length === 0) return [];
+  const rows = await db.$queryRaw<{ cluster: string; kind: string; cause: string; count: bigint; expired: bigint }[]>(Prisma.sql`
+    select c.name as cluster, h.kind::text as kind, h.cause::text as cause, count(*) as count,
+      count(*) filter (where h.ending = 'EXPIRED') as expired
+    from holder_change h join cluster c on c.id = h.cluster_id
+    where c.name = any(${names}::text[])
+    group by c.name, h.kind, h.cause order by c.name, h.kind, h.cause`);
+  return rows.map((row) => ({ cluster: row.cluster, kind: row.kind, cause: row.cause, count: Number(row.count), expired: Number(row.expired) }));
+}
+
+async function readSources(db: Db, names: string[]): Promise<SourceState[]> {
+  if (names.length === 0) return [];
+  const rows = await db.$queryRaw<
+    { cluster: string; kind: string; poll_interval_ms: number; finished_at: Date | null; error_count: number | null; duration_ms: number | null; epoch: bigint | null; heartbeat_at: Date | null; stale: bigint }[]
+  >(Prisma.sql`
+    select c.name as cluster, lower(c.kind::text) as kind, c.poll_interval_ms, p.finished_at, p.error_count, p.duration_ms, l.epoch, l.heartbeat_at,
+      (select count(*) from held_resource r where r.cluster_id = c.id and r.gone_at is null and r.stale_since is not null) as stale
+    from cluster c
+    left join poller_lease l on l.cluster_id = c.id
+    left join lateral (select finished_at, error_count, duration_ms from poll_run where cluster_id = c.id order by started_at desc limit 1) p on true
+    where c.name = any(${names}::text[])
+    order by c.name`);
+  return rows.map((row) => ({
+    cluster: row.cluster,
+    kind: row.kind,
+    pollIntervalMs: row.poll_interval_ms,
+    lastPollSeconds: row.finished_at ? row.finished_at.getTime() / 1000 : null,
+    lastPollErrors: row.error_count,
+    lastPollDurationMs: row.duration_ms,
+    pollerEpoch: row.epoch === null ? null : Number(row.epoch),
+    heartbeatSeconds: row.heartbeat_at ? row.heartbeat_at.getTime() / 1000 : null,
+    staleResources: Number(row.stale),
+  }));
+}
+
+/**
+ * Sums the per-minute rollup (kept forever, unlike raw events) by service, split by whether a
+ * deployment of the service covers the minute. The rule is the violations page's
+ * (lib/violations/deployment-windows.ts): from the minute the deployment started through the
+ * minute its finish plus the grace period falls in; an unfinished one runs until now, at most a day.
+ */
+async function readServiceEvents(db: Db, graceMs: number, nowMs: number): Promise<ServiceEvents[]> {
+  const now = new Date(nowMs);
+  const rows = await db.$queryRaw<{ service: string; inside: boolean; events: bigint; violations: bigint }[]>(Prisma.sql`
+    select v.service, exists (
+        select 1 from deployment d
+        where d.service = v.service and d.started_at < v.bucket + interval '1 minute'
+          and v.bucket < date_trunc('minute', greatest(d.started_at, coalesce(d.finished_at, least(${now}::timestamptz, d.started_at + ${OPEN_DEPLOYMENT_MAX_MS} * interval '1 millisecond')))
+                                              + ${graceMs} * interval '1 millisecond') + interval '1 minute'
+      ) as inside,
+      sum(v.events)::bigint as events, sum(v.violations)::bigint as violations
+    from violation_minute v
+    group by 1, 2 order by 1, 2`);
+  return rows.map((row) => ({ service: row.service, isInsideDeployment: row.inside, events: Number(row.events), violations: Number(row.violations) }));
+}
