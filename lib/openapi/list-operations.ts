@@ -1,6 +1,7 @@
 import "server-only";
 
 import type { OperationSpec } from "@/lib/openapi/operation-types";
+import { annotationOperations } from "@/lib/openapi/operations/annotation-operations";
 import { ingestOperations } from "@/lib/openapi/operations/ingest-operations";
 import { lockOperations } from "@/lib/openapi/operations/lock-operations";
 import { readOperations } from "@/lib/openapi/operations/read-operations";
@@ -8,5 +9,5 @@ import { violationsOperations } from "@/lib/openapi/operations/violations-operat
 
 /** Every documented operation, its examples' times relative to `nowMs`. */
 export function listOperations(nowMs: number): OperationSpec[] {
-  return [...readOperations(nowMs), ...lockOperations(nowMs), ...ingestOperations(nowMs), ...violationsOperations(nowMs)];
+  return [...readOperations(nowMs), ...lockOperations(nowMs), ...ingestOperations(nowMs), ...violationsOperations(nowMs), ...annotationOperations(nowMs)];
 }
