@@ -11,23 +11,23 @@ export type SnapshotSettings = { clusterNames: string[]; maxResourceSeries: numb
  * Reads everything /metrics reports from the database, in parallel statements. Aggregates are
  * grouped in SQL (raw SQL: a scrape at 10,000 resources must answer in well under 100 ms, and
  * Prisma's groupBy cannot join the cluster names or filter counts). Per-resource holders are
- * read only while the watched resources are at most `maxResourceSeries`.
+ * kept only while the held resources (one series each) are at most `maxResourceSeries`.
  */
 export async function readMetricSnapshot(db: Db, settings: SnapshotSettings): Promise<MetricSnapshot> {
   const nowMs = settings.nowMs ?? Date.now();
   const names = settings.clusterNames;
-  const [resources, changes, sources, services, deadLetters] = await Promise.all([
+  const max = settings.maxResourceSeries;
+  const [holders, resources, changes, sources, services, deadLetters] = await Promise.all([
+    max > 0 ? readHolders(db, names, max) : Promise.resolve(null),
     readResourceCounts(db, names),
     readChangeCounts(db, names),
     readSources(db, names),
     readServiceEvents(db, settings.deploymentGraceMs, nowMs),
     db.$queryRaw<{ source: string; count: bigint }[]>(Prisma.sql`select source, count(*) as count from dead_letter group by source order by source`),
   ]);
-  const watched = resources.reduce((sum, row) => sum + (row.state === "stale" ? 0 : row.count), 0);
-  const holders = watched <= settings.maxResourceSeries && settings.maxResourceSeries > 0 ? await readHolders(db, names) : null;
   return {
     nowSeconds: nowMs / 1000,
-    holders,
+    holders: holders !== null && holders.length <= max ? holders : null,
     resources,
     changes,
     sources,
@@ -37,13 +37,15 @@ export async function readMetricSnapshot(db: Db, settings: SnapshotSettings): Pr
   };
 }
 
-async function readHolders(db: Db, names: string[]): Promise<ResourceHolder[]> {
+/** At most `max` + 1 rows: one more than the limit says "too many" without reading them all. */
+async function readHolders(db: Db, names: string[], max: number): Promise<ResourceHolder[]> {
   if (names.length === 0) return [];
   return db.$queryRaw<ResourceHolder[]>(Prisma.sql`
     select c.name as cluster, r.kind::text as kind, r.resource_key as resource, r.holder
     from held_resource r join cluster c on c.id = r.cluster_id
     where c.name = any(${names}::text[]) and r.gone_at is null and r.holder is not null
-    order by c.name, r.resource_key`);
+    order by c.name, r.resource_key
+    limit ${max + 1}`);
 }
 
 async function readResourceCounts(db: Db, names: string[]): Promise<ResourceCount[]> {

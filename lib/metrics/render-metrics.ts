@@ -20,7 +20,7 @@ export function buildSnapshotRegistry(snapshot: MetricSnapshot): Registry {
 
   const holderInfo = new Gauge({ name: "baton_resource_holder_info", help: "1 for each held resource, with its current holder as a label (absent while nobody holds it).", labelNames: ["cluster", "kind", "resource", "holder"], registers: reg });
   for (const row of snapshot.holders ?? []) holderInfo.set({ cluster: row.cluster, kind: row.kind, resource: row.resource, holder: row.holder }, 1);
-  new Gauge({ name: "baton_metrics_resource_series_dropped", help: "1 when baton_resource_holder_info is left out because more resources are watched than BATON_METRICS_MAX_RESOURCES.", registers: reg }).set(snapshot.holders === null ? 1 : 0);
+  new Gauge({ name: "baton_metrics_resource_series_dropped", help: "1 when baton_resource_holder_info is left out because more resources are held than BATON_METRICS_MAX_RESOURCES.", registers: reg }).set(snapshot.holders === null ? 1 : 0);
 
   const resources = new Gauge({ name: "baton_resources", help: "Watched resources by cluster, kind and state (held, free, stale; stale ones are also held or free).", labelNames: ["cluster", "kind", "state"], registers: reg });
   for (const row of snapshot.resources) resources.set({ cluster: row.cluster, kind: row.kind, state: row.state }, row.count);

@@ -20,7 +20,7 @@ beforeAll(async () => {
   const clusterId = await createCluster(db, CLUSTER);
   const topic = `persistent://metrics-${RUN}/ns/orders`;
   const held = await createResource(db, clusterId, { topic, partition: 0, subscription: "billing", holder: "w2" });
-  await createResource(db, clusterId, { topic, partition: 1, subscription: "billing", holder: null, staleSince: new Date(now - 10_000) });
+  await createResource(db, clusterId, { topic, partition: 1, subscription: "billing", holder: "w3", staleSince: new Date(now - 10_000) });
   await createResource(db, clusterId, { topic, partition: 2, subscription: "billing", holder: "gone", goneAt: new Date(now - 10_000) });
   await createChange(db, clusterId, held, { kind: "HOLDER_CHANGED", from: "w1", to: "w2", at: new Date(now - 60_000) });
   await createChange(db, clusterId, held, { kind: "HOLDER_CHANGED", from: "w0", to: "w1", at: new Date(now - 120_000), cause: "BROKER" });
@@ -51,16 +51,19 @@ afterAll(async () => {
 describe("readMetricSnapshot", () => {
   it("reads holders of watched resources and counts by state, leaving out gone ones", async () => {
     const snapshot = await readMetricSnapshot(db, settings(100));
-    expect(snapshot.holders).toEqual([{ cluster: CLUSTER, kind: "PULSAR_SUBSCRIPTION_PARTITION", resource: `persistent://metrics-${RUN}/ns/orders|billing|0`, holder: "w2" }]);
+    expect(snapshot.holders).toEqual([
+      { cluster: CLUSTER, kind: "PULSAR_SUBSCRIPTION_PARTITION", resource: `persistent://metrics-${RUN}/ns/orders|billing|0`, holder: "w2" },
+      { cluster: CLUSTER, kind: "PULSAR_SUBSCRIPTION_PARTITION", resource: `persistent://metrics-${RUN}/ns/orders|billing|1`, holder: "w3" },
+    ]);
     expect(snapshot.resources).toEqual([
-      { cluster: CLUSTER, kind: "PULSAR_SUBSCRIPTION_PARTITION", state: "held", count: 1 },
-      { cluster: CLUSTER, kind: "PULSAR_SUBSCRIPTION_PARTITION", state: "free", count: 1 },
+      { cluster: CLUSTER, kind: "PULSAR_SUBSCRIPTION_PARTITION", state: "held", count: 2 },
+      { cluster: CLUSTER, kind: "PULSAR_SUBSCRIPTION_PARTITION", state: "free", count: 0 },
       { cluster: CLUSTER, kind: "PULSAR_SUBSCRIPTION_PARTITION", state: "stale", count: 1 },
     ]);
   });
 
-  it("drops the per-resource holders above the limit (2 watched, limit 1) or at 0", async () => {
-    expect((await readMetricSnapshot(db, settings(2))).holders).toHaveLength(1);
+  it("drops the per-resource holders above the limit (2 held, limit 1) or at 0", async () => {
+    expect((await readMetricSnapshot(db, settings(2))).holders).toHaveLength(2);
     expect((await readMetricSnapshot(db, settings(1))).holders).toBeNull();
     expect((await readMetricSnapshot(db, settings(0))).holders).toBeNull();
   });
