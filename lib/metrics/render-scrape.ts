@@ -4,7 +4,7 @@ import { getConfig } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
 import { getProcessMetrics } from "@/lib/metrics/process-registry";
 import { readMetricSnapshot } from "@/lib/metrics/read-metric-snapshot";
-import { buildSnapshotRegistry } from "@/lib/metrics/render-metrics";
+import { buildSnapshotRegistry, renderHolderInfo } from "@/lib/metrics/render-metrics";
 
 /** The text of one scrape: the database's state (same on every replica) and this process's own metrics. */
 export async function renderScrape(db: Db): Promise<{ text: string; contentType: string }> {
@@ -16,5 +16,5 @@ export async function renderScrape(db: Db): Promise<{ text: string; contentType:
   });
   const processRegistry = getProcessMetrics().registry;
   const [state, own] = await Promise.all([buildSnapshotRegistry(snapshot).metrics(), processRegistry.metrics()]);
-  return { text: `${state}${own}`, contentType: processRegistry.contentType };
+  return { text: `${renderHolderInfo(snapshot)}${state}${own}`, contentType: processRegistry.contentType };
 }

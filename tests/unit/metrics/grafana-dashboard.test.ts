@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { getProcessMetrics } from "@/lib/metrics/process-registry";
-import { buildSnapshotRegistry } from "@/lib/metrics/render-metrics";
+import { buildSnapshotRegistry, renderHolderInfo } from "@/lib/metrics/render-metrics";
 import { ANNOTATION_KINDS } from "@/lib/queries/read-api-params";
 
 // docs/grafana-dashboard.json is built on Baton's metrics: every metric its PromQL names must be
@@ -18,7 +18,8 @@ const dashboard = JSON.parse(readFileSync(path.join(process.cwd(), "docs/grafana
 async function exposedNames(): Promise<Set<string>> {
   const empty = { nowSeconds: 0, holders: [], resources: [], changes: [], sources: [], services: [], deadLetters: [], maxResourceSeries: 1 };
   const metrics = [...(await buildSnapshotRegistry(empty).getMetricsAsJSON()), ...(await getProcessMetrics().registry.getMetricsAsJSON())];
-  return new Set(metrics.map((metric) => metric.name));
+  const written = [...renderHolderInfo(empty).matchAll(/^# TYPE (\S+)/gm)].map((match) => match[1]!);
+  return new Set([...metrics.map((metric) => metric.name), ...written]);
 }
 
 function namesIn(expr: string): string[] {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { MetricSnapshot, SourceState } from "@/lib/metrics/metric-snapshot";
-import { buildSnapshotRegistry, isSourceUp } from "@/lib/metrics/render-metrics";
+import { buildSnapshotRegistry, isSourceUp, renderHolderInfo } from "@/lib/metrics/render-metrics";
 
 const NOW = 1_000_000;
 
@@ -38,7 +38,7 @@ function snapshot(overrides: Partial<MetricSnapshot> = {}): MetricSnapshot {
 }
 
 async function render(value: MetricSnapshot): Promise<string[]> {
-  return (await buildSnapshotRegistry(value).metrics()).split("\n");
+  return `${renderHolderInfo(value)}${await buildSnapshotRegistry(value).metrics()}`.split("\n");
 }
 
 describe("buildSnapshotRegistry", () => {
@@ -48,6 +48,15 @@ describe("buildSnapshotRegistry", () => {
     expect(lines).toContain('baton_resource_holder_info{cluster="prod",kind="REDIS_LOCK",resource="lock:\\"odd\\"\\\\name",holder="pod-7"} 1');
     expect(lines).toContain("baton_metrics_resource_series_dropped 0");
     expect(lines).toContain("# TYPE baton_resource_holder_info gauge");
+  });
+
+  it("escapes a newline in a label value, and renders what prom-client renders for the same gauge", async () => {
+    const { Gauge, Registry } = await import("prom-client");
+    const holders = [...snapshot().holders!, { cluster: "prod", kind: "ZOOKEEPER_LOCK", resource: "/locks/a", holder: "pod\nb" }];
+    const registry = new Registry();
+    const gauge = new Gauge({ name: "baton_resource_holder_info", help: "1 for each held resource, with its current holder as a label (absent while nobody holds it).", labelNames: ["cluster", "kind", "resource", "holder"], registers: [registry] });
+    for (const row of holders) gauge.set(row, 1);
+    expect(renderHolderInfo({ holders })).toBe(await registry.metrics());
   });
 
   it("leaves the per-resource series out and says so when the holders were dropped", async () => {
