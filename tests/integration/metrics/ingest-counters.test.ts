@@ -12,7 +12,8 @@ let token: string;
 
 async function counterValue(name: "ingestRequests" | "ingestItems", labels: Record<string, string>): Promise<number> {
   const metric = await getProcessMetrics()[name].get();
-  return metric.values.find((value) => Object.entries(labels).every(([key, label]) => value.labels[key] === label))?.value ?? 0;
+  const values = metric.values as { labels: Record<string, string | number | undefined>; value: number }[];
+  return values.find((value) => Object.entries(labels).every(([key, label]) => value.labels[key] === label))?.value ?? 0;
 }
 
 beforeAll(async () => {
