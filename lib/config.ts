@@ -93,6 +93,8 @@ const envSchema = z.object({
   BATON_ALERTMANAGER_URL: httpUrl.optional(),
   BATON_ALERTMANAGER_RESEND_SECONDS: positiveInt(1, 86_400).default(60),
   BATON_ALERT_LINK_BASE_URL: httpUrl.optional(),
+  BATON_METRICS_MAX_RESOURCES: z.coerce.number().int().min(0).max(10_000_000).default(20_000),
+  BATON_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
 });
 
 export type { ClusterConfig };
@@ -113,6 +115,14 @@ export type Config = {
   /** Who may read the pages and the read API (lib/auth/access-config.ts). */
   access: AccessConfig;
   alerts: AlertsConfig;
+  metrics: MetricsConfig;
+};
+
+export type MetricsConfig = {
+  /** /metrics names each resource's holder while at most this many resources are watched; 0 never. */
+  maxResourceSeries: number;
+  /** The worker serves its own /metrics (poll durations) on this port; 0 for none. */
+  workerPort: number;
 };
 
 export type ViolationsConfig = {
@@ -284,6 +294,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxEventsPerRequest: vars.BATON_INGEST_MAX_EVENTS,
       topic: resolveIngestTopic(vars, clusters),
     },
+    metrics: { maxResourceSeries: vars.BATON_METRICS_MAX_RESOURCES, workerPort: vars.BATON_WORKER_METRICS_PORT },
     databaseUrl: vars.DATABASE_URL ?? null,
     dataDir: path.resolve(vars.BATON_DATA_DIR),
     embeddedPostgresPort: vars.BATON_EMBEDDED_PG_PORT,

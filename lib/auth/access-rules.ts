@@ -42,8 +42,12 @@ function matchesPattern(pattern: string, pathname: string): boolean {
   return want.length === got.length && want.every((segment, index) => segment.startsWith(":") ? got[index] !== "" : segment === got[index]);
 }
 
+/** Machine-read routes outside /api: Prometheus's default scrape path. */
+const MACHINE_PATHS: readonly string[] = ["/metrics"];
+
+/** A page (refused with a redirect to sign-in) or an API (refused with a 401 a client can read). */
 export function routeKind(pathname: string): RouteKind {
-  return pathname === "/api" || pathname.startsWith("/api/") ? "api" : "page";
+  return pathname === "/api" || pathname.startsWith("/api/") || MACHINE_PATHS.includes(pathname) ? "api" : "page";
 }
 
 /** The rule of one request. Unknown paths are protected: closed unless listed. */

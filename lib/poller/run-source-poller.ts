@@ -2,6 +2,7 @@ import "server-only";
 
 import type { ClusterConfig } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
+import { getProcessMetrics } from "@/lib/metrics/process-registry";
 import { loadCycleStates, saveCycle } from "@/lib/poller/resource-store";
 import { sourceKindOf } from "@/lib/sources/registry";
 import { holdResourceKindOf } from "@/lib/sources/hold-resource-kind";
@@ -34,6 +35,7 @@ export async function runSourcePoller(options: SourcePollerOptions): Promise<voi
     while (!signal.aborted) {
       const cycleStart = Date.now();
       const result = await cycles.run();
+      getProcessMetrics().pollDuration.observe({ cluster: cluster.name, kind: cluster.kind }, (Date.now() - cycleStart) / 1000);
       const cycleMs = previousCycleStart === null ? null : cycleStart - previousCycleStart;
       previousCycleStart = cycleStart;
       const changeCount = await saveCycle(db, {

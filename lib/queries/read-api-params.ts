@@ -179,3 +179,25 @@ export function parseReadParams<Schema extends z.ZodType>(schema: Schema, url: s
   const first = issues[0]!;
   throw new ApiError(400, "invalid_request", `The query is invalid: ${first.field ?? "it"} ${first.message}.`, { issues });
 }
+
+// Grafana annotations (GET /api/v1/annotations).
+
+export const ANNOTATION_KINDS = ["changes", "deployments"] as const;
+
+export const annotationsParamsSchema = z
+  .strictObject({
+    kind: z.enum(ANNOTATION_KINDS, { message: `must be one of ${ANNOTATION_KINDS.join(", ")}` }).meta({ description: "`changes`: holder changes (one point each); `deployments`: deployments (a region from start to finish)." }),
+    cluster: text(63).optional().meta({ description: "kind=changes only: one configured cluster (default every configured cluster)." }),
+    service: text(200).optional().meta({ description: "kind=deployments only: one service (default every service)." }),
+    ...rangeFields,
+    limit: limit.optional().meta({ description: "At most this many annotations, the newest (default and maximum 1000)." }),
+  })
+  .superRefine((value, ctx) => {
+    if (value.kind === "changes" && value.service !== undefined) ctx.addIssue({ code: "custom", path: ["service"], message: "applies to kind=deployments only" });
+    if (value.kind === "deployments" && value.cluster !== undefined) ctx.addIssue({ code: "custom", path: ["cluster"], message: "applies to kind=changes only" });
+    checkRange(value, ctx, Date.now);
+  })
+  .transform((value) => {
+    const { cluster, service, limit: max, ...rest } = withRange(value, Date.now());
+    return { ...rest, cluster: cluster ?? null, service: service ?? null, limit: max ?? 1_000 };
+  });

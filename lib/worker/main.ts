@@ -17,6 +17,7 @@ import { ConfigError, loadConfig } from "@/lib/config";
 import { createDb } from "@/lib/db/client";
 import { resolveDatabaseUrl } from "@/lib/db/database-url";
 import { createIngestPool } from "@/lib/ingest/ingest-pool";
+import { serveWorkerMetrics } from "@/lib/metrics/serve-worker-metrics";
 import { runTopicSource } from "@/lib/ingest/topic-source/run-topic-source";
 import { runRetentionLoop } from "@/lib/retention/retention-loop";
 import { pollClusterWhileLeader } from "@/lib/worker/poll-cluster-while-leader";
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
   if (config.clusters.length === 0) log("no cluster configured: nothing to poll");
   // An unreachable Alertmanager is a warning, not a reason to stop: the outbox keeps its alerts.
   void checkAlertmanager(config.alerts.alertmanagerUrl).then((warning) => warning && log(`WARNING: ${warning}`));
+  if (config.metrics.workerPort > 0) await serveWorkerMetrics(config.metrics.workerPort, shutdown.signal, log);
   const ingestPool = config.ingest.topic ? createIngestPool(databaseUrl) : null;
   const stopped = new Promise<void>((resolve) => shutdown.signal.addEventListener("abort", () => resolve(), { once: true }));
   await Promise.all([

@@ -165,6 +165,13 @@ test("read tokens read and cannot write; ingest tokens write and cannot read", a
   expect((await post(read)).status()).toBe(401);
   // The ingest token is accepted (an empty batch writes nothing).
   expect((await post(ingest)).status()).toBe(200);
+  // Prometheus scrapes /metrics with a read token; without one it gets a 401, not the sign-in page.
+  const scrape = (headers: Record<string, string>) => request.get(`${baton.url}/metrics`, { headers, maxRedirects: 0 });
+  const scraped = await scrape({ authorization: `Bearer ${read}` });
+  expect(scraped.status()).toBe(200);
+  expect(await scraped.text()).toContain("# TYPE baton_resources gauge");
+  expect((await scrape({})).status()).toBe(401);
+  expect((await scrape({ authorization: `Bearer ${ingest}` })).status()).toBe(401);
 });
 
 test("health says only up or down to the unauthenticated; the API description stays public", async ({ request }) => {

@@ -11,6 +11,9 @@ import { concretePath, listAppRoutes } from "@/tests/support/app-routes";
 
 const routes = listAppRoutes();
 
+/** An optional outer wrapper of the exported handler, e.g. the ingest metrics' countIngest("events", …). */
+const WRAPPER = String.raw`(?:\w+\("[^"]*", )?`;
+
 /** What may be reached without credentials, by method and path; anything else must be protected or ingest. */
 const EXPECTED_PUBLIC = new Set(["GET /api/health", "GET /api/openapi.json", "GET /sign-in", "GET /auth/sign-in", "GET /auth/callback", "POST /auth/sign-out"]);
 
@@ -24,7 +27,7 @@ describe("the access rules cover every route under app/", () => {
   it("protects every page and every method of every route handler, except the listed public and ingest ones", () => {
     const unexpected: string[] = [];
     for (const route of routes) {
-      // Route handlers outside /api are the sign-in flow's browser redirects, nothing else.
+      // Route handlers outside /api are the sign-in flow's browser redirects and /metrics (refused with a 401, as an API).
       if (route.kind === "api" && routeKind(route.path) !== "api") expect(route.path).toMatch(/^\/auth\/(sign-in|callback|sign-out)$/);
       for (const method of route.methods) {
         const key = `${method} ${route.path}`;
@@ -32,12 +35,12 @@ describe("the access rules cover every route under app/", () => {
         if (rule === "public" && !EXPECTED_PUBLIC.has(key)) unexpected.push(`${key} is public`);
         if (rule === "protected" && EXPECTED_PUBLIC.has(key)) unexpected.push(`${key} is protected`);
         const handlerSource = readFileSync(route.file, "utf8");
-        const checksToken = new RegExp(`export const ${method} = withErrorHandling\\(async \\([^)]*\\)[^{]*\\{\\s*await requireBearerToken\\(`).test(handlerSource);
+        const checksToken = new RegExp(`export const ${method} = ${WRAPPER}withErrorHandling\\(async \\([^)]*\\)[^{]*\\{\\s*await requireBearerToken\\(`).test(handlerSource);
         // A write route with its own token check, left out of INGEST_ROUTES, would demand a session too.
         if (rule === "protected" && checksToken) unexpected.push(`${key} checks an ingest token: list it in INGEST_ROUTES`);
         if (rule === "ingest") {
           // An ingest route is let through by the proxy: its handler must demand the token.
-          const handler = new RegExp(`export const ${method} = withErrorHandling\\(async \\([^)]*\\)[^{]*\\{\\s*await requireBearerToken\\(request\\);`);
+          const handler = new RegExp(`export const ${method} = ${WRAPPER}withErrorHandling\\(async \\([^)]*\\)[^{]*\\{\\s*await requireBearerToken\\(request\\);`);
           if (!handler.test(handlerSource)) unexpected.push(`${key} is an ingest route whose handler does not start with requireBearerToken(request)`);
         }
       }
@@ -55,6 +58,9 @@ describe("the access rules cover every route under app/", () => {
   it("protects paths no one has written yet, and read methods of the ingest paths", () => {
     expect(classifyRequest("GET", "/api/v1/some-future-resource")).toBe("protected");
     expect(classifyRequest("GET", "/some-future-page")).toBe("protected");
+    expect(classifyRequest("GET", "/metrics")).toBe("protected");
+    expect(routeKind("/metrics")).toBe("api");
+    expect(routeKind("/metrics-dashboard")).toBe("page");
     expect(classifyRequest("GET", "/api/v1/deployments")).toBe("protected");
     expect(classifyRequest("GET", "/api/v1/deployments/42")).toBe("protected");
     expect(classifyRequest("POST", "/api/v1/deployments/42")).toBe("protected");

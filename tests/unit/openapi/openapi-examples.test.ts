@@ -80,6 +80,7 @@ const BAD_VARIANTS: Record<string, { change: Record<string, unknown>; field: str
   finishDeployment: { change: { finishedAt: "yesterday" }, field: "finishedAt" },
   postExclusivityEvents: { change: { counter: -1 }, field: "counter" },
   postExclusivityCounts: { change: { mode: "all" }, field: "mode" },
+  listAnnotations: { change: { kind: "alerts" }, field: "kind" },
 };
 
 const withQuery = operations.filter((operation) => operation.query);

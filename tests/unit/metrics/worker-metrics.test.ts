@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { getProcessMetrics } from "@/lib/metrics/process-registry";
+import { serveWorkerMetrics } from "@/lib/metrics/serve-worker-metrics";
+
+// The worker's own /metrics: poll cycle durations as a histogram, over real HTTP.
+
+const shutdown = new AbortController();
+let url: string;
+const logs: string[] = [];
+
+beforeAll(async () => {
+  const server = await serveWorkerMetrics(0, shutdown.signal, (line) => logs.push(line));
+  url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+});
+
+afterAll(() => shutdown.abort());
+
+describe("serveWorkerMetrics", () => {
+  it("answers the poll cycle histogram and the process metrics at /metrics", async () => {
+    const histogram = getProcessMetrics().pollDuration;
+    histogram.observe({ cluster: "worker-test", kind: "redis" }, 0.03);
+    histogram.observe({ cluster: "worker-test", kind: "redis" }, 2);
+    const response = await fetch(`${url}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/plain");
+    const lines = (await response.text()).split("\n");
+    expect(lines).toContain('baton_poll_duration_seconds_bucket{le="0.05",cluster="worker-test",kind="redis"} 1');
+    expect(lines).toContain('baton_poll_duration_seconds_bucket{le="2.5",cluster="worker-test",kind="redis"} 2');
+    expect(lines).toContain('baton_poll_duration_seconds_count{cluster="worker-test",kind="redis"} 2');
+    expect(lines.some((line) => line.startsWith("process_resident_memory_bytes "))).toBe(true);
+    expect(logs.join("\n")).toMatch(/metrics on http:\/\/0\.0\.0\.0:\d+\/metrics/);
+  });
+
+  it("answers 404 to any other path", async () => {
+    const response = await fetch(`${url}/`);
+    expect(response.status).toBe(404);
+    await response.text();
+  });
+});
