@@ -22,8 +22,13 @@ export async function runRetentionLoop(
   while (!signal.aborted) {
     try {
       const result = await runRetention(db, settings, signal);
-      if (result.deleted > 0 || result.deletedCounts > 0 || result.isAborted) {
-        log(`retention: deleted ${result.deleted} raw events and ${result.deletedCounts} count rows observed before ${result.cutoff} in ${result.batches} batches, ${result.durationMs} ms${result.isAborted ? " (stopped)" : ""}`);
+      const history = result.deletedHistory;
+      const historyRows = history.alerts + history.notifications + history.rangeSplits;
+      if (result.deleted > 0 || result.deletedCounts > 0 || historyRows > 0 || result.isAborted) {
+        log(
+          `retention: deleted ${result.deleted} raw events and ${result.deletedCounts} count rows observed before ${result.cutoff} in ${result.batches} batches, ` +
+            `${history.alerts} resolved alerts, ${history.notifications} delivered notifications and ${history.rangeSplits} ended Key_Shared splits, ${result.durationMs} ms${result.isAborted ? " (stopped)" : ""}`,
+        );
       }
     } catch (error) {
       log(`retention: the run failed and will be retried in ${Math.round(intervalMs / 60_000)} min: ${(error as Error).message}`);

@@ -3,6 +3,7 @@ import "server-only";
 import type { ViolationsConfig } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
+import { deleteExpiredHistory, type ExpiredHistoryResult } from "@/lib/retention/delete-expired-history";
 import { sleep } from "@/lib/sleep";
 
 /** Between two batches: lets ingest writes, autovacuum and the checkpointer keep up. */
@@ -16,6 +17,8 @@ export type RetentionResult = {
   deleted: number;
   /** Rows of per-minute counts (exclusivity_count) older than the cutoff deleted. */
   deletedCounts: number;
+  /** Resolved alerts, delivered notifications and ended Key_Shared splits older than the cutoff. */
+  deletedHistory: ExpiredHistoryResult;
   batches: number;
   durationMs: number;
   /** True when the signal stopped the run before every old event was deleted. */
@@ -65,10 +68,12 @@ export async function runRetention(
         pauseMs,
         signal,
       );
+  const history = counts.isAborted ? { alerts: 0, notifications: 0, rangeSplits: 0 } : await deleteExpiredHistory(db, cutoff);
   return {
     cutoff: cutoff.toISOString(),
     deleted: events.deleted,
     deletedCounts: counts.deleted,
+    deletedHistory: history,
     batches: events.batches,
     durationMs: Math.round(performance.now() - started),
     isAborted: counts.isAborted,

@@ -49,6 +49,45 @@ describe("runRetention", () => {
     expect(again).toMatchObject({ deleted: 0, batches: 1 });
   });
 
+  it("deletes alerts resolved, notifications delivered and Key_Shared splits ended before the cutoff, and keeps what is open", async () => {
+    const at = (ms: number) => new Date(ms);
+    const alert = (name: string, state: string, activeMs: number, resolvedMs: number | null) =>
+      db.alert.create({
+        data: { fingerprint: `${service}-${name}`, rule: "no-holder", labels: { service }, severity: "critical", summary: name, description: name, link: "/", state, activeAt: at(activeMs), firedAt: at(activeMs), resolvedAt: resolvedMs === null ? null : at(resolvedMs) },
+        select: { id: true },
+      });
+    const oldResolved = await alert("old-resolved", "resolved", NOW - 45 * DAY, NOW - 40 * DAY);
+    const recentResolved = await alert("recent-resolved", "resolved", NOW - 12 * DAY, NOW - 10 * DAY);
+    const longFiring = await alert("long-firing", "firing", NOW - 60 * DAY, null);
+    const notify = (alertId: bigint, kind: string, deliveredMs: number | null) =>
+      db.alertNotification.create({ data: { alertId, receiver: "alertmanager", kind, createdAt: at(deliveredMs ?? NOW), nextAttemptAt: at(deliveredMs ?? NOW), deliveredAt: deliveredMs === null ? null : at(deliveredMs) }, select: { id: true } });
+    await notify(oldResolved.id, "resolved", NOW - 40 * DAY);
+    const oldResend = await notify(longFiring.id, "firing", NOW - 50 * DAY);
+    const recentResend = await notify(longFiring.id, "firing", NOW - 5 * DAY);
+    const undelivered = await notify(longFiring.id, "firing", null);
+
+    const cluster = await db.cluster.create({ data: { name: `${service}-ks`, adminUrl: "http://127.0.0.1:9", pollIntervalMs: 5_000 }, select: { id: true } });
+    const resource = await db.heldResource.create({ data: { clusterId: cluster.id, kind: "PULSAR_SUBSCRIPTION_PARTITION", resourceKey: `${service}|ks|0` }, select: { id: true } });
+    const split = (from: number, to: number | null) => ({ clusterId: cluster.id, resourceId: resource.id, signature: `s${from}`, split: { space: 65_536, consumers: [] }, validFrom: at(from), validTo: to === null ? null : at(to) });
+    await db.keySharedRangeSplit.createMany({ data: [split(NOW - 50 * DAY, NOW - 35 * DAY), split(NOW - 35 * DAY, NOW - 20 * DAY), split(NOW - 20 * DAY, null)] });
+
+    try {
+      const result = await runRetention(db, { retentionDays: 30, retentionBatchSize: 100 }, new AbortController().signal, { nowMs: NOW, pauseMs: 5 });
+      // The old resolved alert takes its own notification with it; the old re-send of the firing one goes alone.
+      expect(result.deletedHistory).toEqual({ alerts: 1, notifications: 1, rangeSplits: 1 });
+      const alertsLeft = await db.alert.findMany({ where: { fingerprint: { startsWith: `${service}-` } }, select: { summary: true }, orderBy: { summary: "asc" } });
+      expect(alertsLeft.map((a) => a.summary)).toEqual(["long-firing", "recent-resolved"]);
+      const notificationsLeft = await db.alertNotification.findMany({ where: { alertId: { in: [oldResolved.id, recentResolved.id, longFiring.id] } }, select: { id: true }, orderBy: { id: "asc" } });
+      expect(notificationsLeft.map((n) => n.id)).toEqual([recentResend.id, undelivered.id]);
+      expect(notificationsLeft.map((n) => n.id)).not.toContain(oldResend.id);
+      const splitsLeft = await db.keySharedRangeSplit.findMany({ where: { resourceId: resource.id }, select: { validFrom: true }, orderBy: { validFrom: "asc" } });
+      expect(splitsLeft.map((row) => row.validFrom.getTime())).toEqual([NOW - 35 * DAY, NOW - 20 * DAY]);
+    } finally {
+      await db.alert.deleteMany({ where: { fingerprint: { startsWith: `${service}-` } } });
+      await db.cluster.delete({ where: { id: cluster.id } });
+    }
+  });
+
   it("stops between batches when its signal aborts", async () => {
     await seed(300, 0);
     const stop = new AbortController();
