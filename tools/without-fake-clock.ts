@@ -9,3 +9,12 @@ export function withoutFakeClock(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const { LD_PRELOAD: _preload, FAKETIME: _faketime, ...rest } = env;
   return rest;
 }
+
+/**
+ * Whether this process runs on a clock libfaketime moved (`npm run test:clock`, and npm test's
+ * second pass). A Go server (Alertmanager, etcd) keeps the real clock there: what it decides by
+ * comparing Baton's times with its own (an alert's endsAt) differs by the offset.
+ */
+export function isClockMoved(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.FAKETIME !== undefined && env.FAKETIME !== "";
+}

@@ -12,6 +12,7 @@ import { createTestDb, waitFor } from "@/tests/support/poller-harness";
 import { createTestNamespace, getTestBroker } from "@/tests/support/pulsar";
 import { getTestDatabaseUrl } from "@/tests/support/test-database";
 import { startAlertmanager, type TestAlertmanager } from "@/tests/support/alerts-alertmanager";
+import { isClockMoved } from "@/tools/without-fake-clock";
 
 // Alerting end to end: the real worker process polls a real broker, evaluates the rules and
 // delivers to a webhook receiver in this test, to a Slack-format webhook, and to a real
@@ -131,9 +132,20 @@ describe("alerting in the worker", () => {
     await fleet.startConsumer({ name: "w3", topic, subscription: "billing", subscriptionType: "Failover" });
     await waitFor(async () => noHolder(), (list) => list.some((r) => r.body.status === "resolved"), "the resolved notification", 300);
 
-    // Alertmanager got the resolution (its endsAt is minutes ahead while firing: this is not an expiry).
-    await waitFor(async () => fromAlertmanager.filter((n) => mine(n.alerts).length > 0), (list) => list.some((n) => n.status === "resolved"), "Alertmanager to notify the resolution");
-    expect(mine(await alertmanager.listAlerts())).toEqual([]);
+    if (isClockMoved()) {
+      // Baton's clock is moved and Alertmanager's is not (a Go server libfaketime cannot reach):
+      // Alertmanager keeps an alert whose endsAt lies in its future firing until then, as it would
+      // with any clock skew. What is Baton's to do is delivering the resolution: it did.
+      await waitFor(
+        () => db.alertNotification.findFirst({ where: { receiver: "alertmanager", kind: "resolved", alert: { fingerprint: firing!.body.alert.fingerprint } }, select: { deliveredAt: true } }),
+        (n) => n?.deliveredAt != null,
+        "the resolution delivered to Alertmanager",
+      );
+    } else {
+      // Alertmanager got the resolution (its endsAt is minutes ahead while firing: this is not an expiry).
+      await waitFor(async () => fromAlertmanager.filter((n) => mine(n.alerts).length > 0), (list) => list.some((n) => n.status === "resolved"), "Alertmanager to notify the resolution");
+      expect(mine(await alertmanager.listAlerts())).toEqual([]);
+    }
 
     // Some more evaluations change nothing.
     const runs = await db.pollRun.count({ where: { cluster: { name: clusterName } } });
