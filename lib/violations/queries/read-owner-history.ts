@@ -6,6 +6,7 @@ import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
 import { DEFAULT_HASHING_SCHEME, type HashingScheme } from "@/lib/pulsar/producer-routing";
 import { computeViolationOwner, type PartitionHistory, type SubscriptionHistory } from "@/lib/violations/compute-violation-owner";
 import type { ViolationOwner } from "@/lib/violations/owner-types";
+import { createSplitCache } from "@/lib/violations/queries/split-cache";
 import { type ResourceRef, resourceRefOf } from "@/lib/violations/resource-ref";
 
 // The stored history the owners of a page of violations are computed from, in three statements
@@ -14,7 +15,10 @@ import { type ResourceRef, resourceRefOf } from "@/lib/violations/resource-ref";
 // their leader changes (holder_change's (resource_id, new_seen_at) index).
 
 type ResourceRow = { id: bigint; cluster_id: number; topic: string; subscription: string; partition: number; subscription_type: string | null; holder: string | null; first_seen_at: Date; last_observed_at: Date | null };
-type SplitRow = { resource_id: bigint; split: string; changed_after: Date | null; valid_from: Date; valid_to: Date | null };
+type SplitRow = { id: bigint; resource_id: bigint; digest: string; changed_after: Date | null; valid_from: Date; valid_to: Date | null };
+
+/** This process's parsed splits (lib/violations/queries/split-cache.ts). */
+const splitCache = createSplitCache();
 type ChangeRow = { resource_id: bigint; from_holder: string | null; to_holder: string | null; old_seen_at: Date | null; new_seen_at: Date; joined: string[] | null; left: string[] | null };
 
 /** The consumers that joined and left with a leader change (the poller's details). */
@@ -46,7 +50,7 @@ export async function readOwnerHistory(db: Db, refs: readonly Pick<ResourceRef, 
   if (ids.length === 0) return new Map();
   const [splits, changes] = await Promise.all([
     db.$queryRaw<SplitRow[]>(Prisma.sql`
-      select resource_id, split::text as split, changed_after, valid_from, valid_to from key_shared_range_split
+      select id, resource_id, md5(split::text) as digest, changed_after, valid_from, valid_to from key_shared_range_split
       where resource_id = any(${ids}::bigint[]) and valid_from <= ${iso(toMs)}::timestamptz and (valid_to is null or valid_to >= ${iso(fromMs)}::timestamptz)
       order by resource_id, valid_from`),
     // The changes within the span, and each resource's first change after it: whoever it took
@@ -75,10 +79,10 @@ export async function readOwnerHistory(db: Db, refs: readonly Pick<ResourceRef, 
     history.partitions.set(row.partition, partition);
     byId.set(row.id, partition);
   }
+  const parsed = await readSplits(db, splits);
   for (const row of splits) {
-    // Read as text and parsed here: a day of splits is megabytes of JSON, which the driver's
-    // generic JSON decoding handles several times slower than one JSON.parse.
-    byId.get(row.resource_id)?.splits.push({ split: JSON.parse(row.split) as HashRangeSplit, changedAfterMs: row.changed_after?.getTime() ?? null, validFromMs: row.valid_from.getTime(), validToMs: row.valid_to?.getTime() ?? null });
+    const split = parsed.get(row.digest);
+    if (split) byId.get(row.resource_id)?.splits.push({ split, changedAfterMs: row.changed_after?.getTime() ?? null, validFromMs: row.valid_from.getTime(), validToMs: row.valid_to?.getTime() ?? null });
   }
   for (const row of changes) {
     byId.get(row.resource_id)?.leaderChanges.push({
@@ -91,6 +95,30 @@ export async function readOwnerHistory(db: Db, refs: readonly Pick<ResourceRef, 
     });
   }
   return histories;
+}
+
+/**
+ * The splits of these digests: from this process's cache, the others read (as text: a day of
+ * splits is megabytes of JSON, which the driver's generic JSON decoding handles several times
+ * slower than one JSON.parse) and kept.
+ */
+async function readSplits(db: Db, rows: readonly Pick<SplitRow, "id" | "digest">[]): Promise<Map<string, HashRangeSplit>> {
+  const found = new Map<string, HashRangeSplit>();
+  const missing = new Map<string, bigint>();
+  for (const { id, digest } of rows) {
+    const split = splitCache.get(digest);
+    if (split) found.set(digest, split);
+    else missing.set(digest, id);
+  }
+  if (missing.size === 0) return found;
+  const read = await db.$queryRaw<{ digest: string; split: string }[]>(Prisma.sql`
+    select md5(split::text) as digest, split::text as split from key_shared_range_split where id = any(${[...missing.values()]}::bigint[])`);
+  for (const row of read) {
+    const split = JSON.parse(row.split) as HashRangeSplit;
+    splitCache.set(row.digest, split);
+    found.set(row.digest, split);
+  }
+  return found;
 }
 
 export type OwnerSubject = { key: string; topic: string | null; subscription: string | null; partition: number | null; observedAt: string };
