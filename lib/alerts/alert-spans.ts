@@ -32,3 +32,8 @@ export function prepareAlertSpans(alerts: readonly AlertView[], fromMs: number, 
   }
   return spans.sort((a, b) => a.start - b.start);
 }
+
+/** The alerts of one service (their `service` label): the markers under that service's own chart. */
+export function alertsOfService(alerts: readonly AlertView[], service: string): AlertView[] {
+  return alerts.filter((alert) => alert.labels.service === service);
+}

@@ -71,7 +71,11 @@ async function insertLeaderChange(client: pg.Client, atMs: number): Promise<void
   );
 }
 
+const SPLIT_ALERT_FINGERPRINT = `e2e-split-${run}`;
+const SPLIT_ALERT_SUMMARY = `Seeded for the split chart: ${service}`;
+
 async function cleanUp(client: pg.Client): Promise<void> {
+  await client.query("delete from alert where fingerprint = $1", [SPLIT_ALERT_FINGERPRINT]);
   await client.query("delete from exclusivity_event where service = any($1)", [[service, otherService]]);
   await client.query("delete from violation_minute where service = any($1)", [[service, otherService]]);
   await client.query("delete from deployment where service = any($1)", [[service, otherService]]);
@@ -117,6 +121,12 @@ test.describe("violations, drill-down and deployments", () => {
       event("alone-violation", keys.unexplained, "orders-worker-d", 1, at(15, 150), traceOf("ff")),
     ]);
     await insertLeaderChange(db, nowMs - 20 * MINUTE - 10_000);
+    // A violations alert of the service, firing since the unexplained violation: a marker under its chart.
+    await db.query(
+      `insert into alert (fingerprint, rule, labels, severity, summary, description, link, state, active_at, fired_at)
+       values ($1, 'violations', $2, 'critical', $3, 'seeded by the e2e test', '/violations', 'firing', $4, $4)`,
+      [SPLIT_ALERT_FINGERPRINT, JSON.stringify({ alertname: "violations", service }), SPLIT_ALERT_SUMMARY, new Date(nowMs - 15 * MINUTE)],
+    );
     fixture = { nowMs, token, eventIds };
   });
 
@@ -163,6 +173,9 @@ test.describe("violations, drill-down and deployments", () => {
     await expect(chart.locator('[data-testid="leader-change-marker"]')).not.toHaveCount(0);
     await page.getByRole("radio", { name: "Split by service" }).click();
     await expect(page.getByTestId("split-chart")).toHaveCount(1);
+    // The service's own chart marks the service's alerts under it.
+    const splitMarkers = page.getByTestId("split-chart").getByRole("list", { name: "Alerts in this range" });
+    await expect(splitMarkers.getByRole("listitem", { name: new RegExp(`^${SPLIT_ALERT_SUMMARY}: fired `) })).toHaveCount(1);
     await expect(page).toHaveURL(/changes=1/);
     await expect(page).toHaveURL(/mode=split/);
   });

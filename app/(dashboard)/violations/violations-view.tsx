@@ -14,7 +14,7 @@ import { ViolationChart } from "@/components/violations/violation-chart";
 import { ViolationFilters } from "@/components/violations/violation-filters";
 import { ViolationLegend } from "@/components/violations/violation-legend";
 import { alertMarkersQuery } from "@/lib/alerts/alert-queries";
-import { prepareAlertSpans } from "@/lib/alerts/alert-spans";
+import { alertsOfService, prepareAlertSpans } from "@/lib/alerts/alert-spans";
 import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { maxViolations, niceCeiling, toChartPoints } from "@/lib/violations/chart-data";
 import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone";
@@ -165,6 +165,13 @@ export function ViolationsView({
                     yMax={splitYMax}
                     height={SPLIT_CHART_HEIGHT}
                   />
+                  {servicePoints.length > 0 ? (
+                    <AlertStrip
+                      spans={prepareAlertSpans(alertsOfService(alertsQuery.data?.alerts ?? [], service), servicePoints[0]!.start, servicePoints[servicePoints.length - 1]!.end)}
+                      insetLeft={44}
+                      insetRight={16}
+                    />
+                  ) : null}
                 </div>
               ))}
             </div>

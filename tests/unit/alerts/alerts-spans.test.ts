@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { prepareAlertSpans } from "@/lib/alerts/alert-spans";
+import { alertsOfService, prepareAlertSpans } from "@/lib/alerts/alert-spans";
 import type { AlertView } from "@/lib/alerts/alert-types";
 
 const T0 = Date.UTC(2026, 10, 24, 10, 0, 0);
@@ -35,5 +35,14 @@ describe("prepareAlertSpans", () => {
   it("leaves out alerts outside the range", () => {
     expect(prepareAlertSpans([alert("old", "resolved", -30, -20, -10), alert("later", "firing", 120, 120, null)], from, to)).toEqual([]);
     expect(prepareAlertSpans([alert("x", "firing", 1, 1, null)], to, from)).toEqual([]);
+  });
+});
+
+describe("alertsOfService", () => {
+  it("keeps the alerts whose service label is the service, for that service's own chart", () => {
+    const of = (id: string, service?: string): AlertView => ({ ...alert(id, "firing", 0, 0, null), rule: "violations", labels: service === undefined ? { alertname: "violations" } : { alertname: "violations", service } });
+    const alerts = [of("orders-1", "orders"), of("billing-1", "billing"), of("cluster-wide"), of("orders-2", "orders")];
+    expect(alertsOfService(alerts, "orders").map((a) => a.id)).toEqual(["orders-1", "orders-2"]);
+    expect(alertsOfService(alerts, "payments")).toEqual([]);
   });
 });
