@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
 
 // The metrics a process keeps in memory: its own (CPU, memory, event loop, GC) and what only it
-// sees (the web app: ingest requests; the worker: poll cycle durations). One registry
+// sees (the web app: ingest requests; the worker: poll cycle and discovery durations). One registry
 // per process, on globalThis so that Next's dev reloads do not register the metrics twice.
 
 export type ProcessMetrics = {
@@ -9,6 +9,7 @@ export type ProcessMetrics = {
   ingestRequests: Counter<"route" | "status">;
   ingestItems: Counter<"route" | "result">;
   pollDuration: Histogram<"cluster" | "kind">;
+  discoveryDuration: Histogram<"cluster" | "kind">;
 };
 
 const globalForMetrics = globalThis as unknown as { batonProcessMetrics?: ProcessMetrics };
@@ -30,5 +31,6 @@ function createProcessMetrics(): ProcessMetrics {
     ingestRequests: new Counter({ name: "baton_ingest_requests_total", help: "Ingest HTTP requests this process answered, by route and status code.", labelNames: ["route", "status"], registers }),
     ingestItems: new Counter({ name: "baton_ingest_items_total", help: "Items of ingest requests this process handled, by route and result (accepted, duplicate, rejected).", labelNames: ["route", "result"], registers }),
     pollDuration: new Histogram({ name: "baton_poll_duration_seconds", help: "Duration of one poll cycle: every watched resource of a source read once, with discovery (topic listing, SCAN, znode or key walk) when it is due.", labelNames: ["cluster", "kind"], buckets: DURATION_BUCKETS, registers }),
+    discoveryDuration: new Histogram({ name: "baton_discovery_duration_seconds", help: "Duration of one discovery pass of a source (topic listing, SCAN, znode or key walk, Scan of a lock table), part of the poll cycle it ran in.", labelNames: ["cluster", "kind"], buckets: DURATION_BUCKETS, registers }),
   };
 }

@@ -67,8 +67,11 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
       const now = Date.now();
       const errors: CycleResult["errors"] = [];
       let discovered: Set<string> | null = null;
+      let discoveryMs: number | null = null;
       if (now - lastDiscoveryAt >= options.discoveryIntervalMs) {
+        const discoveryStart = performance.now();
         const found = await source.discover();
+        discoveryMs = performance.now() - discoveryStart;
         for (const error of found.errors) errors.push({ target: error.key ?? "(discovery)", message: describeError(error) });
         // Only a complete pass without errors can tell that a lock is gone.
         if (found.errors.length === 0 && found.isComplete) {
@@ -139,6 +142,7 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
         targetCount: known.size,
         requestCount: source.takeRequestCount(),
         retryAfterMs: 0,
+        discoveryMs,
       };
     },
     commit(result) {

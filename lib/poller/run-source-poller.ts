@@ -35,7 +35,9 @@ export async function runSourcePoller(options: SourcePollerOptions): Promise<voi
     while (!signal.aborted) {
       const cycleStart = Date.now();
       const result = await cycles.run();
-      getProcessMetrics().pollDuration.observe({ cluster: cluster.name, kind: cluster.kind }, (Date.now() - cycleStart) / 1000);
+      const metrics = getProcessMetrics();
+      metrics.pollDuration.observe({ cluster: cluster.name, kind: cluster.kind }, (Date.now() - cycleStart) / 1000);
+      if (result.discoveryMs !== null) metrics.discoveryDuration.observe({ cluster: cluster.name, kind: cluster.kind }, result.discoveryMs / 1000);
       const cycleMs = previousCycleStart === null ? null : cycleStart - previousCycleStart;
       previousCycleStart = cycleStart;
       const changeCount = await saveCycle(db, {

@@ -24,6 +24,8 @@ export type CycleResult = {
   requestCount: number;
   /** Wait at least this long before the next cycle (the source asked to, e.g. HTTP 429). */
   retryAfterMs: number;
+  /** How long this cycle's discovery (topic listing, SCAN, znode or key walk) took; null when none was due. */
+  discoveryMs: number | null;
 };
 
 export type SourceCycles = {

@@ -51,7 +51,9 @@ export function openPulsarCycles(cluster: PulsarClusterConfig, saved: ResourceSt
       const errors: CycleResult["errors"] = [];
       let removedTopics: string[] = [];
       let isDiscoveryDown = false;
+      let discoveryMs: number | null = null;
       if (cycleStart - lastDiscoveryAt >= cluster.discoveryIntervalMs) {
+        const discoveryStart = performance.now();
         try {
           const discovered = await discoverTopics(cluster, limiter);
           const names = new Set(discovered.map((t) => t.fullName));
@@ -62,6 +64,7 @@ export function openPulsarCycles(cluster: PulsarClusterConfig, saved: ResourceSt
           isDiscoveryDown = true;
           errors.push({ target: "(discovery)", message: (error as Error).message });
         }
+        discoveryMs = performance.now() - discoveryStart;
       }
 
       const results = await Promise.all(rotate(topics, cycle++).map((topic) => fetchTopicObservations(cluster, topic, limiter)));
@@ -85,6 +88,7 @@ export function openPulsarCycles(cluster: PulsarClusterConfig, saved: ResourceSt
         targetCount: topics.length,
         requestCount: limiter.takeRequestCount(),
         retryAfterMs,
+        discoveryMs,
       };
     },
     commit(result) {

@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => shutdown.abort());
 
 describe("serveWorkerMetrics", () => {
-  it("answers the poll cycle histogram and the process metrics at /metrics", async () => {
+  it("answers the poll cycle and discovery histograms and the process metrics at /metrics", async () => {
     const histogram = getProcessMetrics().pollDuration;
     histogram.observe({ cluster: "worker-test", kind: "redis" }, 0.03);
     histogram.observe({ cluster: "worker-test", kind: "redis" }, 2);
@@ -28,6 +28,7 @@ describe("serveWorkerMetrics", () => {
     expect(lines).toContain('baton_poll_duration_seconds_bucket{le="0.05",cluster="worker-test",kind="redis"} 1');
     expect(lines).toContain('baton_poll_duration_seconds_bucket{le="2.5",cluster="worker-test",kind="redis"} 2');
     expect(lines).toContain('baton_poll_duration_seconds_count{cluster="worker-test",kind="redis"} 2');
+    expect(lines).toContain("# TYPE baton_discovery_duration_seconds histogram");
     expect(lines.some((line) => line.startsWith("process_resident_memory_bytes "))).toBe(true);
     expect(logs.join("\n")).toMatch(/metrics on http:\/\/0\.0\.0\.0:\d+\/metrics/);
   });

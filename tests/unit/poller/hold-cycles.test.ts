@@ -71,12 +71,15 @@ describe("openHoldCycles", () => {
     const table: Table = new Map([["lock:a", { token: "pod-a:1", ttlMs: 30_000 }], ["lock:b", { token: "pod-b:1", ttlMs: 30_000 }]]);
     const { source, reads, hint } = tableSource(table);
     const cycles = await openHoldCycles(source, [], { resourceKind: "REDIS_LOCK", discoveryIntervalMs: DISCOVERY_MS, pollIntervalMs: POLL_MS });
-    await cycle(cycles);
+    const first = await cycle(cycles);
     expect(reads.at(-1)!.sort()).toEqual(["lock:a", "lock:b"]);
+    // The first cycle discovers (and says how long that took); a read of signalled keys does not.
+    expect(first.discoveryMs).toBeGreaterThanOrEqual(0);
     vi.setSystemTime(T0 + 200);
     table.set("lock:a", null);
     hint("lock:a", "del");
     const result = await cycle(cycles);
+    expect(result.discoveryMs).toBeNull();
     expect(reads.at(-1)).toEqual(["lock:a"]);
     expect(result.changes).toEqual([expect.objectContaining({ resourceKey: "lock:a", kind: "HOLDER_LOST", ending: "RELEASED", details: expect.objectContaining({ hint: "del" }) })]);
   });
