@@ -2,7 +2,7 @@ import "server-only";
 
 import { Prisma } from "@/lib/db/generated/client";
 import type { DetectedChange } from "@/lib/poller/change";
-import { signHashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import { digestHashRangeSplit } from "@/lib/poller/split-digest";
 import type { ResourceState } from "@/lib/sources/pulsar/observation";
 
 // The Key_Shared split history (key_shared_range_split): a row per split of a subscription
@@ -29,7 +29,7 @@ export function listSplitInputs(states: readonly ResourceState[], ids: ReadonlyM
     const split = isGone ? null : state.hashRanges;
     inputs.push({
       resourceId,
-      signature: split === null ? null : signHashRangeSplit(split),
+      signature: split === null ? null : digestHashRangeSplit(split),
       split: split === null ? null : JSON.stringify(split),
       seenAt,
       changedAfter: movedAfter.get(state.resourceKey) ?? null,

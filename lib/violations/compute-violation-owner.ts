@@ -4,7 +4,6 @@
 // changed within the window around it, and from whom to whom. Pure and client-safe.
 
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
-import type { KeyOwner } from "@/lib/pulsar/key-owner";
 import { type HashingScheme, routeKeyToPartition } from "@/lib/pulsar/producer-routing";
 import type { RuleResult } from "@/lib/pulsar/rule-result";
 import type { StickyKeyHashFold } from "@/lib/pulsar/sticky-key-hash";
@@ -112,9 +111,9 @@ function keySharedOwner(question: OwnerQuestion, periods: readonly SplitPeriod[]
   if (period.validToMs !== null && period.validToMs <= question.atMs) {
     return cannot("no-ranges", `the subscription had no consumers with hash ranges at the violation's time (since ${iso(period.validToMs)})`);
   }
+  // The key's hash per fold, for this question only (a key is hashed once whatever the splits).
   const hashes = new Map<StickyKeyHashFold, RuleResult<number>>();
-  const ownerUnder = (split: HashRangeSplit): RuleResult<KeyOwner> => findOwnerInSplit(question.key, split, hashes);
-  const result = ownerUnder(period.split);
+  const result = findOwnerInSplit(question.key, period.split, hashes);
   if (!result.ok) return cannot(result.reason, result.detail);
 
   // Each split that began within the window, against the one before it: did the key's owner move?
@@ -126,8 +125,8 @@ function keySharedOwner(question: OwnerQuestion, periods: readonly SplitPeriod[]
     const before = periods[i - 1]!;
     const after = periods[i]!;
     if (after.validFromMs < fromMs) continue;
-    const ownerBefore = ownerUnder(before.split);
-    const ownerAfter = ownerUnder(after.split);
+    const ownerBefore = findOwnerInSplit(question.key, before.split, hashes);
+    const ownerAfter = findOwnerInSplit(question.key, after.split, hashes);
     const from = ownerBefore.ok ? ownerBefore.value.owner : null;
     const to = ownerAfter.ok ? ownerAfter.value.owner : null;
     if (from === to) continue;

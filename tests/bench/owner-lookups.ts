@@ -14,8 +14,8 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 
 import { createDb, type Db } from "@/lib/db/client";
+import { digestHashRangeSplit } from "@/lib/poller/split-digest";
 import type { HashRange, HashRangeSplit } from "@/lib/pulsar/hash-ranges";
-import { signHashRangeSplit } from "@/lib/pulsar/hash-ranges";
 import { getViolationOwners } from "@/lib/violations/queries/get-violation-owners";
 import { computeOwners } from "@/lib/violations/queries/read-owner-history";
 import { startTestDatabase } from "@/tests/support/test-database";
@@ -82,7 +82,7 @@ async function seed(db: Db): Promise<void> {
           return {
             clusterId: cluster.id,
             resourceId: resource.id,
-            signature: signHashRangeSplit(split),
+            signature: digestHashRangeSplit(split),
             split,
             changedAfter: h === 0 ? null : new Date(START_MS + h * every - 500),
             validFrom: new Date(START_MS + h * every),

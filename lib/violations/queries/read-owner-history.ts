@@ -50,7 +50,7 @@ export async function readOwnerHistory(db: Db, refs: readonly Pick<ResourceRef, 
   if (ids.length === 0) return new Map();
   const [splits, changes] = await Promise.all([
     db.$queryRaw<SplitRow[]>(Prisma.sql`
-      select id, resource_id, md5(split::text) as digest, changed_after, valid_from, valid_to from key_shared_range_split
+      select id, resource_id, signature as digest, changed_after, valid_from, valid_to from key_shared_range_split
       where resource_id = any(${ids}::bigint[]) and valid_from <= ${iso(toMs)}::timestamptz and (valid_to is null or valid_to >= ${iso(fromMs)}::timestamptz)
       order by resource_id, valid_from`),
     // The changes within the span, and each resource's first change after it: whoever it took
@@ -112,7 +112,7 @@ async function readSplits(db: Db, rows: readonly Pick<SplitRow, "id" | "digest">
   }
   if (missing.size === 0) return found;
   const read = await db.$queryRaw<{ digest: string; split: string }[]>(Prisma.sql`
-    select md5(split::text) as digest, split::text as split from key_shared_range_split where id = any(${[...missing.values()]}::bigint[])`);
+    select signature as digest, split::text as split from key_shared_range_split where id = any(${[...missing.values()]}::bigint[])`);
   for (const row of read) {
     const split = JSON.parse(row.split) as HashRangeSplit;
     splitCache.set(row.digest, split);

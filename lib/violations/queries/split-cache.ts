@@ -1,9 +1,9 @@
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
 
-// Parsed Key_Shared splits by the md5 of their stored JSON: a split's content never changes once
-// written (only its valid_to is set later), so a page of violations reads the splits' digests and
-// parses only those this process has not seen. Content-addressed, so it is right whatever
-// database a process talks to. Bounded by the ranges it holds (about 50 bytes each), least
+// Parsed Key_Shared splits by their stored digest (key_shared_range_split.signature, see
+// lib/poller/split-digest.ts): a split's content never changes once written (only its valid_to
+// is set later), so a page of violations reads the splits' digests and parses only those this
+// process has not seen. Content-addressed, so it is right whatever database a process talks to. Bounded by the ranges it holds (about 50 bytes each), least
 // recently used first out.
 
 /** About 25 MB of parsed ranges: a day of hourly rebalances of 2,500 partitions' 200 ranges. */

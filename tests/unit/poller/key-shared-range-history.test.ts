@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { DetectedChange } from "@/lib/poller/change";
 import { listSplitInputs } from "@/lib/poller/key-shared-range-history";
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
-import { signHashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import { digestHashRangeSplit } from "@/lib/poller/split-digest";
 import type { ResourceState } from "@/lib/sources/pulsar/observation";
 
 const SEEN = "2026-11-22T10:02:04.200Z";
@@ -37,8 +37,8 @@ describe("listSplitInputs", () => {
       [moved("moved"), moved("emptied")],
     );
     expect(inputs).toEqual([
-      { resourceId: 1n, signature: signHashRangeSplit(split), split: JSON.stringify(split), seenAt: SEEN, changedAfter: null },
-      { resourceId: 2n, signature: signHashRangeSplit(split), split: JSON.stringify(split), seenAt: SEEN, changedAfter: BEFORE },
+      { resourceId: 1n, signature: digestHashRangeSplit(split), split: JSON.stringify(split), seenAt: SEEN, changedAfter: null },
+      { resourceId: 2n, signature: digestHashRangeSplit(split), split: JSON.stringify(split), seenAt: SEEN, changedAfter: BEFORE },
       // The ranges went (every consumer left): the current split is closed, none opened.
       { resourceId: 3n, signature: null, split: null, seenAt: SEEN, changedAfter: BEFORE },
       // The subscription is gone: closed at goneAt.
