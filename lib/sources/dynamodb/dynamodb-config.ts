@@ -1,5 +1,6 @@
 import { z } from "zod";
 
+import { ConfigError, describeConfigIssue } from "@/lib/config-files";
 import { clusterName, httpUrl, positiveInt } from "@/lib/sources/config-fields";
 
 // The settings of one DynamoDB lock table (`kind: "dynamodb"`): the table of Amazon's
@@ -62,33 +63,12 @@ export const dynamodbClusterSchema = z
 export type DynamodbClusterInput = z.input<typeof dynamodbClusterSchema>;
 export type DynamodbClusterConfig = z.output<typeof dynamodbClusterSchema>;
 
-export class DynamodbConfigError extends Error {
-  // The same name as lib/config.ts's ConfigError: callers report both the same way.
-  override name = "ConfigError";
-}
-
-function describePath(root: string, issuePath: readonly PropertyKey[]): string {
-  return issuePath.reduce<string>((acc, part) => (typeof part === "number" ? `${acc}[${part}]` : `${acc}.${String(part)}`), root);
-}
-
-function describeValue(value: unknown): string {
-  if (value === undefined) return "nothing";
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
-function valueAt(root: unknown, issuePath: readonly PropertyKey[]): unknown {
-  return issuePath.reduce<unknown>((node, key) => (node !== null && typeof node === "object" ? (node as Record<PropertyKey, unknown>)[key] : undefined), root);
-}
-
 /**
- * Parses one DynamoDB source, throwing a one-line error in lib/config.ts's wording:
- * `Invalid configuration: <root>.region must be an AWS region such as eu-west-1 (got "x")`.
+ * Parses one DynamoDB source, throwing lib/config.ts's one-line ConfigError:
+ * `Invalid configuration: <root>.<field> <message> (got "x")`; a password is never repeated.
  */
 export function parseDynamodbClusterConfig(input: unknown, root = "cluster"): DynamodbClusterConfig {
   const parsed = dynamodbClusterSchema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const got = issue.code === "unrecognized_keys" ? `unknown key "${issue.keys[0]}"` : `got ${describeValue(valueAt(input, issue.path))}`;
-  throw new DynamodbConfigError(`Invalid configuration: ${describePath(root, issue.path)} ${issue.message} (${got})`);
+  throw new ConfigError(describeConfigIssue(root, input, parsed.error));
 }

@@ -26,7 +26,7 @@ import { toAbsentObservation, toHoldObservation } from "./lock-observation";
 import { scanTable, type TableScan } from "./scan-table";
 import { createVersionClock } from "./version-clock";
 
-export { dynamodbClusterSchema, parseDynamodbClusterConfig, DynamodbConfigError } from "./dynamodb-config";
+export { dynamodbClusterSchema, parseDynamodbClusterConfig } from "./dynamodb-config";
 export type { DynamodbClusterConfig, DynamodbClusterInput } from "./dynamodb-config";
 export type { DynamodbLockDetails } from "./lock-observation";
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 
+import { ConfigError, describeConfigIssue } from "@/lib/config-files";
 import { clusterName, httpUrl, positiveInt } from "@/lib/sources/config-fields";
 
 // The settings of one etcd source (`kind: "etcd"`). A plain zod object, so lib/config.ts lists it
@@ -89,33 +90,12 @@ export type EtcdClusterConfig = z.output<typeof etcdClusterSchema>;
 export type EtcdWatchedPrefix = EtcdClusterConfig["prefixes"][number];
 export type EtcdLayout = z.output<typeof etcdLayoutSchema>;
 
-export class EtcdConfigError extends Error {
-  // The same name as lib/config.ts's ConfigError: callers report both the same way.
-  override name = "ConfigError";
-}
-
-function describePath(root: string, issuePath: readonly PropertyKey[]): string {
-  return issuePath.reduce<string>((acc, part) => (typeof part === "number" ? `${acc}[${part}]` : `${acc}.${String(part)}`), root);
-}
-
-function describeValue(value: unknown): string {
-  if (value === undefined) return "nothing";
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
-function valueAt(root: unknown, issuePath: readonly PropertyKey[]): unknown {
-  return issuePath.reduce<unknown>((node, key) => (node !== null && typeof node === "object" ? (node as Record<PropertyKey, unknown>)[key] : undefined), root);
-}
-
 /**
- * Parses one etcd source, throwing a one-line error in lib/config.ts's wording:
- * `Invalid configuration: <root>.prefixes[0].layout <message> (got "x")`.
+ * Parses one etcd source, throwing lib/config.ts's one-line ConfigError:
+ * `Invalid configuration: <root>.<field> <message> (got "x")`; a password is never repeated.
  */
 export function parseEtcdClusterConfig(input: unknown, root = "cluster"): EtcdClusterConfig {
   const parsed = etcdClusterSchema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const got = issue.code === "unrecognized_keys" ? `unknown key "${issue.keys[0]}"` : `got ${describeValue(valueAt(input, issue.path))}`;
-  throw new EtcdConfigError(`Invalid configuration: ${describePath(root, issue.path)} ${issue.message} (${got})`);
+  throw new ConfigError(describeConfigIssue(root, input, parsed.error));
 }

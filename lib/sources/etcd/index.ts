@@ -19,7 +19,7 @@ import { createKeyIndex } from "./key-index";
 import { createHoldReader } from "./read-holds";
 import { watchHolds } from "./watch-holds";
 
-export { etcdClusterSchema, parseEtcdClusterConfig, EtcdConfigError } from "./etcd-config";
+export { etcdClusterSchema, parseEtcdClusterConfig } from "./etcd-config";
 export type { EtcdClusterConfig, EtcdClusterInput, EtcdLayout, EtcdWatchedPrefix } from "./etcd-config";
 export { EtcdSourceError } from "./etcd-error";
 

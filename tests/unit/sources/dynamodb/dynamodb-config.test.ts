@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 
-import { DEFAULT_REQUESTS_PER_SECOND, DynamodbConfigError, parseDynamodbClusterConfig } from "@/lib/sources/dynamodb/dynamodb-config";
+import { ConfigError } from "@/lib/config-files";
+import { DEFAULT_REQUESTS_PER_SECOND, parseDynamodbClusterConfig } from "@/lib/sources/dynamodb/dynamodb-config";
 
 const valid = { kind: "dynamodb", name: "locks", region: "eu-west-1", tableName: "lockTable" };
 
@@ -8,7 +9,7 @@ function errorOf(input: unknown): string {
   try {
     parseDynamodbClusterConfig(input, "BATON_CLUSTERS[2]");
   } catch (error) {
-    expect(error).toBeInstanceOf(DynamodbConfigError);
+    expect(error).toBeInstanceOf(ConfigError);
     return (error as Error).message;
   }
   throw new Error("expected a configuration error");

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 
 import { loadConfig } from "@/lib/config";
-import { DEFAULT_REQUESTS_PER_SECOND, EtcdConfigError, parseEtcdClusterConfig } from "@/lib/sources/etcd/etcd-config";
+import { ConfigError } from "@/lib/config-files";
+import { DEFAULT_REQUESTS_PER_SECOND, parseEtcdClusterConfig } from "@/lib/sources/etcd/etcd-config";
 
 const valid = { kind: "etcd", name: "elections", endpoints: ["http://127.0.0.1:2379"], prefixes: [{ prefix: "elections/" }] };
 
@@ -9,13 +10,19 @@ function errorOf(input: unknown): string {
   try {
     parseEtcdClusterConfig(input, "BATON_CLUSTERS[1]");
   } catch (error) {
-    expect(error).toBeInstanceOf(EtcdConfigError);
+    expect(error).toBeInstanceOf(ConfigError);
     return (error as Error).message;
   }
   throw new Error("expected a configuration error");
 }
 
 describe("parseEtcdClusterConfig", () => {
+  it("never repeats a password in its error", () => {
+    const message = errorOf({ ...valid, user: "u", password: ["hunter2-secret"] });
+    expect(message).toMatch(/^Invalid configuration: BATON_CLUSTERS\[1\]\.password .*\(got a value that is not shown\)$/);
+    expect(message).not.toContain("hunter2");
+  });
+
   it("fills the defaults", () => {
     expect(parseEtcdClusterConfig(valid)).toMatchObject({
       requestsPerSecond: DEFAULT_REQUESTS_PER_SECOND,
