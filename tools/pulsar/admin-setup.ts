@@ -30,12 +30,34 @@ export async function createNamespace(adminUrl: string, namespace: string): Prom
   await requestAdminOk(adminUrl, "PUT", `/admin/v2/namespaces/${namespacePath(namespace)}`);
 }
 
+/** How long a new namespace's bundle may take to get an owner before its topics can be created. */
+const OWNERSHIP_ATTEMPTS = 20;
+const OWNERSHIP_RETRY_MS = 250;
+
+/**
+ * Runs a topic creation again while the broker answers 412 "Failed to find ownership": a
+ * namespace created a moment ago has no bundle owner yet (seen on 3.0.7 right after
+ * createNamespace). Any other answer is final.
+ */
+async function whileOwnershipIsAssigned(create: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await create();
+      return;
+    } catch (error) {
+      const isUnowned = error instanceof AdminRequestError && error.status === 412 && error.body.includes("Failed to find ownership");
+      if (!isUnowned || attempt >= OWNERSHIP_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, OWNERSHIP_RETRY_MS));
+    }
+  }
+}
+
 export async function createPartitionedTopic(adminUrl: string, topic: string, partitions: number): Promise<void> {
-  await requestAdminOk(adminUrl, "PUT", `${topicPath(topic)}/partitions`, { body: partitions });
+  await whileOwnershipIsAssigned(() => requestAdminOk(adminUrl, "PUT", `${topicPath(topic)}/partitions`, { body: partitions }));
 }
 
 export async function createNonPartitionedTopic(adminUrl: string, topic: string): Promise<void> {
-  await requestAdminOk(adminUrl, "PUT", topicPath(topic));
+  await whileOwnershipIsAssigned(() => requestAdminOk(adminUrl, "PUT", topicPath(topic)));
 }
 
 /** A durable subscription with no consumers (it starts at the end of the topic). */
