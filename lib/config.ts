@@ -79,6 +79,7 @@ const envSchema = z.object({
     .refine((value) => value.includes("{traceId}") && /^https?:\/\//.test(value), { message: "must be an http(s) URL containing {traceId}" })
     .optional(),
   BATON_RETENTION_DAYS: positiveInt(1, 3_650).default(30),
+  BATON_VIOLATION_RETENTION_DAYS: positiveInt(1, 3_650).optional(),
   BATON_RETENTION_BATCH_SIZE: positiveInt(100, 1_000_000).default(10_000),
   BATON_PRODUCER_ROUTING: z.string().optional(),
   BATON_INGEST_MAX_BODY_BYTES: positiveInt(1_024, 256 * 1024 * 1024).default(16 * 1024 * 1024),
@@ -132,9 +133,11 @@ export type ViolationsConfig = {
   drilldownWindowMs: number;
   /** A trace link: an http(s) URL with {traceId}, e.g. a Jaeger or Tempo search; null for no links. */
   traceUrlTemplate: string | null;
-  /** Raw counter events older than this are deleted (rollups stay). */
+  /** Raw counter events that are not violations are dropped (an hour partition at a time) once older than this; rollups stay. */
   retentionDays: number;
-  /** Rows deleted per statement, so retention never blocks ingestion for long. */
+  /** Violations (counter > 0), the rare and valuable rows, are kept this long: their own partitions. */
+  violationRetentionDays: number;
+  /** Rows deleted per statement where retention still deletes rows (per-minute counts, the default partitions). */
   retentionBatchSize: number;
   /** Per full topic name: the producers' hashingScheme, which routes a keyed message to its partition (default JavaStringHash). */
   producerRouting: Record<string, HashingScheme>;
@@ -142,6 +145,8 @@ export type ViolationsConfig = {
 
 /** BATON_PRODUCER_ROUTING: {"persistent://tenant/ns/topic": "Murmur3_32Hash", ...}. */
 const producerRoutingSchema = z.record(z.string(), z.enum(HASHING_SCHEMES, { message: `must be ${HASHING_SCHEMES.join(" or ")}` }));
+/** Violations are kept this long when BATON_VIOLATION_RETENTION_DAYS is unset (never less than BATON_RETENTION_DAYS). */
+export const DEFAULT_VIOLATION_RETENTION_DAYS = 90;
 const FULL_TOPIC_NAME = /^(persistent|non-persistent):\/\/[\w.-]+\/[\w.-]+\/[\w.-]+$/;
 
 function parseProducerRouting(text: string | undefined): Record<string, HashingScheme> {
@@ -285,6 +290,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       drilldownWindowMs: vars.BATON_DRILLDOWN_WINDOW_MINUTES * 60_000,
       traceUrlTemplate: vars.BATON_TRACE_URL_TEMPLATE ?? null,
       retentionDays: vars.BATON_RETENTION_DAYS,
+      violationRetentionDays: vars.BATON_VIOLATION_RETENTION_DAYS ?? Math.max(DEFAULT_VIOLATION_RETENTION_DAYS, vars.BATON_RETENTION_DAYS),
       retentionBatchSize: vars.BATON_RETENTION_BATCH_SIZE,
       producerRouting: parseProducerRouting(vars.BATON_PRODUCER_ROUTING),
     },

@@ -54,7 +54,7 @@ export function DeploymentDetail({ id, timeZone }: { id: string; timeZone: strin
           {detail.events.map((e) => (
             <tr key={e.eventId}>
               <td className="mono vio-nowrap">
-                <Link href={drilldownHref({ eventId: e.eventId })}>{formatInstant(e.observedAt, timeZone)}</Link>
+                <Link href={drilldownHref({ eventId: e.eventId, observedAt: e.observedAt })}>{formatInstant(e.observedAt, timeZone)}</Link>
               </td>
               <td>{e.key}</td>
               <td>{e.worker}</td>

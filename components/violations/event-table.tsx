@@ -43,7 +43,7 @@ export function EventTable({ events, focusEventId, timeZone }: { events: readonl
                 <span className="mono muted">{e.traceId ?? "—"}</span>
               )}
             </td>
-            <td>{e.eventId === focusEventId ? <strong>this event</strong> : <Link href={drilldownHref({ eventId: e.eventId })} className="mono">{e.eventId}</Link>}</td>
+            <td>{e.eventId === focusEventId ? <strong>this event</strong> : <Link href={drilldownHref({ eventId: e.eventId, observedAt: e.observedAt })} className="mono">{e.eventId}</Link>}</td>
           </tr>
         ))}
       </tbody>

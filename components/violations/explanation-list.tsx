@@ -36,7 +36,7 @@ export function ExplanationList({ drilldown, timeZone }: { drilldown: KeyDrilldo
               ) : event.traceId ? (
                 <span className="mono muted">trace {event.traceId}</span>
               ) : null}
-              {isFocus ? <span className="vio-focus-tag">this event</span> : <Link href={drilldownHref({ eventId: event.eventId })}>focus</Link>}
+              {isFocus ? <span className="vio-focus-tag">this event</span> : <Link href={drilldownHref({ eventId: event.eventId, observedAt: event.observedAt })}>focus</Link>}
             </div>
             <ul className="vio-explanation-lines">
               {lines.map((line) => (

@@ -68,7 +68,7 @@ export function OwnerGroupList(props: {
               <tr key={v.eventId}>
                 <td>{formatInstant(v.observedAt, props.timeZone)}</td>
                 <th scope="row" className="vio-name">
-                  <Link href={drilldownHref({ eventId: v.eventId })}>{v.key}</Link>
+                  <Link href={drilldownHref({ eventId: v.eventId, observedAt: v.observedAt })}>{v.key}</Link>
                 </th>
                 <td>{v.worker}</td>
                 <td>{ownerCell(v.owner)}</td>

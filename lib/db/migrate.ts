@@ -85,9 +85,12 @@ export async function listMigrations(migrationsDir = MIGRATIONS_DIR): Promise<Mi
   };
 }
 
-/** Applies every pending migration in prisma/migrations; returns the names applied now. */
-export async function applyMigrations(databaseUrl: string): Promise<string[]> {
-  const migrationsList = await listMigrations();
+/**
+ * Applies every pending migration in prisma/migrations (or another directory of migrations: the
+ * old-layout benchmarks and the migration test apply a prefix of them); returns the names applied now.
+ */
+export async function applyMigrations(databaseUrl: string, migrationsDir = MIGRATIONS_DIR): Promise<string[]> {
+  const migrationsList = await listMigrations(migrationsDir);
   const result = await withSchemaEngine(databaseUrl, (engine) => engine.applyMigrations({ migrationsList, filters: NO_FILTERS }));
   return result.appliedMigrationNames;
 }

@@ -50,8 +50,11 @@ const NAME_FIELDS = [
   ["subscription", MAX_NAME_LENGTH, false],
 ] as const;
 
-/** The times an event may carry: from the start of the retention period to a day ahead of now. */
-export type EventTimeWindow = { nowMs: number; oldestMs: number; retentionDays: number };
+/**
+ * The times an event may carry: from the start of its retention period (violations may be kept
+ * longer than other events) to a day ahead of now.
+ */
+export type EventTimeWindow = { nowMs: number; oldestMs: number; retentionDays: number; oldestViolationMs: number; violationRetentionDays: number };
 
 /**
  * Checks one item against the event rules: a JSON object with only known fields; id, key,
@@ -84,8 +87,14 @@ export function validateEvent(item: unknown, window: EventTimeWindow): EventChec
   if (record.observedAt === undefined) return invalid("observedAt", "is required");
   const observedAt = parseTimestamp(record.observedAt, window.nowMs);
   if (!observedAt.isValid) return invalid("observedAt", observedAt.message);
-  // Retention would delete it at its next run: refused now rather than accepted and then lost.
-  if (observedAt.ms < window.oldestMs) return invalid("observedAt", `is older than the ${window.retentionDays}-day retention of events (BATON_RETENTION_DAYS): it would be deleted at once`);
+  // Retention would drop it at its next run: refused now rather than accepted and then lost.
+  if ((record.counter as number) > 0) {
+    if (observedAt.ms < window.oldestViolationMs) {
+      return invalid("observedAt", `is older than the ${window.violationRetentionDays}-day retention of violations (BATON_VIOLATION_RETENTION_DAYS): it would be deleted at once`);
+    }
+  } else if (observedAt.ms < window.oldestMs) {
+    return invalid("observedAt", `is older than the ${window.retentionDays}-day retention of events (BATON_RETENTION_DAYS): it would be deleted at once`);
+  }
 
   let attributesJson: string | null = null;
   if (record.attributes !== undefined && record.attributes !== null) {

@@ -11,13 +11,23 @@ export type ValidatedBatch = {
   duplicatesInBatch: number;
 };
 
-/** Events older than this many days are refused (retention would delete them at once). */
-export type IngestRules = { retentionDays: number };
+/**
+ * Events older than this many days are refused (retention would delete them at once); violations
+ * (counter > 0) against their own retention, the same as other events' when not given.
+ */
+export type IngestRules = { retentionDays: number; violationRetentionDays?: number };
 
 /** Validates every item on its own: one bad item never rejects its neighbours. */
 export function validateEvents(items: readonly unknown[], rules: IngestRules): ValidatedBatch {
   const nowMs = Date.now();
-  const window: EventTimeWindow = { nowMs, oldestMs: nowMs - rules.retentionDays * 86_400_000, retentionDays: rules.retentionDays };
+  const violationRetentionDays = rules.violationRetentionDays ?? rules.retentionDays;
+  const window: EventTimeWindow = {
+    nowMs,
+    oldestMs: nowMs - rules.retentionDays * 86_400_000,
+    retentionDays: rules.retentionDays,
+    oldestViolationMs: nowMs - violationRetentionDays * 86_400_000,
+    violationRetentionDays,
+  };
   const events: ValidEvent[] = [];
   const rejected: RejectedItem[] = [];
   const seenIds = new Set<string>();

@@ -16,20 +16,24 @@ import type { IngestSource, ValidEvent } from "@/lib/ingest/types";
 // Invariants:
 // - One statement = one transaction: a failure anywhere (an event row, the rollup, the
 //   connection) writes nothing of the batch.
-// - violation_minute counts only rows inserted now, so re-sent ids change nothing.
-// - Rows are inserted in event_id order and rollup rows upserted in key order, so two batches
-//   that share ids or minutes wait for each other instead of deadlocking.
+// - violation_minute and violation_hour count only rows inserted now, so re-sent events change
+//   nothing, and an hour's row is always the sum of its minutes' rows.
+// - The idempotency key is the table's primary key (observed_at, event_id, is_violation): a
+//   unique key of a partitioned table must hold every partition-key column. A re-sent event
+//   carries the same id, time and counter; the same id at another time is another event.
+// - Rows are inserted in primary-key order and rollup rows upserted in key order, so two batches
+//   that share events or minutes wait for each other instead of deadlocking.
 const INSERT_EVENTS_SQL = `
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int4[], $9::text[], $10::float8[], $11::text[], $12::text[], $13::text[])
     AS t(event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_ms, attributes, others_inside, lock)
 ),
 inserted AS (
-  INSERT INTO exclusivity_event (event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_at, source, attributes, others_inside, lock)
-  SELECT event_id, key, counter, service, worker, topic, subscription, partition, trace_id, to_timestamp(observed_ms / 1000.0), $14::ingest_source, attributes::jsonb, others_inside::jsonb, lock
+  INSERT INTO exclusivity_event (event_id, key, counter, is_violation, service, worker, topic, subscription, partition, trace_id, observed_at, source, attributes, others_inside, lock)
+  SELECT event_id, key, counter, counter > 0, service, worker, topic, subscription, partition, trace_id, to_timestamp(observed_ms / 1000.0), $14::ingest_source, attributes::jsonb, others_inside::jsonb, lock
   FROM input
-  ORDER BY event_id COLLATE "C"
-  ON CONFLICT (event_id) DO NOTHING
+  ORDER BY observed_ms, event_id COLLATE "C"
+  ON CONFLICT (observed_at, event_id, is_violation) DO NOTHING
   RETURNING observed_at, service, subscription, counter
 ),
 rollup AS (
@@ -40,6 +44,15 @@ rollup AS (
   ORDER BY bucket, service COLLATE "C", subscription COLLATE "C"
   ON CONFLICT (bucket, service, subscription)
   DO UPDATE SET violations = vm.violations + excluded.violations, events = vm.events + excluded.events
+),
+hourly_rollup AS (
+  INSERT INTO violation_hour AS vh (bucket, service, subscription, violations, events)
+  SELECT bucket, service, subscription, count(*) FILTER (WHERE counter > 0), count(*)
+  FROM (SELECT date_trunc('hour', observed_at, 'UTC') AS bucket, service, coalesce(subscription, '') AS subscription, counter FROM inserted) AS new_rows
+  GROUP BY bucket, service, subscription
+  ORDER BY bucket, service COLLATE "C", subscription COLLATE "C"
+  ON CONFLICT (bucket, service, subscription)
+  DO UPDATE SET violations = vh.violations + excluded.violations, events = vh.events + excluded.events
 )
 SELECT count(*)::int AS inserted FROM inserted`;
 

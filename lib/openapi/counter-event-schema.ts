@@ -40,7 +40,7 @@ const int4 = (min: number) => z.number().int().min(min).max(MAX_INT4);
 
 export const counterEventSchema = z
   .strictObject({
-    id: storableText(MAX_EVENT_ID_LENGTH).meta({ description: "Your id for the event (a UUID is best): re-sending an id writes nothing." }),
+    id: storableText(MAX_EVENT_ID_LENGTH).meta({ description: "Your id for the event (a UUID is best): re-sending the event (same id, observedAt and counter) writes nothing while its day is kept; the same id at another observedAt is another event." }),
     key: storableText(MAX_KEY_LENGTH).meta({ description: "The mutually exclusive thing (user, order, …)." }),
     counter: int4(0).meta({ description: "What the exclusivity counter held before this increment: above 0 means another worker was inside (a violation)." }),
     service: storableText(MAX_NAME_LENGTH),
@@ -51,7 +51,7 @@ export const counterEventSchema = z
     traceId: storableText(MAX_TRACE_ID_LENGTH).nullish(),
     observedAt: timestampSchema.meta({
       description:
-        "When the worker entered the key: an RFC 3339 date-time with an offset, or epoch milliseconds; at most one day ahead of Baton's clock and not older than the event retention (BATON_RETENTION_DAYS, default 30).",
+        "When the worker entered the key: an RFC 3339 date-time with an offset, or epoch milliseconds; at most one day ahead of Baton's clock and not older than the event retention (BATON_RETENTION_DAYS, default 30; for a violation BATON_VIOLATION_RETENTION_DAYS, default 90).",
     }),
     attributes: attributesSchema.nullish(),
     othersInside: z

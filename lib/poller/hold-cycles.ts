@@ -4,6 +4,7 @@ import { detectHoldChanges } from "@/lib/poller/detect-hold-changes";
 import type { HoldChange, HoldState } from "@/lib/poller/hold-state";
 import { markGone, markStale } from "@/lib/poller/mark-gaps";
 import type { CycleResult, HoldResourceKind, SourceCycles } from "@/lib/poller/source-cycles";
+import { waitUntilWoken } from "@/lib/poller/wait-until-woken";
 import type { HoldHint } from "@/lib/sources/hold-observation";
 import type { HoldReadError, HoldSource, HoldWatch, LockRef } from "@/lib/sources/hold-source";
 
@@ -137,6 +138,7 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
       }
       return {
         states: { shape: "hold", resourceKind: options.resourceKind, states: touched },
+        isFullSweep: isFull,
         changes,
         errors,
         targetCount: known.size,
@@ -153,17 +155,7 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
       if (pending.size > 0) return;
       // After a read of signalled keys only, the next full read stays on its own schedule.
       const dueMs = Math.min(untilMs, lastFullReadAt + options.pollIntervalMs);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.max(0, dueMs - Date.now()));
-        function done() {
-          clearTimeout(timer);
-          signal.removeEventListener("abort", done);
-          wake = null;
-          resolve();
-        }
-        wake = done;
-        signal.addEventListener("abort", done, { once: true });
-      });
+      await waitUntilWoken(dueMs, signal, (next) => (wake = next));
     },
     async close() {
       await watch.stop();

@@ -3,8 +3,11 @@
 // more than one (a Redis pipeline of N commands costs N).
 
 export type RateLimiter = {
-  /** Runs `task` once the budget has `cost` (default 1) to spend on it; counts it. */
-  run<T>(task: () => Promise<T>, cost?: number): Promise<T>;
+  /**
+   * Runs `task` once the budget has `cost` (default 1) to spend on it; counts it. An urgent task
+   * (a re-poll a change signal asked for) starts before every waiting task that is not urgent.
+   */
+  run<T>(task: () => Promise<T>, cost?: number, options?: { isUrgent?: boolean }): Promise<T>;
   /** What was spent on tasks started since the last call (requests, or commands). */
   takeRequestCount(): number;
 };
@@ -12,7 +15,8 @@ export type RateLimiter = {
 /**
  * A task heavier than the whole bucket (one pipeline reading 10,000 locks) still runs once the
  * bucket is full, and leaves it in debt: the tasks after it wait until the debt is paid, so the
- * average holds. Tasks start in arrival order.
+ * average holds. Tasks start in arrival order, urgent ones first: the budget is the same for
+ * both, only the order changes.
  */
 export function createRateLimiter(options: { requestsPerSecond: number; maxConcurrency: number; now?: () => number }): RateLimiter {
   const now = options.now ?? (() => performance.now());
@@ -21,7 +25,7 @@ export function createRateLimiter(options: { requestsPerSecond: number; maxConcu
   let refilledAt = now();
   let inFlight = 0;
   let started = 0;
-  const waiting: { cost: number; start: () => void }[] = [];
+  const waiting: { cost: number; isUrgent: boolean; start: () => void }[] = [];
   let timer: NodeJS.Timeout | null = null;
 
   function refill(): void {
@@ -51,9 +55,15 @@ export function createRateLimiter(options: { requestsPerSecond: number; maxConcu
   }
 
   return {
-    async run<T>(task: () => Promise<T>, cost = 1): Promise<T> {
+    async run<T>(task: () => Promise<T>, cost = 1, runOptions: { isUrgent?: boolean } = {}): Promise<T> {
       await new Promise<void>((resolve) => {
-        waiting.push({ cost: Math.max(1, cost), start: resolve });
+        const entry = { cost: Math.max(1, cost), isUrgent: runOptions.isUrgent === true, start: resolve };
+        if (!entry.isUrgent) waiting.push(entry);
+        else {
+          // Behind the urgent ones already waiting, ahead of the rest.
+          const firstRegular = waiting.findIndex((w) => !w.isUrgent);
+          waiting.splice(firstRegular < 0 ? waiting.length : firstRegular, 0, entry);
+        }
         pump();
       });
       try {

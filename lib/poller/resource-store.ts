@@ -7,6 +7,8 @@ import { loadHoldStates, upsertHoldStates } from "@/lib/poller/hold-rows";
 import { recordKeySharedSplits } from "@/lib/poller/key-shared-range-history";
 import type { CycleStates, HoldResourceKind } from "@/lib/poller/source-cycles";
 import { loadSubscriptionPartitionStates, upsertSubscriptionPartitionStates } from "@/lib/poller/subscription-partition-rows";
+import { deriveLastObservations, loadObservationSweep, saveObservationSweep, sweepTimeOf } from "@/lib/poller/observation-sweep";
+import type { WrittenRows } from "@/lib/poller/written-rows";
 
 /** The lease's epoch moved on: another poller took over, and this one must stop writing. */
 export class PollerDeposedError extends Error {
@@ -23,11 +25,20 @@ export type PollRunRecord = {
   pollerId: string;
 };
 
-/** The last saved states of a cluster, in the shape its kind keeps: what a restarted poller resumes from. */
+/**
+ * The last saved states of a cluster, in the shape its kind keeps: what a restarted poller
+ * resumes from, with each one's last observation (or failure) derived from the latest full cycle.
+ */
 export async function loadCycleStates(db: Db, clusterId: number, shape: CycleStates["shape"], holdKind: HoldResourceKind): Promise<CycleStates> {
+  const kind = shape === "subscription-partition" ? "PULSAR_SUBSCRIPTION_PARTITION" : holdKind;
+  const sweptAt = await loadObservationSweep(db, clusterId, kind);
   return shape === "subscription-partition"
-    ? { shape, states: await loadSubscriptionPartitionStates(db, clusterId) }
-    : { shape, resourceKind: holdKind, states: await loadHoldStates(db, clusterId, holdKind) };
+    ? { shape, states: deriveLastObservations(await loadSubscriptionPartitionStates(db, clusterId), sweptAt) }
+    : { shape, resourceKind: holdKind, states: deriveLastObservations(await loadHoldStates(db, clusterId, holdKind), sweptAt) };
+}
+
+function resourceKindOf(states: CycleStates) {
+  return states.shape === "subscription-partition" ? "PULSAR_SUBSCRIPTION_PARTITION" : states.resourceKind;
 }
 
 function upsertStates(tx: Prisma.TransactionClient, clusterId: number, states: CycleStates): Promise<Map<string, bigint>> {
@@ -54,23 +65,43 @@ async function insertChanges(tx: Prisma.TransactionClient, clusterId: number, ep
     on conflict (resource_id, kind, new_seen_at) do nothing`);
 }
 
+export type SaveCycleInput = {
+  clusterId: number;
+  epoch: bigint;
+  /** Every state the cycle touched (observed, stale or gone); the others are left as they are. */
+  states: CycleStates;
+  /**
+   * The cycle read every known resource of the cluster (a full sweep): its time becomes every
+   * untouched fresh row's last observation. False for a read of a few resources between sweeps,
+   * which must not make the others look observed.
+   */
+  isFullSweep: boolean;
+  changes: DetectedChange[];
+  /** Null for a re-poll of a few resources between cycles (a change signal's): no poll-run record. */
+  pollRun: PollRunRecord | null;
+  /** What this poller wrote before: only rows that changed are written. Without it, every touched state is. */
+  written?: WrittenRows;
+};
+
 /**
- * Saves one cycle atomically: the states, the changes and the poll-run record, only while this
- * poller's epoch is still the lease's (a deposed poller's late cycle writes nothing).
+ * Saves one cycle atomically: the rows that changed, the changes, the sweep's time and the
+ * poll-run record, only while this poller's epoch is still the lease's (a deposed poller's late
+ * cycle writes nothing). A re-poll between cycles (pollRun null) saves its rows and changes only.
  * Returns the number of change rows written.
  */
-export async function saveCycle(
-  db: Db,
-  input: { clusterId: number; epoch: bigint; states: CycleStates; changes: DetectedChange[]; pollRun: PollRunRecord },
-): Promise<number> {
+export async function saveCycle(db: Db, input: SaveCycleInput): Promise<number> {
   const { clusterId, epoch, pollRun } = input;
-  return db.$transaction(async (tx) => {
+  const sweptAt = input.isFullSweep ? (sweepTimeOf(input.states.states) ?? pollRun?.startedAt ?? new Date().toISOString()) : null;
+  const toWrite = input.written ? input.written.select(input.states, sweptAt) : input.states;
+  const changeCount = await db.$transaction(async (tx) => {
     const lease = await tx.$queryRaw<{ epoch: bigint }[]>(Prisma.sql`select epoch from poller_lease where cluster_id = ${clusterId} for share`);
     if (lease[0]?.epoch !== epoch) throw new PollerDeposedError(`cluster ${clusterId}: lease epoch is ${lease[0]?.epoch ?? "none"}, this poller's is ${epoch}`);
-    const ids = await upsertStates(tx, clusterId, input.states);
+    const ids = await upsertStates(tx, clusterId, toWrite);
+    // A change's resource is always among the rows written (its holder or ranges moved).
     const changeCount = await insertChanges(tx, clusterId, epoch, ids, input.changes);
-    if (input.states.shape === "subscription-partition") await recordKeySharedSplits(tx, clusterId, input.states.states, ids, input.changes);
-    await tx.pollRun.create({
+    if (toWrite.shape === "subscription-partition") await recordKeySharedSplits(tx, clusterId, toWrite.states, ids, input.changes);
+    if (sweptAt !== null) await saveObservationSweep(tx, clusterId, resourceKindOf(input.states), sweptAt);
+    if (pollRun) await tx.pollRun.create({
       data: {
         clusterId,
         startedAt: pollRun.startedAt,
@@ -90,4 +121,6 @@ export async function saveCycle(
     });
     return changeCount;
   }, { timeout: 60_000 });
+  input.written?.remember(toWrite);
+  return changeCount;
 }

@@ -4,8 +4,11 @@ import type { ClusterConfig } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
 import { getProcessMetrics } from "@/lib/metrics/process-registry";
 import { loadCycleStates, saveCycle } from "@/lib/poller/resource-store";
+import { saveChangeSignal } from "@/lib/poller/save-change-signal";
+import type { CycleResult } from "@/lib/poller/source-cycles";
 import { sourceKindOf } from "@/lib/sources/registry";
 import { holdResourceKindOf } from "@/lib/sources/hold-resource-kind";
+import { WrittenRows } from "@/lib/poller/written-rows";
 
 export type SourcePollerOptions = {
   db: Db;
@@ -17,24 +20,47 @@ export type SourcePollerOptions = {
   log: (line: string) => void;
   /** Called after each saved cycle (tests and benchmarks observe the poller through it). */
   onCycle?: (cycle: { changeCount: number; errorCount: number; topicCount: number; cycleMs: number | null }) => void;
+  /** Called after each saved re-poll that a change signal asked for (Pulsar's consumer signal). */
+  onRepoll?: (repoll: { changeCount: number; topicCount: number }) => void;
 };
+
+function logChanges(log: (line: string) => void, clusterName: string, changes: CycleResult["changes"]): void {
+  for (const change of changes) {
+    const ending = change.ending ? `, ${change.ending.toLowerCase().replace("_", " ")}` : "";
+    log(`${clusterName}: ${change.kind} ${change.resourceKey} ${change.fromHolder ?? "-"} -> ${change.toHolder ?? "-"} (${change.cause}${ending}${change.isDuringGap ? ", during a gap" : ""})`);
+  }
+}
 
 /**
  * Polls one cluster, of any kind, until `signal` aborts (or the lease is lost: saveCycle throws
  * PollerDeposedError). Each cycle reads every watched thing once within the kind's budget; a
  * cycle that does not fit the interval is followed at once by the next, and its real length is
- * recorded. Between cycles the kind may wake the loop early (a change signal).
+ * recorded. Between cycles the kind may wake the loop early (a change signal), and a kind may
+ * hand back re-polls of what a signal named while a cycle is still reading: those are saved at
+ * once (states and changes, no poll-run record) and the cycle goes on.
  */
 export async function runSourcePoller(options: SourcePollerOptions): Promise<void> {
   const { db, cluster, clusterId, epoch, pollerId, signal, log } = options;
   const source = sourceKindOf(cluster);
   const saved = await loadCycleStates(db, clusterId, source.stateShape, holdResourceKindOf(source.clusterKind));
+  const written = WrittenRows.from(saved);
   const cycles = await source.openCycles(cluster, saved, (line) => log(`${cluster.name}: ${line}`));
   let previousCycleStart: number | null = null;
+  let nextCycleDueMs = Date.now();
   try {
     while (!signal.aborted) {
-      const cycleStart = Date.now();
+      const callStart = Date.now();
       const result = await cycles.run();
+      if (result.isRepoll) {
+        const changeCount = await saveCycle(db, { clusterId, epoch, states: result.states, isFullSweep: false, written, changes: result.changes, pollRun: null });
+        cycles.commit(result);
+        logChanges(log, cluster.name, result.changes);
+        if (cycles.describeSignal) await saveChangeSignal(db, clusterId, cycles.describeSignal());
+        options.onRepoll?.({ changeCount, topicCount: result.targetCount });
+        await cycles.waitForNext(nextCycleDueMs, signal);
+        continue;
+      }
+      const cycleStart = result.startedAtMs ?? callStart;
       const metrics = getProcessMetrics();
       metrics.pollDuration.observe({ cluster: cluster.name, kind: cluster.kind }, (Date.now() - cycleStart) / 1000);
       if (result.discoveryMs !== null) metrics.discoveryDuration.observe({ cluster: cluster.name, kind: cluster.kind }, result.discoveryMs / 1000);
@@ -44,6 +70,8 @@ export async function runSourcePoller(options: SourcePollerOptions): Promise<voi
         clusterId,
         epoch,
         states: result.states,
+        isFullSweep: result.isFullSweep,
+        written,
         changes: result.changes,
         pollRun: {
           startedAt: new Date(cycleStart).toISOString(),
@@ -56,12 +84,11 @@ export async function runSourcePoller(options: SourcePollerOptions): Promise<voi
         },
       });
       cycles.commit(result);
-      for (const change of result.changes) {
-        const ending = change.ending ? `, ${change.ending.toLowerCase().replace("_", " ")}` : "";
-        log(`${cluster.name}: ${change.kind} ${change.resourceKey} ${change.fromHolder ?? "-"} -> ${change.toHolder ?? "-"} (${change.cause}${ending}${change.isDuringGap ? ", during a gap" : ""})`);
-      }
+      logChanges(log, cluster.name, result.changes);
+      if (cycles.describeSignal) await saveChangeSignal(db, clusterId, cycles.describeSignal());
       options.onCycle?.({ changeCount, errorCount: result.errors.length, topicCount: result.targetCount, cycleMs });
-      await cycles.waitForNext(Math.max(cycleStart + cluster.pollIntervalMs, Date.now() + result.retryAfterMs), signal);
+      nextCycleDueMs = Math.max(cycleStart + cluster.pollIntervalMs, Date.now() + result.retryAfterMs);
+      await cycles.waitForNext(nextCycleDueMs, signal);
     }
   } finally {
     await cycles.close();

@@ -16,6 +16,12 @@ export type CycleStates =
 
 export type CycleResult = {
   states: CycleStates;
+  /**
+   * The cycle read every known resource (those it could not read are among its states, stale):
+   * its time then stands for the last observation of every row it did not need to write. False
+   * for a read of a few signalled resources between full reads.
+   */
+  isFullSweep: boolean;
   changes: DetectedChange[];
   /** Reads that failed, by target (a topic, a lock key, a master). */
   errors: { target: string; message: string }[];
@@ -26,6 +32,14 @@ export type CycleResult = {
   retryAfterMs: number;
   /** How long this cycle's discovery (topic listing, SCAN, znode or key walk) took; null when none was due. */
   discoveryMs: number | null;
+  /**
+   * A re-poll of a few things a change signal named, handed back while the full cycle is still
+   * reading (Pulsar): saved at once, but neither a cycle of its own (no poll-run record, no
+   * cycle time) nor a reason to wait.
+   */
+  isRepoll?: boolean;
+  /** When the full cycle this result ends began, when it began before this call of run(). */
+  startedAtMs?: number;
 };
 
 export type SourceCycles = {
@@ -35,5 +49,7 @@ export type SourceCycles = {
   commit(result: CycleResult): void;
   /** Sleeps until `untilMs`, or returns earlier when the source signals a change worth reading now. */
   waitForNext(untilMs: number, signal: AbortSignal): Promise<void>;
+  /** The state of the kind's change signal, stored on the cluster row for the Clusters page (plain JSON). */
+  describeSignal?(): Record<string, unknown>;
   close(): Promise<void>;
 };

@@ -46,9 +46,12 @@ export async function getPartitionCount(target: AdminTarget, topic: TopicName): 
   return (await requestAdmin(target, `admin/v2/${topicPath(topic)}/partitions`, partitionedMetadataSchema)).partitions;
 }
 
+/** Where stats answers are bounded: the target's maxStatsBytes (absent: no limit). */
+export type StatsTarget = AdminTarget & { maxStatsBytes?: number };
+
 /** Stats of a non-partitioned topic, or of one partition. */
-export function getTopicStats(target: AdminTarget, topic: TopicName): Promise<TopicStats> {
-  return requestAdmin(target, `admin/v2/${topicPath(topic)}/stats?${STATS_QUERY}`, topicStatsSchema);
+export function getTopicStats(target: StatsTarget, topic: TopicName): Promise<TopicStats> {
+  return requestAdmin(target, `admin/v2/${topicPath(topic)}/stats?${STATS_QUERY}`, topicStatsSchema, { maxBytes: target.maxStatsBytes });
 }
 
 /**
@@ -56,6 +59,6 @@ export function getTopicStats(target: AdminTarget, topic: TopicName): Promise<To
  * Leaders must be read from `partitions`, never from the aggregate: the aggregate drops
  * activeConsumerName and merges consumers by list index.
  */
-export function getPartitionedStats(target: AdminTarget, topic: TopicName): Promise<PartitionedTopicStats> {
-  return requestAdmin(target, `admin/v2/${topicPath(topic)}/partitioned-stats?perPartition=true&${STATS_QUERY}`, partitionedTopicStatsSchema);
+export function getPartitionedStats(target: StatsTarget, topic: TopicName): Promise<PartitionedTopicStats> {
+  return requestAdmin(target, `admin/v2/${topicPath(topic)}/partitioned-stats?perPartition=true&${STATS_QUERY}`, partitionedTopicStatsSchema, { maxBytes: target.maxStatsBytes });
 }

@@ -2,7 +2,7 @@ import "server-only";
 
 import { readFileSync } from "node:fs";
 
-import { Agent, type Dispatcher, fetch as undiciFetch } from "undici";
+import { Agent, type Dispatcher, type Response as UndiciResponse, fetch as undiciFetch } from "undici";
 import type { z } from "zod";
 
 import type { PulsarClusterConfig } from "@/lib/sources/pulsar/pulsar-config";
@@ -21,6 +21,8 @@ export type PulsarAdminErrorKind =
   | "http"
   /** The broker answered 2xx with a body that does not match the schema. */
   | "invalid-response"
+  /** The answer is larger than the byte limit the caller set: nothing of it was parsed. */
+  | "too-large"
   | "too-many-redirects";
 
 export class PulsarAdminError extends Error {
@@ -43,12 +45,43 @@ export class PulsarAdminError extends Error {
 
 export type AdminTarget = Pick<PulsarClusterConfig, "adminUrl" | "token" | "tls" | "requestTimeoutMs">;
 
-type RequestOptions = { method?: "GET" | "PUT" | "POST" | "DELETE"; body?: unknown; timeoutMs?: number; signal?: AbortSignal };
+type RequestOptions = {
+  method?: "GET" | "PUT" | "POST" | "DELETE";
+  body?: unknown;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Stop reading an answer larger than this many bytes and fail with "too-large" (no limit when absent). */
+  maxBytes?: number;
+};
+
+/**
+ * The body as text, reading at most maxBytes: a larger answer is refused from its
+ * Content-Length when the broker sends one, else as soon as the bytes read pass the limit, and
+ * the connection's rest is dropped rather than buffered.
+ */
+async function readBodyText(response: UndiciResponse, path: string, maxBytes: number | undefined): Promise<string> {
+  if (maxBytes === undefined || response.body === null) return response.text();
+  const tooLarge = (bytes: string) => new PulsarAdminError("too-large", `the answer to ${path.split("?")[0]} is larger than the limit of ${maxBytes} bytes (${bytes})`);
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) {
+    await response.body.cancel();
+    throw tooLarge(`${declared} bytes declared`);
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    total += chunk.byteLength;
+    // Leaving the loop by a throw cancels the stream: the rest of the answer is never read.
+    if (total > maxBytes) throw tooLarge(`over ${total} bytes read`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, total).toString("utf8");
+}
 
 const dispatchers = new Map<string, Dispatcher>();
 
-/** One connection pool per TLS setting, so keep-alive works across polls. */
-function dispatcherFor(target: AdminTarget): Dispatcher | undefined {
+/** One connection pool per TLS setting, so keep-alive works across polls (and the consumer signal's scrapes). */
+export function dispatcherFor(target: AdminTarget): Dispatcher | undefined {
   const tls = target.tls;
   if (!tls || !target.adminUrl.startsWith("https:")) return undefined;
   const key = JSON.stringify(tls);
@@ -139,7 +172,7 @@ export async function requestAdminJson(target: AdminTarget, path: string, option
       const reason = await readReason(response);
       throw new PulsarAdminError("http", `HTTP ${response.status}: ${reason}`, response.status, parseRetryAfter(response.headers.get("retry-after")));
     }
-    const text = await response.text();
+    const text = await readBodyText(response, path, options.maxBytes);
     if (text.trim() === "") return undefined;
     try {
       return JSON.parse(text) as unknown;

@@ -4,6 +4,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { listHolderLocks, type HolderLock } from "@/lib/queries/list-holder-locks";
 import { listChanges, type ChangeRow } from "@/lib/queries/list-subscription-changes";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
 
 export type ConsumerPosition = {
   cluster: string;
@@ -67,8 +68,9 @@ export async function getConsumer(
     db.$queryRaw<PositionRow[]>(Prisma.sql`
       select c.name as cluster, r.topic, r.partition, r.subscription, r.subscription_type, r.holder, r.holder_since,
         (select e from jsonb_array_elements(r.consumers) e where e->>'name' = ${input.name} limit 1) as consumer,
-        r.last_observed_at, r.stale_since, r.gone_at
+        ${LAST_OBSERVED_AT} as last_observed_at, r.stale_since, r.gone_at
       from held_resource r
+      ${OBSERVATION_SWEEP_JOIN}
       join cluster c on c.id = r.cluster_id
       where c.name = any(${clusters}::text[]) and r.gone_at is null and r.kind = 'PULSAR_SUBSCRIPTION_PARTITION'
         and (r.holder = ${input.name} or r.consumers @> ${JSON.stringify([{ name: input.name }])}::jsonb)

@@ -10,6 +10,7 @@ import { listDeploymentWindows } from "@/lib/queries/list-deployment-windows";
 import { ALL_LOCKS, listLocks } from "@/lib/queries/list-locks";
 import { prepareTimeline } from "@/lib/timeline/prepare-timeline";
 import type { ChangeCause, ChangeKind, HoldEnding, LaneState, Timeline, TimelineChange } from "@/lib/timeline/timeline-types";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
 
 /** One lock (key) or every lock of a pattern, in one configured cluster. */
 export type LockRef = { cluster: string; key: string; pattern?: undefined } | { cluster: string; pattern: string; key?: undefined };
@@ -63,8 +64,9 @@ export async function getLockTimeline(
   const [board, resources, changes, deployments] = await Promise.all([
     listLocks(db, { clusterNames: [input.cluster], thresholds: input.thresholds, query: { ...ALL_LOCKS, key, pattern, includeGone: true }, nowMs }),
     db.$queryRaw<ResourceRow[]>(Prisma.sql`
-      select r.resource_key, r.holder, r.first_seen_at, r.last_observed_at, r.stale_since, r.gone_at, n.kind as next_kind, n.from_holder as next_from_holder
+      select r.resource_key, r.holder, r.first_seen_at, ${LAST_OBSERVED_AT} as last_observed_at, r.stale_since, r.gone_at, n.kind as next_kind, n.from_holder as next_from_holder
       from held_resource r
+      ${OBSERVATION_SWEEP_JOIN}
       left join lateral (
         select kind, from_holder from holder_change
         where resource_id = r.id and new_seen_at > ${to} and kind in ('HOLDER_CHANGED', 'HOLDER_LOST', 'HOLDER_APPEARED', 'HIDDEN_FLAP')

@@ -11,6 +11,7 @@ import { listDeploymentWindows } from "@/lib/queries/list-deployment-windows";
 import { ALL_LEADERS, listLeaders } from "@/lib/queries/list-leaders";
 import { prepareTimeline } from "@/lib/timeline/prepare-timeline";
 import type { ChangeCause, ChangeKind, LaneState, Timeline, TimelineChange } from "@/lib/timeline/timeline-types";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
 
 export type PartitionDetail = {
   partition: number;
@@ -83,9 +84,10 @@ export async function getSubscriptionTimeline(
       nowMs,
     }),
     db.$queryRaw<ResourceRow[]>(Prisma.sql`
-      select r.partition, r.subscription_type, r.consumers, r.hash_ranges, r.holder, r.first_seen_at, r.last_observed_at, r.stale_since, r.gone_at,
+      select r.partition, r.subscription_type, r.consumers, r.hash_ranges, r.holder, r.first_seen_at, ${LAST_OBSERVED_AT} as last_observed_at, r.stale_since, r.gone_at,
         n.kind as next_kind, n.from_holder as next_from_holder
       from held_resource r
+      ${OBSERVATION_SWEEP_JOIN}
       left join lateral (
         select kind, from_holder from holder_change
         where resource_id = r.id and new_seen_at > ${to} and kind in ('HOLDER_CHANGED', 'HOLDER_LOST', 'HOLDER_APPEARED', 'HIDDEN_FLAP')

@@ -9,6 +9,7 @@ import { Prisma } from "@/lib/db/generated/client";
 import { listPredictionScores } from "@/lib/queries/list-prediction-scores";
 import { createSharedAnswers } from "@/lib/queries/shared-answer";
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
 
 export type LeadersQuery = {
   cluster: string | null;
@@ -180,11 +181,12 @@ export async function listLeaders(
         case when r.holder is not null and jsonb_array_length(r.recent_samples) >= ${stuckSamples}::int
           and (r.recent_samples -> -1 ->> 'backlog')::float8 > (r.recent_samples -> ${-stuckSamples}::int ->> 'backlog')::float8
           then jsonb_path_query_array(r.recent_samples, '$[last - $n to last]', jsonb_build_object('n', ${stuckSamples - 1}::int)) end,
-        ${msOf(Prisma.sql`r.last_observed_at`)}, ${msOf(Prisma.sql`r.stale_since`)}, r.last_error, ${msOf(Prisma.sql`r.gone_at`)},
+        ${msOf(LAST_OBSERVED_AT)}, ${msOf(Prisma.sql`r.stale_since`)}, r.last_error, ${msOf(Prisma.sql`r.gone_at`)},
         ${msOf(Prisma.sql`r.last_change_at`)}, coalesce(f.flaps, 0)
       )), '[]')::text as rows
       from held_resource r
       join cluster c on c.id = r.cluster_id
+      ${OBSERVATION_SWEEP_JOIN}
       left join f on f.resource_id = r.id
       left join unnest(string_to_array(${knownIds}, ',')::bigint[], string_to_array(${knownChanges}, ',', '')::bigint[]) as k(id, last_change_at) on k.id = r.id
       where c.name = any(${clusterNames}::text[]) and ${Prisma.join(conditions, " and ")} and r.id >= ${ids.from} and r.id < ${ids.to}`),

@@ -10,6 +10,7 @@ import { Prisma } from "@/lib/db/generated/client";
 import type { HoldDetails } from "@/lib/poller/hold-rows";
 import { NO_HOLD_STATS } from "@/lib/poller/hold-state";
 import type { ChangeKind, HoldEnding } from "@/lib/poller/change";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
 
 export type LocksQuery = {
   cluster: string | null;
@@ -78,6 +79,18 @@ const ms = (date: Date | null): number | null => (date === null ? null : date.ge
  * churn and expiry counts and its newest expiry while held, all over holder_change's
  * (resource, time) index.
  */
+/**
+ * The TTL left at the lock's last observation. A row is written only when the lock changed (its
+ * remaining TTL shrinks on every read and is not such a change), so the TTL written with it is
+ * that of the last write: it is worked out again from the expiry and the last observation, as
+ * each kind computed it (expiry = observation + TTL left), never below zero where the kind clamps.
+ */
+function ttlAtLastObservation(expiresAtMs: number | null, lastObservedMs: number | null, writtenTtlMs: number | null): number | null {
+  if (expiresAtMs === null || lastObservedMs === null || writtenTtlMs === null) return writtenTtlMs;
+  const ttlMs = expiresAtMs - lastObservedMs;
+  return writtenTtlMs >= 0 ? Math.max(0, ttlMs) : ttlMs;
+}
+
 export async function listLocks(
   db: Db,
   options: { clusterNames: string[]; thresholds: BoardThresholds; query: LocksQuery; nowMs?: number },
@@ -106,12 +119,13 @@ export async function listLocks(
       order by c.name`),
     db.$queryRaw<LockDbRow[]>(Prisma.sql`
       select c.name as cluster, r.kind, r.resource_key, r.holder, r.holder_token, r.holder_since, r.expires_at, r.consumers, r.details,
-        r.first_seen_at, r.last_observed_at, r.stale_since, r.last_error, r.gone_at, r.last_change_at,
+        r.first_seen_at, ${LAST_OBSERVED_AT} as last_observed_at, r.stale_since, r.last_error, r.gone_at, r.last_change_at,
         l.kind as lc_kind, l.ending as lc_ending, l.from_holder as lc_from, l.to_holder as lc_to, l.new_seen_at as lc_at,
         coalesce(w.flaps, 0)::int as flaps, coalesce(w.expiries, 0)::int as expiries,
         x.from_holder as ex_from, x.to_holder as ex_to, x.new_seen_at as ex_at, x.details as ex_details
       from held_resource r
       join cluster c on c.id = r.cluster_id
+      ${OBSERVATION_SWEEP_JOIN}
       left join lateral (
         select kind, ending, from_holder, to_holder, new_seen_at from holder_change
         where resource_id = r.id and kind in ${FLAP_KINDS} order by new_seen_at desc limit 1
@@ -142,7 +156,7 @@ export async function listLocks(
         holder: r.holder,
         holderSince: ms(r.holder_since),
         expiresAt: ms(r.expires_at),
-        ttlMs: r.details.ttlMs ?? null,
+        ttlMs: ttlAtLastObservation(ms(r.expires_at), ms(r.last_observed_at), r.details.ttlMs ?? null),
         waiters: r.consumers.map((w) => w.name),
         isSplit: r.details.isSplit ?? false,
         stats: r.details.stats ?? NO_HOLD_STATS,

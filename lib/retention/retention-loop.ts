@@ -4,7 +4,7 @@ import type { Db } from "@/lib/db/client";
 import { sleep } from "@/lib/sleep";
 import { runRetention, type RetentionSettings } from "@/lib/retention/run-retention";
 
-/** How often the worker deletes expired raw events: an hour's worth is a few batches. */
+/** How often the worker creates partitions ahead and drops expired ones. */
 export const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
@@ -24,9 +24,10 @@ export async function runRetentionLoop(
       const result = await runRetention(db, settings, signal);
       const history = result.deletedHistory;
       const historyRows = history.alerts + history.notifications + history.rangeSplits;
-      if (result.deleted > 0 || result.deletedCounts > 0 || historyRows > 0 || result.isAborted) {
+      if (result.createdPartitions > 0 || result.droppedPartitions.length > 0 || result.deleted > 0 || result.deletedCounts > 0 || historyRows > 0 || result.isAborted) {
         log(
-          `retention: deleted ${result.deleted} raw events and ${result.deletedCounts} count rows observed before ${result.cutoff} in ${result.batches} batches, ` +
+          `retention: created ${result.createdPartitions} partitions, dropped ${result.droppedPartitions.length} (${result.droppedPartitions.join(", ") || "none"}; events before ${result.cutoff}, violations before ${result.violationCutoff}), ` +
+            `deleted ${result.deleted} rows of the default partitions and ${result.deletedCounts} count rows in ${result.batches} batches, ` +
             `${history.alerts} resolved alerts, ${history.notifications} delivered notifications and ${history.rangeSplits} ended Key_Shared splits, ${result.durationMs} ms${result.isAborted ? " (stopped)" : ""}`,
         );
       }

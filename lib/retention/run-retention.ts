@@ -4,16 +4,25 @@ import type { ViolationsConfig } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { deleteExpiredHistory, type ExpiredHistoryResult } from "@/lib/retention/delete-expired-history";
+import { dropExpiredPartitions } from "@/lib/retention/drop-expired-partitions";
+import { ensureEventPartitions } from "@/lib/retention/ensure-event-partitions";
 import { sleep } from "@/lib/sleep";
 
 /** Between two batches: lets ingest writes, autovacuum and the checkpointer keep up. */
 export const RETENTION_PAUSE_MS = 250;
 
-export type RetentionSettings = Pick<ViolationsConfig, "retentionDays" | "retentionBatchSize">;
+export type RetentionSettings = Pick<ViolationsConfig, "retentionDays" | "violationRetentionDays" | "retentionBatchSize">;
 
 export type RetentionResult = {
-  /** Raw events observed before this instant were deleted. */
+  /** Raw events that are not violations observed before this instant are gone (their whole hour). */
   cutoff: string;
+  /** The same for violations, which are kept longer. */
+  violationCutoff: string;
+  /** Partitions (hours and days) created ahead (and for yesterday) by this run. */
+  createdPartitions: number;
+  /** Partitions dropped by this run, oldest first. */
+  droppedPartitions: string[];
+  /** Rows deleted from the DEFAULT partitions (events of days that had no partition yet): rare. */
   deleted: number;
   /** Rows of per-minute counts (exclusivity_count) older than the cutoff deleted. */
   deletedCounts: number;
@@ -21,19 +30,21 @@ export type RetentionResult = {
   deletedHistory: ExpiredHistoryResult;
   batches: number;
   durationMs: number;
-  /** True when the signal stopped the run before every old event was deleted. */
+  /** True when the signal stopped the run before every old row was deleted. */
   isAborted: boolean;
 };
 
 /**
- * Deletes raw counter events observed more than `retentionDays` ago, oldest first, at most
- * `retentionBatchSize` rows per statement with a pause between statements, until none is left
- * or the signal aborts. The per-minute rollup is kept, so charts still cover older ranges.
+ * Keeps the partitioned event store in shape: creates the partitions ahead
+ * (ensureEventPartitions), drops the partitions (hours of events, days of violations) past their retention (`retentionDays` for
+ * events that are not violations, `violationRetentionDays` for violations), and deletes the few
+ * expired rows of the DEFAULT partitions and of the per-minute counts, at most
+ * `retentionBatchSize` rows per statement with a pause between statements, until none is left or
+ * the signal aborts. The per-minute rollup is kept, so charts still cover older ranges.
  *
- * Never blocks ingestion: each batch is its own short transaction, and it touches only rows
- * far older than anything being written (inserts and these deletes share no row, and the
- * rollup table is not touched). Raw SQL because Prisma's deleteMany has no LIMIT: an unbounded
- * delete of a month of events would hold its locks and bloat WAL for minutes.
+ * Never blocks ingestion for long: a DROP waits at most a couple of seconds for its lock and
+ * touches only days far older than anything being written; each delete batch is its own short
+ * transaction. Raw SQL because Prisma's deleteMany has no LIMIT.
  */
 export async function runRetention(
   db: Db,
@@ -42,22 +53,36 @@ export async function runRetention(
   options: { nowMs?: number; pauseMs?: number } = {},
 ): Promise<RetentionResult> {
   const started = performance.now();
-  const cutoff = new Date((options.nowMs ?? Date.now()) - settings.retentionDays * 86_400_000);
+  const nowMs = options.nowMs ?? Date.now();
+  const cutoff = new Date(nowMs - settings.retentionDays * 86_400_000);
+  const violationCutoff = new Date(nowMs - settings.violationRetentionDays * 86_400_000);
   const pauseMs = options.pauseMs ?? RETENTION_PAUSE_MS;
-  // The subquery walks the observed_at index from the oldest event: each batch finds its rows
-  // without a scan, and an interrupted run has still removed the oldest.
+  const createdPartitions = await ensureEventPartitions(db, nowMs);
+  const droppedPartitions = await dropExpiredPartitions(db, { events: cutoff, violations: violationCutoff });
+  // The subqueries walk the primary key (observed_at first) from the oldest row.
   const events = await deleteInBatches(
     () =>
       db.$executeRaw(Prisma.sql`
-        delete from exclusivity_event
-        where id in (select id from exclusivity_event where observed_at < ${cutoff} order by observed_at limit ${settings.retentionBatchSize})`),
+        delete from exclusivity_event_other_default
+        where ctid in (select ctid from exclusivity_event_other_default where observed_at < ${cutoff} order by observed_at limit ${settings.retentionBatchSize})`),
     settings.retentionBatchSize,
     pauseMs,
     signal,
   );
+  const violations = events.isAborted
+    ? { deleted: 0, batches: 0, isAborted: true }
+    : await deleteInBatches(
+        () =>
+          db.$executeRaw(Prisma.sql`
+            delete from exclusivity_event_violation_default
+            where ctid in (select ctid from exclusivity_event_violation_default where observed_at < ${violationCutoff} order by observed_at limit ${settings.retentionBatchSize})`),
+        settings.retentionBatchSize,
+        pauseMs,
+        signal,
+      );
   // Count rows past the retention can go too: the ingest refuses a minute that old, so a
   // re-sent minute can no longer be counted twice once its rows are deleted.
-  const counts = events.isAborted
+  const counts = violations.isAborted
     ? { deleted: 0, batches: 0, isAborted: true }
     : await deleteInBatches(
         () =>
@@ -71,10 +96,13 @@ export async function runRetention(
   const history = counts.isAborted ? { alerts: 0, notifications: 0, rangeSplits: 0 } : await deleteExpiredHistory(db, cutoff);
   return {
     cutoff: cutoff.toISOString(),
-    deleted: events.deleted,
+    violationCutoff: violationCutoff.toISOString(),
+    createdPartitions,
+    droppedPartitions,
+    deleted: events.deleted + violations.deleted,
     deletedCounts: counts.deleted,
     deletedHistory: history,
-    batches: events.batches,
+    batches: events.batches + violations.batches,
     durationMs: Math.round(performance.now() - started),
     isAborted: counts.isAborted,
   };

@@ -84,9 +84,13 @@ export function violationsHref(target: { service: string; fromMs: number; toMs: 
   return `/violations?${new URLSearchParams({ from: new Date(target.fromMs).toISOString(), to: new Date(target.toMs).toISOString(), service: target.service })}`;
 }
 
-/** The drill-down's URL for a key over a range, or for one event. */
-export function drilldownHref(target: { key: string; range: RangeSelection } | { eventId: string }): string {
-  const params = "eventId" in target ? new URLSearchParams({ event: target.eventId }) : new URLSearchParams({ key: target.key, ...writeRange(target.range) });
+/**
+ * The drill-down's URL for a key over a range, or for one event: with the event's observedAt
+ * (`at`), which lets the lookup read the one partition of its hour instead of every stored one.
+ */
+export function drilldownHref(target: { key: string; range: RangeSelection } | { eventId: string; observedAt: string }): string {
+  const params =
+    "eventId" in target ? new URLSearchParams({ event: target.eventId, at: target.observedAt }) : new URLSearchParams({ key: target.key, ...writeRange(target.range) });
   return `/violations/drilldown?${params}`;
 }
 

@@ -1,6 +1,7 @@
 // The background process: polls every configured cluster (one poller per cluster across all
 // Baton processes; the others stand by), consumes the ingest topic when one is configured, and
-// deletes raw counter events older than the retention period (the rollups stay), and
+// keeps the event store's partitions, hours of events and days of violations (creates them ahead,
+// drops those past the retention; the rollups stay), and
 // evaluates the alert rules and delivers their notifications (one evaluator across processes).
 // Runs outside Next's request handling so that several web replicas do not mean several
 // pollers. `npm start` runs it; `npm run worker` alone too.
@@ -46,7 +47,7 @@ async function main(): Promise<void> {
       pollClusterWhileLeader({ db, databaseUrl, cluster, clusterId: ids.get(cluster.name)!, pollerId, signal: shutdown.signal, log }),
     ),
     config.ingest.topic && ingestPool
-      ? runTopicSource({ topic: config.ingest.topic, db: ingestPool, consumerName: `baton-${pollerId.replace(/[^\w.-]/g, "-")}`, retentionDays: config.violations.retentionDays, signal: shutdown.signal, log })
+      ? runTopicSource({ topic: config.ingest.topic, db: ingestPool, consumerName: `baton-${pollerId.replace(/[^\w.-]/g, "-")}`, retentionDays: config.violations.retentionDays, violationRetentionDays: config.violations.violationRetentionDays, signal: shutdown.signal, log })
       : Promise.resolve(),
     // Deletes are idempotent: several workers may each run it; none blocks ingestion.
     runRetentionLoop(db, config.violations, shutdown.signal, log),

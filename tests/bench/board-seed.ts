@@ -148,6 +148,8 @@ export async function seedBoard(db: Db, options: SeedOptions): Promise<{ cluster
     clusterId,
     epoch: 1n,
     states: { shape: "subscription-partition", states },
+    // Each seeded row keeps its own observation time.
+    isFullSweep: false,
     changes,
     pollRun: { startedAt: new Date(nowMs - 2_000).toISOString(), finishedAt: new Date(nowMs - 1_000).toISOString(), cycleMs: 5_000, topicCount, requestCount: topicCount, errors: [], pollerId: "bench" },
   });

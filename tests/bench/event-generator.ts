@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 // sends, and the worst case for the unique index: random insert positions), 20 services, 8
 // subscriptions, 100,000 keys, 2% violations, small attributes on one event in ten.
 //
-// Event n is a pure function of n (and of this run), so the duplicates phase regenerates
+// Event n is a pure function of n (and of this run; its time is the first time it was made), so the duplicates phase regenerates
 // already-sent events instead of keeping a million strings alive: retaining them cost the
 // generator five times its own work in garbage collection.
 
@@ -57,18 +57,34 @@ function eventId(n: number): string {
 // the database) come from a pool.
 let isoTimeMs = 0;
 let isoTime = "";
-function nowIso(): string {
-  const now = Date.now();
-  if (now !== isoTimeMs) {
-    isoTimeMs = now;
-    isoTime = new Date(now).toISOString();
+function isoOf(ms: number): string {
+  if (ms !== isoTimeMs) {
+    isoTimeMs = ms;
+    isoTime = new Date(ms).toISOString();
   }
   return isoTime;
 }
+
+// The time event n was first made, by n (numbers are dense from 0): a re-sent event carries its
+// first time, as a client's retry does, since the store deduplicates on id and time together.
+let firstMadeMs = new Float64Array(1 << 20);
+function firstMadeAt(n: number): number {
+  if (n >= firstMadeMs.length) {
+    const grown = new Float64Array(Math.max(n + 1, firstMadeMs.length * 2));
+    grown.set(firstMadeMs);
+    firstMadeMs = grown;
+  }
+  if (firstMadeMs[n] === 0) firstMadeMs[n] = Date.now();
+  return firstMadeMs[n]!;
+}
 const TRACE_IDS = Array.from({ length: 4_096 }, () => randomUUID().replaceAll("-", ""));
 
-/** Event number n (a new one by default). */
+/** Event number n (a new one by default), observed when it was first made. */
 export function makeBenchEvent(n: number = nextEventNumber()): BenchEvent {
+  return buildEvent(n, isoOf(firstMadeAt(n)));
+}
+
+function buildEvent(n: number, observedAt: string): BenchEvent {
   const service = `service-${n % 20}`;
   return {
     id: eventId(n),
@@ -80,7 +96,7 @@ export function makeBenchEvent(n: number = nextEventNumber()): BenchEvent {
     subscription: `${service}-sub-${n % 8}`,
     partition: n % 12,
     traceId: TRACE_IDS[n % TRACE_IDS.length]!,
-    observedAt: nowIso(),
+    observedAt,
     attributes: n % 10 === 0 ? `{"attempt":${1 + (n % 3)},"region":"eu-west-1","handler":"checkout-reminder"}` : null,
   };
 }
@@ -94,9 +110,23 @@ export function toJson(event: BenchEvent): string {
   );
 }
 
-export const COPY_COLUMNS = "(event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_at, source, attributes)";
+export const COPY_COLUMNS = "(event_id, key, counter, is_violation, service, worker, topic, subscription, partition, trace_id, observed_at, source, attributes)";
 
-/** The event as one line of COPY text format, in COPY_COLUMNS order (\N is NULL). */
-export function toCopyLine(event: BenchEvent): string {
-  return [event.id, event.key, event.counter, event.service, event.worker, event.topic, event.subscription, event.partition, event.traceId, event.observedAt, "HTTP", event.attributes ?? "\\N"].join("\t");
+/** The columns of the layout before partitioning (no is_violation), for the old-layout figures. */
+export const OLD_LAYOUT_COPY_COLUMNS = "(event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_at, source, attributes)";
+
+/** The event as one line of COPY text format, in COPY_COLUMNS (or OLD_LAYOUT_COPY_COLUMNS) order (\N is NULL). */
+export function toCopyLine(event: BenchEvent, layout: "partitioned" | "old" = "partitioned"): string {
+  const head = layout === "partitioned" ? [event.id, event.key, event.counter, event.counter > 0 ? "t" : "f"] : [event.id, event.key, event.counter];
+  return [...head, event.service, event.worker, event.topic, event.subscription, event.partition, event.traceId, event.observedAt, "HTTP", event.attributes ?? "\\N"].join("\t");
+}
+
+/**
+ * Event number n of a stored history: observed at `observedMs`, a violation (counter 1) when
+ * `isViolation`, otherwise as makeBenchEvent makes it. For loading millions of rows spread over days.
+ */
+export function makeStoredEvent(n: number, observedMs: number, isViolation: boolean): BenchEvent {
+  const event = buildEvent(n, new Date(observedMs).toISOString());
+  event.counter = isViolation ? 1 : 0;
+  return event;
 }

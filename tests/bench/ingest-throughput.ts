@@ -1,4 +1,10 @@
-// `npm run bench:ingest [-- --seconds 15 --clients 4 --copy-seconds 6]`
+// `npm run bench:ingest [-- --seconds 15 --clients 4 --copy-seconds 6 --database-url URL --stored-database-url URL --cpu-prof-dir DIR]`
+//
+// --database-url: run against a database of an existing server (created empty and migrated, and
+// dropped after) instead of a throwaway embedded PostgreSQL. --stored-database-url: a store
+// loaded by `npm run bench:event-store-load` (100 million events, say) on the same server: after
+// the empty store's phases, phase 1 and the COPY run again against it, in the same run, and the
+// ratio of the two ingest rates is printed.
 //
 // Sustained ingest through the HTTP API against a throwaway PostgreSQL, next to a raw COPY of
 // the same kind of rows into the same table in the same run:
@@ -29,14 +35,15 @@ import { copyFromStdin } from "@/tests/bench/copy-from-stdin";
 import { parentPid, processCpuSeconds, processTreeCpuSeconds } from "@/tests/bench/cpu-usage";
 import { COPY_COLUMNS, makeBenchEvent, nextEventNumber, toCopyLine, toJson } from "@/tests/bench/event-generator";
 import { findFreePort } from "@/tools/free-port";
-import { startTestDatabase } from "@/tests/support/test-database";
+import { applyMigrations } from "@/lib/db/migrate";
+import { assertLocalDatabaseUrl, createScratchDatabase, startTestDatabase } from "@/tests/support/test-database";
 
 const root = process.cwd();
 const BATCH_SIZE = 1_000;
 // Batches are built before a phase (building them during it would take CPU from the server on
 // a 2-core machine), enough for this rate; a faster run ends the phase early, and its rate is
 // still events over the time taken.
-const MAX_EXPECTED_RATE = 60_000;
+const MAX_EXPECTED_RATE = 100_000;
 const WARM_UP_SECONDS = 3;
 
 const { values: args } = parseArgs({
@@ -44,6 +51,9 @@ const { values: args } = parseArgs({
     seconds: { type: "string", default: "15" },
     clients: { type: "string", default: "4" },
     "copy-seconds": { type: "string", default: "6" },
+    "database-url": { type: "string" },
+    "stored-database-url": { type: "string" },
+    "cpu-prof-dir": { type: "string" },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -227,7 +237,9 @@ function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): P
 async function startServer(databaseUrl: string): Promise<Server> {
   const port = await findFreePort();
   const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port) };
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(root, "tests", "bench", "serve-ingest.ts")], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
+  // --cpu-prof-dir: the server writes a V8 CPU profile there when it exits (tests/bench/cpu-profile-summary.ts reads it).
+  const profiling = args["cpu-prof-dir"] ? ["--cpu-prof", `--cpu-prof-dir=${args["cpu-prof-dir"]}`] : [];
+  const child = spawn(process.execPath, [...profiling, "--conditions=react-server", "--import", "tsx", path.join(root, "tests", "bench", "serve-ingest.ts")], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
   await waitForLine(child, /listening /, 60_000);
   return {
     url: `http://127.0.0.1:${port}`,
@@ -241,11 +253,56 @@ async function startServer(databaseUrl: string): Promise<Server> {
   };
 }
 
+/** The empty store: a throwaway embedded PostgreSQL, or a fresh migrated database on the server of --database-url. */
+async function startEmptyStore(): Promise<{ url: string; stop(): Promise<void> }> {
+  const given = args["database-url"];
+  if (!given) {
+    log("starting a throwaway PostgreSQL...");
+    return startTestDatabase();
+  }
+  assertLocalDatabaseUrl(given);
+  const database = await createScratchDatabase(given, "bench_ingest_empty");
+  await applyMigrations(database.url);
+  log(`empty store: ${new URL(database.url).pathname.slice(1)} on ${new URL(given).host}`);
+  return { url: database.url, stop: database.drop };
+}
+
+type StoredResult = { rows: number; ingest: PhaseResult; copy: CopyResult; parallelCopy: CopyResult };
+
+/** Phase 1 and the COPY again, against the loaded store of --stored-database-url (its own server process). */
+async function measureStoredStore(url: string): Promise<StoredResult> {
+  assertLocalDatabaseUrl(url);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const estimate = Number((await client.query<{ n: string }>("select coalesce(sum(c.reltuples), 0)::bigint as n from pg_partition_tree('exclusivity_event') t join pg_class c on c.oid = t.relid where t.isleaf")).rows[0]!.n);
+  await client.end();
+  log(`stored store: about ${fmt(estimate)} rows in ${new URL(url).pathname.slice(1)}`);
+  const db = createDb(url);
+  const { token } = await createApiToken(db, `bench-${Date.now()}`);
+  await db.$disconnect();
+  const server = await startServer(url);
+  try {
+    const phaseBatches = Math.ceil((MAX_EXPECTED_RATE * SECONDS) / BATCH_SIZE);
+    const warmUp = makeBodies(Math.ceil((MAX_EXPECTED_RATE * WARM_UP_SECONDS) / BATCH_SIZE));
+    const bodies = makeBodies(phaseBatches);
+    log(`stored store: warm-up (${WARM_UP_SECONDS} s, not counted)...`);
+    await runPhase(server.url, token, warmUp.bodies, WARM_UP_SECONDS);
+    log(`stored store: unique events for ${SECONDS} s...`);
+    const ingest = await runPhase(server.url, token, bodies.bodies, SECONDS);
+    const copyRows = Math.min(MAX_EXPECTED_RATE, 4 * rate(ingest.accepted, ingest.seconds)) * COPY_SECONDS;
+    log(`stored store: COPY for about ${COPY_SECONDS} s on one connection, then on ${CLIENTS}...`);
+    const copy = await measureCopy(url, 1, copyRows);
+    const parallelCopy = await measureCopy(url, CLIENTS, copyRows);
+    return { rows: estimate, ingest, copy, parallelCopy };
+  } finally {
+    await server.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const loadBefore = os.loadavg();
   log(`${os.cpus().length} CPUs, load average ${loadBefore.map((l) => l.toFixed(2)).join(" ")}; ${CLIENTS} clients, ${SECONDS} s per phase`);
-  log("starting a throwaway PostgreSQL...");
-  const database = await startTestDatabase();
+  const database = await startEmptyStore();
   const cleanups: (() => Promise<void>)[] = [database.stop];
   try {
     const db = createDb(database.url);
@@ -312,7 +369,22 @@ async function main(): Promise<void> {
     console.log(`                   batch latency ${describeLatency(halfDuplicates.latenciesMs)}`);
     console.log(`                   ${describeCpu(cpuBeforeDuplicates, cpuAfterDuplicates, halfDuplicates.accepted + halfDuplicates.duplicates)}`);
     console.log(`  check:           ${fmt(rows)} rows from HTTP in the table (warm-up included)`);
-    console.log(`  machine:         ${os.cpus().length} CPUs, load average before ${loadBefore[0]!.toFixed(2)}, after ${loadAfter[0]!.toFixed(2)}`);
+    const storedUrl = args["stored-database-url"];
+    if (storedUrl) {
+      await server.stop();
+      const stored = await measureStoredStore(storedUrl);
+      const storedRate = rate(stored.ingest.accepted, stored.ingest.seconds);
+      const storedCopyRate = rate(stored.copy.rows, stored.copy.seconds);
+      const storedParallelCopyRate = rate(stored.parallelCopy.rows, stored.parallelCopy.seconds);
+      console.log(`With about ${fmt(stored.rows)} events stored (same run, same server)`);
+      console.log(`  unique events:   ${fmt(storedRate)} events/s  (${fmt(stored.ingest.accepted)} in ${stored.ingest.seconds.toFixed(1)} s; ${stored.ingest.failures} failed requests, ${stored.ingest.rejected} rejected)`);
+      console.log(`                   batch latency ${describeLatency(stored.ingest.latenciesMs)}`);
+      console.log(`  vs empty store:  ${((100 * storedRate) / ingestRate).toFixed(0)}% of the empty store's ${fmt(ingestRate)} events/s`);
+      console.log(`  raw COPY:        ${fmt(storedCopyRate)} rows/s on one connection ${describeCopy(stored.copy)}`);
+      console.log(`                   ${fmt(storedParallelCopyRate)} rows/s on ${CLIENTS} connections ${describeCopy(stored.parallelCopy)}`);
+      console.log(`  ratio:           ${((100 * storedRate) / storedCopyRate).toFixed(0)}% of COPY on one connection, ${((100 * storedRate) / storedParallelCopyRate).toFixed(0)}% of COPY on ${CLIENTS}`);
+    }
+    console.log(`  machine:         ${os.cpus().length} CPUs, load average before ${loadBefore[0]!.toFixed(2)}, after the empty store's phases ${loadAfter[0]!.toFixed(2)}, at the end ${os.loadavg()[0]!.toFixed(2)}`);
   } finally {
     for (const cleanup of cleanups) await cleanup();
   }

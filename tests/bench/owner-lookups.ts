@@ -111,6 +111,7 @@ async function seed(db: Db): Promise<void> {
       eventId: `bench-owner-${i}`,
       key: `user-${Math.floor(next() * 100_000)}`,
       counter: 1,
+      isViolation: true,
       service: "bench",
       worker: `pod-${i % 7}`,
       topic: target.type === "Key_Shared" ? `${target.topic}-partition-${i % PARTITIONS}` : target.topic,

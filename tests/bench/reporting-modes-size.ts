@@ -1,7 +1,7 @@
 // Benchmark: rows and bytes a day in each reporting mode of the exclusivity client, from the
 // real row sizes. Samples are written through the real ingest paths (writeEvents for events,
 // ingestCounts for per-minute counts) into a throwaway migrated PostgreSQL; each table's size
-// (heap, TOAST and every index: pg_total_relation_size) divided by its rows gives the bytes a
+// (heap, TOAST and every index: pg_total_relation_size, over every partition) divided by its rows gives the bytes a
 // row costs on disk, and pg_column_size the bytes of the row itself.
 //
 // The fleet: RATE increments a second in all, VIOLATION_SHARE of them violations (each naming
@@ -37,7 +37,11 @@ type TableSize = { rows: number; totalBytes: number; rowBytes: number };
 async function measure(client: pg.Client, table: "exclusivity_event" | "exclusivity_count" | "violation_minute"): Promise<TableSize> {
   await client.query(`vacuum analyze ${table}`);
   const { rows } = await client.query<{ rows: string; total: string; row_bytes: string }>(
-    `select count(*) as rows, pg_total_relation_size('${table}') as total, avg(pg_column_size(t.*)) as row_bytes from ${table} t`,
+    // Summed over the partition tree: a partitioned table (exclusivity_event) has no storage of its own.
+    `select count(*) as rows,
+       (select sum(pg_total_relation_size(relid)) from (select relid from pg_partition_tree('${table}') union select '${table}'::regclass) tree) as total,
+       avg(pg_column_size(t.*)) as row_bytes
+     from ${table} t`,
   );
   return { rows: Number(rows[0]!.rows), totalBytes: Number(rows[0]!.total), rowBytes: Number(rows[0]!.row_bytes) };
 }

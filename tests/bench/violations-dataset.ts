@@ -37,7 +37,7 @@ export function serviceName(index: number): string {
 
 /** A short description of the shape, stored with the data so that a later run can reuse it. */
 export function describeShape(shape: DatasetShape, endMs: number): string {
-  return JSON.stringify({ ...shape, endMs, version: 3 });
+  return JSON.stringify({ ...shape, endMs, version: 4 });
 }
 
 async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -74,7 +74,11 @@ export async function generateDataset(url: string, shape: DatasetShape, endMs: n
   const indexes = await withClient(url, async (client) => {
     await client.query("comment on table exclusivity_event is null");
     await client.query("truncate exclusivity_event, violation_minute, deployment, holder_change, held_resource, cluster restart identity cascade");
-    await client.query("alter table exclusivity_event set unlogged");
+    // A partitioned table has no storage of its own: its day partitions (created for the span
+    // here, as the worker would have) are made unlogged one by one.
+    await client.query("select baton_ensure_event_partitions(($1::timestamptz at time zone 'UTC')::date, ($2::timestamptz at time zone 'UTC')::date)", [new Date(endMs - spanSeconds * 1000), end]);
+    const { rows: leaves } = await client.query<{ name: string }>("select relid::text as name from pg_partition_tree('exclusivity_event') where isleaf");
+    for (const leaf of leaves) await client.query(`alter table ${leaf.name} set unlogged`);
     await client.query("alter table violation_minute set unlogged");
     const { rows } = await client.query<{ indexname: string; indexdef: string }>(
       "select indexname, indexdef from pg_indexes where tablename = 'exclusivity_event' and indexname <> 'exclusivity_event_pkey' order by indexname",
@@ -113,8 +117,8 @@ export async function generateDataset(url: string, shape: DatasetShape, endMs: n
     Array.from({ length: LOAD_CONNECTIONS }, (_, part) =>
       withClient(url, (client) =>
         client.query(
-          `insert into exclusivity_event (event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_at, source)
-           select 'bench-' || g.i, 'user-' || g.k, v.counter, g.service,
+          `insert into exclusivity_event (event_id, key, counter, is_violation, service, worker, topic, subscription, partition, trace_id, observed_at, source)
+           select 'bench-' || g.i, 'user-' || g.k, v.counter, v.counter > 0, g.service,
              g.service || '-w' || ((g.partition + (v.counter > 0)::int) % ${WORKERS_PER_SERVICE}),
              'persistent://acme/bench/' || g.service || '-events' || case when g.i % 2 = 0 then '-partition-' || g.partition else '' end,
              g.service || '-sub-' || g.sub, g.partition,
@@ -156,7 +160,8 @@ export async function generateDataset(url: string, shape: DatasetShape, endMs: n
   await Promise.all(
     Array.from({ length: LOAD_CONNECTIONS }, () =>
       withClient(url, async (client) => {
-        for (let index = queue.shift(); index; index = queue.shift()) await client.query(index.indexdef);
+        // pg_indexes says "ON ONLY" for a partitioned table's index: without ONLY it is built on every partition.
+        for (let index = queue.shift(); index; index = queue.shift()) await client.query(index.indexdef.replace(" ON ONLY ", " ON "));
       }),
     ),
   );

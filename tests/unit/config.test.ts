@@ -99,6 +99,8 @@ describe("loadConfig", () => {
     [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","colour":"red"}]' }, /BATON_CLUSTERS\[0\].*unknown key "colour"/],
     [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","token":"t","tokenFile":"/f"}]' }, /BATON_CLUSTERS\[0\]\.tokenFile set token or tokenFile, not both/],
     [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x"},{"name":"a","adminUrl":"http://y"}]' }, /BATON_CLUSTERS\[1\]\.name duplicate cluster name "a"/],
+    [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","consumerSignal":"sometimes"}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.consumerSignal must be "auto" or "off"/],
+    [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","consumerSignalIntervalMs":100}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.consumerSignalIntervalMs /],
     [{ BATON_CLUSTERS: '[{"name":"local","adminUrl":"http://x"}]', BATON_PULSAR_ADMIN_URL: "http://y" }, /cluster "local" is configured twice/],
     [{ BATON_CONFIG_FILE: "/nonexistent/baton.json" }, /^Invalid configuration: BATON_CONFIG_FILE names a file that cannot be read: \/nonexistent\/baton.json \(ENOENT\)$/],
     [{ BATON_CLUSTERS: '[{"kind":"consul","name":"z"}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.kind must be one of "pulsar", "redis", "zookeeper", "etcd", "dynamodb" \(got "consul"\)$/],

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -15,7 +15,7 @@ const STALE_AFTER_MS = 10 * 60_000;
 
 export function sweepStaleTempDirs(parent: string, prefix: string, marker: string): string[] {
   if (!existsSync("/proc")) return [];
-  const now = Date.now();
+  const now = fileSystemNow(parent);
   const candidates = readdirSync(parent)
     .filter((name) => name.startsWith(prefix))
     .map((name) => path.join(parent, name))
@@ -28,6 +28,21 @@ export function sweepStaleTempDirs(parent: string, prefix: string, marker: strin
   const removed = candidates.filter((dir) => !inUse.has(dir));
   for (const dir of removed) rmSync(dir, { recursive: true, force: true });
   return removed;
+}
+
+/**
+ * Now, on the clock that stamps the markers: a probe file's modification time. Not Date.now(): a
+ * process under a moved clock (the suite's faketime pass) would take a dir another broker is
+ * setting up this very second for one 400 days old, and remove it under that broker.
+ */
+function fileSystemNow(parent: string): number {
+  const probe = path.join(parent, `.baton-clock-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(probe, "");
+  try {
+    return statSync(probe).mtimeMs;
+  } finally {
+    rmSync(probe, { force: true });
+  }
 }
 
 /** Every `--data-dir <dir>` on a running process's command line. */

@@ -13,8 +13,8 @@ export type CountsResult = {
 };
 
 /**
- * Writes one minute of counts and adds the new groups' increments to violation_minute.events,
- * in one statement (one transaction): a group already stored for the same (client, minute,
+ * Writes one minute of counts and adds the new groups' increments to violation_minute.events
+ * and violation_hour.events, in one statement (one transaction): a group already stored for the same (client, minute,
  * service, subscription, topic) is not inserted and adds nothing, so a re-sent body changes
  * nothing. Groups and rollup rows are written in key order, so concurrent bodies wait instead of
  * deadlocking. Throws DatabaseUnavailableError (nothing written) when the database fails.
@@ -45,6 +45,14 @@ export async function ingestCounts(db: Db, input: CountsInput): Promise<CountsRe
         group by subscription
         order by subscription collate "C"
         on conflict (bucket, service, subscription) do update set events = vm.events + excluded.events
+      ),
+      hourly_rollup as (
+        insert into violation_hour as vh (bucket, service, subscription, violations, events)
+        select date_trunc('hour', ${minute}::timestamptz, 'UTC'), ${input.service}, subscription, 0, sum(increments)::int
+        from inserted
+        group by subscription
+        order by subscription collate "C"
+        on conflict (bucket, service, subscription) do update set events = vh.events + excluded.events
       )
       select count(*)::int as inserted from inserted`);
   } catch (error) {

@@ -23,6 +23,8 @@ export type TopicSourceOptions = {
   consumerName: string;
   /** Events older than this are refused (dead-lettered), as the HTTP API refuses them. */
   retentionDays: number;
+  /** Violations are kept (and so accepted) this far back. */
+  violationRetentionDays: number;
   signal: AbortSignal;
   log: (line: string) => void;
   /** Messages written per transaction at most. */
@@ -58,7 +60,7 @@ async function writeBatch(options: TopicSourceOptions, batch: ConsumerMessage[],
     items.push(...result.items);
     return { message, items: result.items, firstItem };
   });
-  const result = await ingestEvents(options.db, items, "PULSAR_TOPIC", { retentionDays: options.retentionDays });
+  const result = await ingestEvents(options.db, items, "PULSAR_TOPIC", { retentionDays: options.retentionDays, violationRetentionDays: options.violationRetentionDays });
   const rejectedByItem = new Map(result.rejected.map((r) => [r.index, r]));
   const deadLetters: DeadLetter[] = [];
   for (const entry of decoded) {

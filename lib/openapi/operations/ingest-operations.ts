@@ -74,7 +74,7 @@ export function ingestOperations(nowMs: number): OperationSpec[] {
       tag: "Ingest",
       summary: "Report counter events",
       description:
-        "One event or thousands per request (at most BATON_INGEST_MAX_EVENTS, default 10,000, in at most BATON_INGEST_MAX_BODY_BYTES, default 16 MiB), as a JSON array, one JSON object, or NDJSON; UTF-8, uncompressed. Each event is validated on its own: the answer is 200 with counts also when some were rejected, each with its index, field and reason. Re-sending an id writes nothing new.",
+        "One event or thousands per request (at most BATON_INGEST_MAX_EVENTS, default 10,000, in at most BATON_INGEST_MAX_BODY_BYTES, default 16 MiB), as a JSON array, one JSON object, or NDJSON; UTF-8, uncompressed. Each event is validated on its own: the answer is 200 with counts also when some were rejected, each with its index, field and reason. Re-sending an event (the same id and observedAt) writes nothing new.",
       isAuthenticated: true,
       body: {
         schema: counterEventsBodySchema,

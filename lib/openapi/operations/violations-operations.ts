@@ -105,8 +105,15 @@ export function violationsOperations(nowMs: number): OperationSpec[] {
       operationId: "getEventDrilldown",
       tag: "Violations",
       summary: "One event's drill-down",
-      description: "The event's key 15 minutes either side, with `focusEventId` set.",
-      query: { schema: eventParamsSchema, examples: { event: { summary: "By the id it was posted with", value: { id: "5c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f" } } } },
+      description:
+        "The event's key 15 minutes either side, with `focusEventId` set. Pass the event's `at` (its observedAt) when you have it: the lookup then reads one hour's partition; without it, an event that is not a violation is looked for in every stored hour (seconds with 100 million events stored).",
+      query: {
+        schema: eventParamsSchema,
+        examples: {
+          event: { summary: "By the id it was posted with and its time", value: { id: "5c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f", at: "2026-11-24T10:15:02.120Z" } },
+          idOnly: { summary: "By the id alone", value: { id: "5c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f" } },
+        },
+      },
       responses: [{ status: 200, description: "The drill-down around the event.", schema: keyDrilldownSchema }],
       errors: ["invalid_request", "event_not_found"],
     },

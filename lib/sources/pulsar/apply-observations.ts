@@ -32,9 +32,11 @@ export type CycleOutcome = {
 function markUnobserved(known: TopicStates | undefined, observed: readonly (ResourceState | undefined)[], result: TopicFetchResult & { isOk: true }, pollAt: string): ResourceState[] {
   const seen = new Set(observed);
   const missing = new Set(result.missingPartitions);
+  const covered = result.onlyPartitions ? new Set(result.onlyPartitions) : null;
   const states: ResourceState[] = [];
   for (const prev of statesOf(known)) {
     if (seen.has(prev) || prev.goneAt !== null) continue;
+    if (covered !== null && !covered.has(prev.partition)) continue; // not read this time: left as it is
     states.push(
       missing.has(prev.partition)
         ? markStale(prev, `the broker left partition ${prev.partition} out of partitioned-stats`, pollAt)
@@ -91,7 +93,7 @@ export function applyObservations(input: CycleInput): CycleOutcome {
     }
     if (result.missingPartitions.length > 0) errors.push({ topic: result.topic.fullName, message: `the broker left partitions ${[...new Set(result.missingPartitions)].join(", ")} out of partitioned-stats` });
     // Counting first: a topic whose every known resource was observed again (nearly all) needs no set.
-    if (known !== undefined && countActive(prevs) !== countActive(statesOf(known))) {
+    if (known !== undefined && (result.onlyPartitions !== undefined || countActive(prevs) !== countActive(statesOf(known)))) {
       for (const state of markUnobserved(known, prevs, result, at)) states.push(state);
     }
   }

@@ -29,7 +29,7 @@ export const pulsarKind = defineSourceKind<PulsarClusterConfig>({
   }),
   scopeOf: (config) => config.scope,
   stateShape: "subscription-partition",
-  openCycles: async (config, saved) => openPulsarCycles(config, saved.shape === "subscription-partition" ? saved.states : []),
+  openCycles: async (config, saved, log) => openPulsarCycles(config, saved.shape === "subscription-partition" ? saved.states : [], log),
   // The cluster list: the cheapest call that proves the admin API answers and the token is accepted.
   async checkReachable(config, timeoutMs) {
     try {

@@ -68,15 +68,16 @@ export function leaderChangeMarkersQuery(range: QueryRange, subscription: string
   });
 }
 
-export type DrilldownTarget = { kind: "key"; key: string; range: QueryRange } | { kind: "event"; eventId: string };
+/** An event target's `at` is its observedAt (ISO), when the link that led here carried it. */
+export type DrilldownTarget = { kind: "key"; key: string; range: QueryRange } | { kind: "event"; eventId: string; at: string | null };
 
 export function drilldownQuery(target: DrilldownTarget) {
   return queryOptions({
-    queryKey: target.kind === "key" ? ["violations", "key", target.key, rangeKey(target.range)] : ["violations", "event", target.eventId],
+    queryKey: target.kind === "key" ? ["violations", "key", target.key, rangeKey(target.range)] : ["violations", "event", target.eventId, target.at],
     queryFn: () =>
       target.kind === "key"
         ? fetchApi<KeyDrilldown>("/api/v1/violations/key", { key: target.key, ...rangeParams(target.range) })
-        : fetchApi<KeyDrilldown>("/api/v1/violations/event", { id: target.eventId }),
+        : fetchApi<KeyDrilldown>("/api/v1/violations/event", { id: target.eventId, at: target.at }),
     refetchInterval: target.kind === "key" && target.range.isLive ? VIOLATIONS_REFRESH_MS : false,
     placeholderData: (previous) => previous,
   });

@@ -50,12 +50,12 @@ export async function getDeploymentViolations(
     from deployment d where d.id = ${found.id}`);
   if (!band) throw deploymentNotFound(ref);
   // The (service, observed_at) index bounds every statement to the window.
-  const inWindow = Prisma.sql`e.service = ${band.service} and e.observed_at >= date_trunc('minute', ${band.started_at}::timestamptz, 'UTC') and e.observed_at < ${band.window_end}::timestamptz and e.counter > 0`;
+  const inWindow = Prisma.sql`e.service = ${band.service} and e.observed_at >= date_trunc('minute', ${band.started_at}::timestamptz, 'UTC') and e.observed_at < ${band.window_end}::timestamptz and e.is_violation and e.counter > 0`;
   const [events, groups] = await Promise.all([
     db.$queryRaw<EventRow[]>(Prisma.sql`
       select e.event_id, e.key, e.worker, e.subscription, e.counter, e.trace_id, e.observed_at
       from exclusivity_event e where ${inWindow}
-      order by e.observed_at desc, e.id desc limit ${DEPLOYMENT_EVENT_LIMIT}`),
+      order by e.observed_at desc, e.event_id desc limit ${DEPLOYMENT_EVENT_LIMIT}`),
     db.$queryRaw<{ list: "key" | "worker" | "total"; name: string; violations: number }[]>(Prisma.sql`
       with v as materialized (select e.key, e.worker from exclusivity_event e where ${inWindow})
       (select 'total' as list, '' as name, count(*)::int as violations from v)

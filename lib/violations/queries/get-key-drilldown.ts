@@ -67,7 +67,7 @@ function latestEventsSql(key: string, fromMs: number, toMs: number): Prisma.Sql 
     select event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_at, received_at, others_inside, lock
     from exclusivity_event
     where key = ${key} and observed_at >= ${iso(fromMs)}::timestamptz and observed_at < ${iso(toMs)}::timestamptz
-    order by observed_at desc, id desc
+    order by observed_at desc, event_id desc
     limit ${DRILLDOWN_EVENT_LIMIT + 1}`;
 }
 
@@ -213,11 +213,33 @@ export async function getKeyDrilldown(db: Db, input: { key: string; fromMs: numb
   };
 }
 
+/** An event to find: its id, and its observedAt when the caller knows it (epoch ms). */
+export type EventLookup = { eventId: string; atMs: number | null };
+
+/**
+ * The event with this id. With its time: a probe of the primary key (observed_at, event_id) in
+ * the one partition of that hour (or day, for a violation). Without: a violation through its
+ * partial index (one probe per day partition), otherwise a scan of every other partition (the
+ * table has no index on the id alone: a unique key of a partitioned table must hold the time, and
+ * an index on every row's random id is what made ingest slow at scale).
+ */
+async function findEvent(db: Db, lookup: EventLookup): Promise<{ key: string; observedAt: Date } | null> {
+  const { eventId, atMs } = lookup;
+  const select = { key: true, observedAt: true } as const;
+  if (atMs !== null) return db.exclusivityEvent.findFirst({ where: { eventId, observedAt: new Date(atMs) }, select });
+  const violation = await db.exclusivityEvent.findFirst({ where: { eventId, isViolation: true, counter: { gt: 0 } }, select });
+  return violation ?? (await db.exclusivityEvent.findFirst({ where: { eventId, isViolation: false }, select }));
+}
+
 /** A single event's drill-down: its key around it, with the event in focus. 404 for an unknown id. */
-export async function getEventDrilldown(db: Db, eventId: string, settings: DrilldownSettings): Promise<KeyDrilldown> {
-  const event = await db.exclusivityEvent.findUnique({ where: { eventId }, select: { key: true, observedAt: true } });
-  if (!event) throw new ApiError(404, "event_not_found", `No counter event has the id "${eventId}" (raw events older than ${settings.retentionDays} days are deleted).`);
+export async function getEventDrilldown(db: Db, lookup: EventLookup, settings: DrilldownSettings): Promise<KeyDrilldown> {
+  const { eventId, atMs } = lookup;
+  const event = await findEvent(db, lookup);
+  if (!event) {
+    const when = atMs === null ? "" : ` observed at ${new Date(atMs).toISOString()}`;
+    throw new ApiError(404, "event_not_found", `No counter event has the id "${eventId}"${when} (raw events older than ${settings.retentionDays} days are deleted).`);
+  }
   const around = Math.max(EVENT_CONTEXT_MS, settings.windowMs);
-  const atMs = event.observedAt.getTime();
-  return getKeyDrilldown(db, { key: event.key, fromMs: atMs - around, toMs: atMs + around, focusEventId: eventId }, settings);
+  const observedMs = event.observedAt.getTime();
+  return getKeyDrilldown(db, { key: event.key, fromMs: observedMs - around, toMs: observedMs + around, focusEventId: eventId }, settings);
 }

@@ -28,7 +28,8 @@ async function rankKeysAndWorkers(db: Db, scope: ClassificationScope, limit: num
   const conditions = [
     Prisma.sql`e.observed_at >= ${new Date(scope.startMs).toISOString()}::timestamptz`,
     Prisma.sql`e.observed_at < ${new Date(scope.endMs).toISOString()}::timestamptz`,
-    Prisma.sql`e.counter > 0`,
+    // is_violation prunes the non-violation partitions; counter > 0 matches the partial indexes.
+    Prisma.sql`e.is_violation and e.counter > 0`,
   ];
   if (scope.service !== null) conditions.push(Prisma.sql`e.service = ${scope.service}`);
   if (scope.subscription !== null) conditions.push(Prisma.sql`coalesce(e.subscription, '') = ${scope.subscription}`);

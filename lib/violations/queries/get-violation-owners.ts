@@ -55,7 +55,8 @@ async function readViolations(db: Db, query: ViolationOwnersQuery): Promise<Row[
   const conditions = [
     Prisma.sql`e.observed_at >= ${new Date(query.fromMs).toISOString()}::timestamptz`,
     Prisma.sql`e.observed_at < ${new Date(query.toMs).toISOString()}::timestamptz`,
-    Prisma.sql`e.counter > 0`,
+    // is_violation prunes the non-violation partitions; counter > 0 matches the partial indexes.
+    Prisma.sql`e.is_violation and e.counter > 0`,
   ];
   if (query.service !== null) conditions.push(Prisma.sql`e.service = ${query.service}`);
   if (query.subscription !== null) conditions.push(Prisma.sql`coalesce(e.subscription, '') = ${query.subscription}`);
@@ -64,7 +65,7 @@ async function readViolations(db: Db, query: ViolationOwnersQuery): Promise<Row[
       select e.event_id, e.key, e.service, e.worker, e.topic, e.subscription, e.partition, e.observed_at
       from exclusivity_event e
       where ${Prisma.join(conditions, " and ")}
-      order by e.observed_at desc, e.id desc
+      order by e.observed_at desc, e.event_id desc
       limit ${query.limit + 1}
     ) x`);
   return result?.rows ?? [];

@@ -8,6 +8,7 @@ import { computeViolationOwner, type PartitionHistory, type SubscriptionHistory 
 import type { ViolationOwner } from "@/lib/violations/owner-types";
 import { createSplitCache } from "@/lib/violations/queries/split-cache";
 import { type ResourceRef, resourceRefOf } from "@/lib/violations/resource-ref";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
 
 // The stored history the owners of a page of violations are computed from, in three statements
 // whatever the number of violations: the subscriptions' partitions, their Key_Shared splits in
@@ -34,8 +35,9 @@ export async function readOwnerHistory(db: Db, refs: readonly Pick<ResourceRef, 
   if (pairs.size === 0) return new Map();
   const list = [...pairs.values()];
   const resources = await db.$queryRaw<ResourceRow[]>(Prisma.sql`
-    select r.id, r.cluster_id, r.topic, r.subscription, coalesce(r.partition, -1) as partition, r.subscription_type, r.holder, r.first_seen_at, r.last_observed_at
+    select r.id, r.cluster_id, r.topic, r.subscription, coalesce(r.partition, -1) as partition, r.subscription_type, r.holder, r.first_seen_at, ${LAST_OBSERVED_AT} as last_observed_at
     from held_resource r
+    ${OBSERVATION_SWEEP_JOIN}
     where r.kind = 'PULSAR_SUBSCRIPTION_PARTITION'
       and (r.topic, r.subscription) in (select * from unnest(${list.map((p) => p.topic)}::text[], ${list.map((p) => p.subscription)}::text[]))`);
   const chosenCluster = new Map<string, { clusterId: number; observedMs: number }>();

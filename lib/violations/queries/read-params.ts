@@ -127,7 +127,15 @@ export const keyParamsSchema = z
   .superRefine(checkRange)
   .transform(withRange);
 
-export const eventParamsSchema = z.strictObject({ id: text(200).meta({ description: "The id the event was posted with." }) });
+export const eventParamsSchema = z
+  .strictObject({
+    id: text(200).meta({ description: "The id the event was posted with." }),
+    at: instant.optional().meta({
+      description:
+        "The event's observedAt (an RFC 3339 date-time with a time zone, or epoch milliseconds), as the API returns it: the event is then looked up in the one partition of its hour. Without it, a violation is found through its index but any other event by a scan of every stored hour.",
+    }),
+  })
+  .transform((value) => ({ id: value.id, atMs: value.at ?? null }));
 
 /** A read that takes no parameters refuses any, as the other reads do. */
 export const noParamsSchema = z.strictObject({});

@@ -2,7 +2,8 @@ import "server-only";
 
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
-import { insideViolationsSql, rollupScopeSql, serviceWindowsSql, timestampSql, type ClassificationScope } from "@/lib/violations/queries/classification-sql";
+import { insideViolationsSql, serviceWindowsSql, timestampSql, type ClassificationScope } from "@/lib/violations/queries/classification-sql";
+import { chooseRollupResolution, rollupRowsSql, type RollupResolution } from "@/lib/violations/queries/rollup-rows-sql";
 import type { BinnedRow, Observation } from "@/lib/violations/summarise-buckets";
 import type { TimeBucket } from "@/lib/violations/time-buckets";
 import type { OffsetSpan } from "@/lib/violations/time-zone";
@@ -47,11 +48,17 @@ type JsonRow = [number, number, string, string, number, number];
 
 /**
  * The scope's violations per bin, service and subscription, classified: the rollup rows with
- * violations (a scan of the range's minutes on the primary key), each tested against its
- * service's merged deployment windows, summed in one hash aggregate. The rows come back as one
- * JSON value: decoding thousands of rows through Prisma costs more than building them.
+ * violations (a scan of the range on the primary key of the hourly rollup when the bins are whole
+ * hours, of the per-minute one otherwise; see rollupRowsSql), each tested against its service's
+ * merged deployment windows, summed in one hash aggregate. The rows come back as one JSON value:
+ * decoding thousands of rows through Prisma costs more than building them.
  */
-export async function readViolationRows(db: Db, scope: ClassificationScope, binning: Binning): Promise<BinnedRow[]> {
+export async function readViolationRows(
+  db: Db,
+  scope: ClassificationScope,
+  binning: Binning,
+  resolution: RollupResolution = chooseRollupResolution(scope, binning),
+): Promise<BinnedRow[]> {
   const spans = binning.spans;
   const [result] = await db.$queryRaw<{ rows: JsonRow[] }[]>(Prisma.sql`
     select coalesce(json_agg(json_build_array((extract(epoch from g.bin_start) * 1000)::bigint, g.span, g.service, g.subscription, g.violations, g.inside)), '[]') as rows
@@ -60,9 +67,9 @@ export async function readViolationRows(db: Db, scope: ClassificationScope, binn
       from (
         select date_bin(${binning.strideMs}::double precision * interval '1 millisecond', vm.bucket, ${originSql(spans)}) as bin_start,
           ${spanIndexSql(spans)} as span, vm.service, vm.subscription, vm.violations, ${insideViolationsSql} as inside
-        from violation_minute vm
+        from (${rollupRowsSql(scope, resolution)}) vm
         left join (${serviceWindowsSql(scope)}) w on w.service = vm.service
-        where ${rollupScopeSql(scope)} and vm.violations > 0
+        where vm.violations > 0
         -- A fence: each row is classified here, so that whichever way the rows are then grouped
         -- (hash or sort), a service's multirange (kilobytes) never travels with them.
         offset 0

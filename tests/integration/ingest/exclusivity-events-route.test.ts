@@ -47,7 +47,7 @@ describe("POST /api/v1/exclusivity-events", () => {
     expect(status).toBe(200);
     expect(body).toEqual({ accepted: 3, duplicates: 0, rejected: 0, errors: [] });
 
-    const row = await db.exclusivityEvent.findUniqueOrThrow({ where: { eventId: `${service}-1` } });
+    const row = await db.exclusivityEvent.findFirstOrThrow({ where: { eventId: `${service}-1` } });
     expect(row).toMatchObject({
       key: events[0]!.key,
       counter: 0,
@@ -61,7 +61,7 @@ describe("POST /api/v1/exclusivity-events", () => {
       attributes: { region: "eu", tries: 2 },
     });
     expect(row.observedAt.toISOString()).toBe(new Date(minute + 5_000).toISOString());
-    const third = await db.exclusivityEvent.findUniqueOrThrow({ where: { eventId: `${service}-3` } });
+    const third = await db.exclusivityEvent.findFirstOrThrow({ where: { eventId: `${service}-3` } });
     expect(third).toMatchObject({ topic: null, subscription: null, partition: null, traceId: null, attributes: null });
 
     const rollup = await db.violationMinute.findMany({ where: { service }, orderBy: { bucket: "asc" }, select: { bucket: true, subscription: true, events: true, violations: true } });
@@ -287,6 +287,6 @@ describe("ingestEvents (the core the topic consumer shares)", () => {
     const service = uniquePrefix("svc");
     const result = await ingestEvents(getIngestPool(), [makeEvent(service, `${service}-1`), { nope: true }, makeEvent(service, `${service}-1`)], "PULSAR_TOPIC", { retentionDays: 30 });
     expect(result).toEqual({ accepted: 1, duplicates: 1, rejected: [{ index: 1, field: "nope", message: expect.stringMatching(/not a known field/) }] });
-    expect(await db.exclusivityEvent.findUniqueOrThrow({ where: { eventId: `${service}-1` }, select: { source: true } })).toEqual({ source: "PULSAR_TOPIC" });
+    expect(await db.exclusivityEvent.findFirstOrThrow({ where: { eventId: `${service}-1` }, select: { source: true } })).toEqual({ source: "PULSAR_TOPIC" });
   });
 });

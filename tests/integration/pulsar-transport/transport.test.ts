@@ -102,4 +102,48 @@ describe("admin transport, ports fetch refuses", () => {
     const error = await caught(requestAdminJson(target("http://127.0.0.1:9"), "admin/v2/x"));
     expect(error.message).toBe("cannot reach 127.0.0.1:9: bad port");
   });
+
+  describe("an answer larger than maxBytes", () => {
+    const body = JSON.stringify({ partitions: Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`p${i}`, { msgRateOut: i }])) });
+
+    it("is refused from its Content-Length, naming the path (without its query) and the limit", async () => {
+      const url = await serve((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+        res.end(body);
+      });
+      const error = await caught(requestAdminJson(target(url), "admin/v2/persistent/t/ns/big/partitioned-stats?perPartition=true", { maxBytes: 10_000 }));
+      expect(error.kind).toBe("too-large");
+      expect(error.message).toBe(`the answer to admin/v2/persistent/t/ns/big/partitioned-stats is larger than the limit of 10000 bytes (${Buffer.byteLength(body)} bytes declared)`);
+      expect(error.isOutage).toBe(false);
+    });
+
+    it("is cut off once the bytes read pass the limit when it comes chunked", async () => {
+      let written = 0;
+      const url = await serve((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        // 100 chunks of 4 KiB, the way a broker streams a large answer.
+        const chunk = "x".repeat(4096);
+        const writeNext = () => {
+          while (written < 100) {
+            written++;
+            if (!res.write(chunk)) return void res.once("drain", writeNext);
+          }
+          res.end();
+        };
+        res.on("error", () => undefined);
+        writeNext();
+      });
+      const error = await caught(requestAdminJson(target(url), "admin/v2/persistent/t/ns/big/stats", { maxBytes: 10_000 }));
+      expect(error.kind).toBe("too-large");
+      expect(error.message).toMatch(/^the answer to admin\/v2\/persistent\/t\/ns\/big\/stats is larger than the limit of 10000 bytes \(over \d+ bytes read\)$/);
+    });
+
+    it("is read whole when it fits", async () => {
+      const url = await serve((_req, res) => {
+        res.setHeader("content-type", "application/json");
+        res.end(body);
+      });
+      expect(await requestAdminJson(target(url), "admin/v2/x", { maxBytes: Buffer.byteLength(body) })).toEqual(JSON.parse(body));
+    });
+  });
 });

@@ -99,6 +99,8 @@ export async function saveLocks(db: Db, clusterId: number, states: HoldState[], 
     clusterId,
     epoch: 1n,
     states: { shape: "hold", resourceKind: "REDIS_LOCK", states },
+    // Each seeded row keeps its own observation time.
+    isFullSweep: false,
     changes,
     pollRun: { startedAt: new Date(nowMs - 50).toISOString(), finishedAt: new Date(nowMs).toISOString(), cycleMs: 5000, topicCount: states.length, requestCount: 1, errors: [], pollerId: "test" },
   });

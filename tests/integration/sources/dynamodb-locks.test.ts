@@ -7,6 +7,7 @@ import type { Db } from "@/lib/db/client";
 import { dynamodbKind } from "@/lib/sources/dynamodb/dynamodb-kind";
 import { type DynamodbContender, startDynamodbContender } from "@/tests/support/dynamodb-contender";
 import { startDynamodbServer, TEST_AWS_CREDENTIALS, TEST_AWS_REGION, type TestDynamodbServer } from "@/tests/support/dynamodb-server";
+import { readHeldRows } from "@/tests/support/held-rows";
 import { createTestDb, registerCluster, startPoller, waitFor, type RunningPoller } from "@/tests/support/poller-harness";
 import { getTestDatabaseUrl } from "@/tests/support/test-database";
 
@@ -41,9 +42,11 @@ async function changesOf(key: string): Promise<ChangeRow[]> {
 async function holdRow(key: string) {
   const row = await db.heldResource.findUnique({
     where: { clusterId_resourceKey: { clusterId, resourceKey: key } },
-    select: { kind: true, holder: true, holderToken: true, expiresAt: true, staleSince: true, lastError: true, consumers: true, details: true, lastObservedAt: true },
+    select: { kind: true, holder: true, holderToken: true, expiresAt: true, staleSince: true, lastError: true, consumers: true, details: true },
   });
-  return row && { ...row, waiters: row.consumers as unknown[], source: (row.details as { source?: Record<string, unknown> }).source ?? {} };
+  // A row is written only when the lock changed: its last observation is read as the board reads it.
+  const observed = (await readHeldRows(db, clusterId)).get(key)?.lastObservedAt ?? null;
+  return row && { ...row, lastObservedAt: observed === null ? null : new Date(observed), waiters: row.consumers as unknown[], source: (row.details as { source?: Record<string, unknown> }).source ?? {} };
 }
 
 async function contender(owner: string, leaseMs: number, heartbeatMs: number): Promise<DynamodbContender> {

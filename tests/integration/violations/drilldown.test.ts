@@ -90,9 +90,18 @@ describe("key drill-down", () => {
 
   it("opens a single event with its key around it", async () => {
     const first = await getKeyDrilldown(db, { key: keys.base, fromMs: NOW - 60 * MINUTE, toMs: NOW }, settings);
-    const drilldown = await getEventDrilldown(db, first.events[0]!.eventId, settings);
+    const drilldown = await getEventDrilldown(db, { eventId: first.events[0]!.eventId, atMs: null }, settings);
     expect(drilldown.focusEventId).toBe(first.events[0]!.eventId);
     expect(Date.parse(drilldown.to) - Date.parse(drilldown.from)).toBe(30 * MINUTE);
-    await expect(getEventDrilldown(db, uniquePrefix("missing"), settings)).rejects.toMatchObject({ status: 404, code: "event_not_found" });
+    await expect(getEventDrilldown(db, { eventId: uniquePrefix("missing"), atMs: null }, settings)).rejects.toMatchObject({ status: 404, code: "event_not_found" });
+  });
+
+  it("opens a single event by its id and time, and finds nothing at another time", async () => {
+    const first = await getKeyDrilldown(db, { key: keys.base, fromMs: NOW - 60 * MINUTE, toMs: NOW }, settings);
+    const { eventId, observedAt } = first.events[0]!;
+    const drilldown = await getEventDrilldown(db, { eventId, atMs: Date.parse(observedAt) }, settings);
+    expect(drilldown.focusEventId).toBe(eventId);
+    expect(Date.parse(drilldown.to) - Date.parse(drilldown.from)).toBe(30 * MINUTE);
+    await expect(getEventDrilldown(db, { eventId, atMs: Date.parse(observedAt) + 1 }, settings)).rejects.toMatchObject({ status: 404, code: "event_not_found" });
   });
 });

@@ -72,6 +72,13 @@ describe("violations read API", () => {
     expect(event.status).toBe(200);
     expect(event.body).toMatchObject({ key, focusEventId: eventIds[1] });
     expect((event.body.events as unknown[]).length).toBe(2);
+    // With its time (as the drill-down's links pass it), the same answer from one hour's partition.
+    const observedAt = (body.events as { eventId: string; observedAt: string }[]).find((e) => e.eventId === eventIds[1])!.observedAt;
+    const byTime = await getJson(getEvent, `${BASE}/event?id=${encodeURIComponent(eventIds[1]!)}&at=${encodeURIComponent(observedAt)}`);
+    expect(byTime).toMatchObject({ status: 200, body: { key, focusEventId: eventIds[1] } });
+    expect(byTime.body.events).toEqual(event.body.events);
+    const elsewhen = await getJson(getEvent, `${BASE}/event?id=${encodeURIComponent(eventIds[1]!)}&at=${Date.parse(observedAt) + 3_600_000}`);
+    expect(elsewhen).toMatchObject({ status: 404, body: { error: { code: "event_not_found" } } });
   });
 
   it("GET /owners: the latest violations with their keys' owners, grouped", async () => {
@@ -118,6 +125,7 @@ describe("violations read API", () => {
     ["top", "top?lists=keys,owners", "lists", "must be a comma-separated list of keys, workers, services, subscriptions", getTop],
     ["key", "key?range=1h", "key", "is required", getKey],
     ["event", "event", "id", "is required", getEvent],
+    ["event", "event?id=e-1&at=yesterday", "at", "must be an RFC 3339 date-time with a time zone, or epoch milliseconds", getEvent],
     ["leader-changes", "leader-changes?cluster=x", "cluster", "is not a known parameter", getLeaderChanges],
     ["deployments", "deployments?limit=501", "limit", "must be at most 500", listDeployments],
     ["owners", "owners?limit=10001", "limit", "must be at most 10000", getOwners],

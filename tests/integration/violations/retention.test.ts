@@ -3,9 +3,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runRetention } from "@/lib/retention/run-retention";
 import { MINUTE, openDb, openIngestPool, uniquePrefix, writeTestEvents } from "@/tests/integration/violations/violations-test-kit";
 
-// Retention deletes raw events older than N days in bounded batches, keeps the rollup, stops
-// when asked, and does not hold up ingestion. Its "now" is put far in the past (2001) so that the
-// cutoff touches only this test's events, not those of other tests sharing the database.
+// Retention deletes the expired rows of the DEFAULT partitions (events of days that have no day
+// partition: here, 2001) in bounded batches, keeps the rollup, stops when asked, and does not
+// hold up ingestion. Its "now" is put far in the past (2001) so that the cutoff touches only this
+// test's events, not those of other tests sharing the database. Day partitions are created and
+// dropped in tests/integration/event-store/partitions.test.ts, on a database of its own.
 
 const db = openDb();
 const pool = openIngestPool();
@@ -30,23 +32,24 @@ describe("runRetention", () => {
     const minute = (ms: number) => new Date(Math.floor(ms / 60_000) * 60_000);
     const row = (clientId: string, atMs: number) => ({ clientId, minute: minute(atMs), service, worker: "pod-a", increments: 5 });
     await db.exclusivityCount.createMany({ data: [row("old-1", NOW - 40 * DAY), row("old-2", NOW - 31 * DAY), row("recent", NOW - 10 * DAY)] });
-    const result = await runRetention(db, { retentionDays: 30, retentionBatchSize: 1 }, new AbortController().signal, { nowMs: NOW, pauseMs: 5 });
+    const result = await runRetention(db, { retentionDays: 30, violationRetentionDays: 30, retentionBatchSize: 1 }, new AbortController().signal, { nowMs: NOW, pauseMs: 5 });
     expect(result.deletedCounts).toBe(2);
     const left = await db.exclusivityCount.findMany({ where: { service }, select: { clientId: true } });
     expect(left).toEqual([{ clientId: "recent" }]);
     await db.exclusivityCount.deleteMany({ where: { service } });
   });
 
-  it("deletes raw events older than the retention in bounded batches, and keeps the rollup", async () => {
+  it("deletes raw events older than the retention from the default partitions in bounded batches, and keeps the rollup", async () => {
     await seed(250, 20);
     const rollupBefore = await db.violationMinute.aggregate({ where: { service }, _sum: { events: true, violations: true } });
-    const result = await runRetention(db, { retentionDays: 30, retentionBatchSize: 100 }, new AbortController().signal, { nowMs: NOW, pauseMs: 5 });
-    expect(result).toMatchObject({ cutoff: new Date(NOW - 30 * DAY).toISOString(), deleted: 250, batches: 3, isAborted: false });
+    const result = await runRetention(db, { retentionDays: 30, violationRetentionDays: 30, retentionBatchSize: 100 }, new AbortController().signal, { nowMs: NOW, pauseMs: 5 });
+    expect(result).toMatchObject({ cutoff: new Date(NOW - 30 * DAY).toISOString(), deleted: 250, batches: 4, isAborted: false, droppedPartitions: [] });
     expect(await db.exclusivityEvent.count({ where: { service } })).toBe(20);
     const rollupAfter = await db.violationMinute.aggregate({ where: { service }, _sum: { events: true, violations: true } });
     expect(rollupAfter).toEqual(rollupBefore);
-    const again = await runRetention(db, { retentionDays: 30, retentionBatchSize: 100 }, new AbortController().signal, { nowMs: NOW, pauseMs: 5 });
-    expect(again).toMatchObject({ deleted: 0, batches: 1 });
+    const again = await runRetention(db, { retentionDays: 30, violationRetentionDays: 30, retentionBatchSize: 100 }, new AbortController().signal, { nowMs: NOW, pauseMs: 5 });
+    // One batch per default partition (violations and other events: half of the seed each).
+    expect(again).toMatchObject({ deleted: 0, batches: 2 });
   });
 
   it("deletes alerts resolved, notifications delivered and Key_Shared splits ended before the cutoff, and keeps what is open", async () => {
@@ -72,7 +75,7 @@ describe("runRetention", () => {
     await db.keySharedRangeSplit.createMany({ data: [split(NOW - 50 * DAY, NOW - 35 * DAY), split(NOW - 35 * DAY, NOW - 20 * DAY), split(NOW - 20 * DAY, null)] });
 
     try {
-      const result = await runRetention(db, { retentionDays: 30, retentionBatchSize: 100 }, new AbortController().signal, { nowMs: NOW, pauseMs: 5 });
+      const result = await runRetention(db, { retentionDays: 30, violationRetentionDays: 30, retentionBatchSize: 100 }, new AbortController().signal, { nowMs: NOW, pauseMs: 5 });
       // The old resolved alert takes its own notification with it; the old re-send of the firing one goes alone.
       expect(result.deletedHistory).toEqual({ alerts: 1, notifications: 1, rangeSplits: 1 });
       const alertsLeft = await db.alert.findMany({ where: { fingerprint: { startsWith: `${service}-` } }, select: { summary: true }, orderBy: { summary: "asc" } });
@@ -91,18 +94,18 @@ describe("runRetention", () => {
   it("stops between batches when its signal aborts", async () => {
     await seed(300, 0);
     const stop = new AbortController();
-    const running = runRetention(db, { retentionDays: 30, retentionBatchSize: 100 }, stop.signal, { nowMs: NOW, pauseMs: 60_000 });
+    const running = runRetention(db, { retentionDays: 30, violationRetentionDays: 30, retentionBatchSize: 100 }, stop.signal, { nowMs: NOW, pauseMs: 60_000 });
     // The first batch runs, then the long pause is cut short.
     await new Promise((resolve) => setTimeout(resolve, 500));
     stop.abort();
     const result = await running;
     expect(result).toMatchObject({ deleted: 100, batches: 1, isAborted: true });
-    await runRetention(db, { retentionDays: 30, retentionBatchSize: 1_000 }, new AbortController().signal, { nowMs: NOW });
+    await runRetention(db, { retentionDays: 30, violationRetentionDays: 30, retentionBatchSize: 1_000 }, new AbortController().signal, { nowMs: NOW });
   });
 
   it("lets ingestion go on while it deletes", async () => {
     await seed(6_000, 0);
-    const deleting = runRetention(db, { retentionDays: 30, retentionBatchSize: 500 }, new AbortController().signal, { nowMs: NOW, pauseMs: 20 });
+    const deleting = runRetention(db, { retentionDays: 30, violationRetentionDays: 30, retentionBatchSize: 500 }, new AbortController().signal, { nowMs: NOW, pauseMs: 20 });
     const latencies: number[] = [];
     for (let i = 0; i < 10; i++) {
       const started = performance.now();

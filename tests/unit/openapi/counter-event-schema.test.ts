@@ -8,7 +8,7 @@ import { counterEventSchema } from "@/lib/openapi/counter-event-schema";
 
 const DAY_MS = 86_400_000;
 const nowMs = Date.now();
-const window = { nowMs, oldestMs: nowMs - 30 * DAY_MS, retentionDays: 30 };
+const window = { nowMs, oldestMs: nowMs - 30 * DAY_MS, retentionDays: 30, oldestViolationMs: nowMs - 30 * DAY_MS, violationRetentionDays: 30 };
 
 const valid = { id: "e-1", key: "order-1", counter: 0, service: "orders", worker: "w-1", observedAt: nowMs - 60_000 };
 

@@ -41,7 +41,7 @@ describe("the URL's range and filters", () => {
 
   it("links to a drill-down and to the violations of a service over a span", () => {
     expect(drilldownHref({ key: "user 42/x", range: { preset: "6h" } })).toBe("/violations/drilldown?key=user+42%2Fx&range=6h");
-    expect(drilldownHref({ eventId: "e-1" })).toBe("/violations/drilldown?event=e-1");
+    expect(drilldownHref({ eventId: "e-1", observedAt: "2026-11-22T11:59:00.120Z" })).toBe("/violations/drilldown?event=e-1&at=2026-11-22T11%3A59%3A00.120Z");
     expect(violationsHref({ service: "orders", fromMs: NOW - 60_000, toMs: NOW })).toBe(
       "/violations?from=2026-11-22T11%3A59%3A00.000Z&to=2026-11-22T12%3A00%3A00.000Z&service=orders",
     );

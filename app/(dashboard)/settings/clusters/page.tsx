@@ -8,6 +8,10 @@ import { checkHealth } from "@/lib/health/check-health";
 import { describeCluster } from "@/lib/clusters/describe-cluster";
 import { NO_PREDICTIONS, type PredictionScore } from "@/lib/board/board-types";
 import { listPredictionScores } from "@/lib/queries/list-prediction-scores";
+import { ChangeSignalSummary } from "@/components/clusters/change-signal-summary";
+import { describeChangeSignal } from "@/lib/clusters/describe-change-signal";
+import { readChangeSignals } from "@/lib/clusters/read-change-signals";
+import { isPulsarCluster } from "@/lib/sources/pulsar/pulsar-config";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Clusters" };
@@ -30,9 +34,11 @@ export default async function ClustersPage() {
   const config = getConfig();
   const db = getDb();
   // The page reports an unreachable database itself (checkHealth): the scores then say so too, instead of failing the page.
-  const [health, predictions] = await Promise.all([
+  const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
+  const [health, predictions, signals] = await Promise.all([
     checkHealth(config, db),
-    listPredictionScores(db, config.clusters.map((c) => c.name)).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+    listPredictionScores(db, config.clusters.map((c) => c.name)).catch(asError),
+    readChangeSignals(db, config.clusters.map((c) => c.name)).catch(asError),
   ]);
   return (
     <>
@@ -75,6 +81,7 @@ export default async function ClustersPage() {
                 <th scope="col">Auth</th>
                 <th scope="col">Poller</th>
                 <th scope="col" title="Holder changes against the next holder Baton predicted just before each">Next-in-line predictions</th>
+                <th scope="col" title="Pulsar: each broker's consumer-level metrics, scraped to re-poll at once the topics whose consumers changed">Change signal</th>
               </tr>
             </thead>
             <tbody>
@@ -102,6 +109,23 @@ export default async function ClustersPage() {
                         <span className="muted">unavailable: {predictions.message}</span>
                       ) : (
                         <PredictionScoreText score={predictions.get(cluster.name) ?? NO_PREDICTIONS} />
+                      )}
+                    </td>
+                    <td>
+                      {!isPulsarCluster(cluster) ? (
+                        <span className="muted">Pulsar only</span>
+                      ) : signals instanceof Error ? (
+                        <span className="muted">unavailable: {signals.message}</span>
+                      ) : (
+                        <ChangeSignalSummary
+                          facts={describeChangeSignal({
+                            status: signals.get(cluster.name) ?? null,
+                            setting: cluster.consumerSignal,
+                            intervalMs: cluster.consumerSignalIntervalMs,
+                            requestsPerSecond: cluster.requestsPerSecond,
+                            lastCycleMs: clusterHealth?.poller?.lastCycleMs ?? null,
+                          })}
+                        />
                       )}
                     </td>
                   </tr>

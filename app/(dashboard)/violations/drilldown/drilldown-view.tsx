@@ -20,13 +20,13 @@ import { buildWorkerLanes } from "@/lib/violations/worker-lanes";
 
 type Props =
   | { mode: "key"; drilldownKey: string; initialSelection: RangeSelection; initialRange: { fromMs: number; toMs: number }; serverTimeZone: string; serverNowMs: number }
-  | { mode: "event"; eventId: string; serverTimeZone: string; serverNowMs: number };
+  | { mode: "event"; eventId: string; at: string | null; serverTimeZone: string; serverNowMs: number };
 
 export function DrilldownView(props: Props) {
   const timeZone = useReaderTimeZone(props.serverTimeZone);
   const [selection, setSelection] = useState<RangeSelection | null>(props.mode === "key" ? props.initialSelection : null);
   const target = useMemo<DrilldownTarget>(() => {
-    if (props.mode === "event" || selection === null) return { kind: "event", eventId: props.mode === "event" ? props.eventId : "" };
+    if (props.mode === "event" || selection === null) return { kind: "event", eventId: props.mode === "event" ? props.eventId : "", at: props.mode === "event" ? props.at : null };
     const range = selection === props.initialSelection ? props.initialRange : resolveRange(selection, Date.now());
     return { kind: "key", key: props.drilldownKey, range: { ...range, isLive: isLiveRange(selection) } };
   }, [props, selection]);

@@ -12,6 +12,7 @@ import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { drilldownQuery } from "@/lib/violations/client/violation-queries";
 import { drilldownSettings } from "@/lib/violations/queries/drilldown-settings";
 import { getEventDrilldown, getKeyDrilldown } from "@/lib/violations/queries/get-key-drilldown";
+import { eventParamsSchema } from "@/lib/violations/queries/read-params";
 import { TIME_ZONE_COOKIE, timeZoneFromCookie } from "@/lib/violations/time-zone-cookie";
 import { readParam, readRange } from "@/lib/violations/view-params";
 
@@ -36,6 +37,7 @@ export default async function DrilldownPage({ searchParams }: Props) {
   const params = await searchParams;
   const key = readParam(params, "key");
   const eventId = readParam(params, "event");
+  const at = readParam(params, "at");
   const timeZone = timeZoneFromCookie((await cookies()).get(TIME_ZONE_COOKIE)?.value);
   const back = (
     <p className="vio-back">
@@ -55,6 +57,21 @@ export default async function DrilldownPage({ searchParams }: Props) {
     );
   }
 
+  // The event's time, when the link carries it, lets the lookup read one hour's partition.
+  const eventLookup = eventId === null ? null : eventParamsSchema.safeParse({ id: eventId, ...(at === null ? {} : { at }) });
+  if (eventLookup !== null && !eventLookup.success) {
+    return (
+      <>
+        {back}
+        <h1>{`Event ${eventId}`}</h1>
+        <EmptyState title="This link is not valid">
+          <p>{eventLookup.error.issues.map((issue) => `${issue.path.join(".") || "event"}: ${issue.message}`).join("; ")}</p>
+          <KeyForm />
+        </EmptyState>
+      </>
+    );
+  }
+
   const nowMs = Date.now();
   const settings = { ...drilldownSettings(), nowMs };
   const db = getDb();
@@ -62,7 +79,7 @@ export default async function DrilldownPage({ searchParams }: Props) {
   const range = resolveRange(selection, nowMs);
   const result = await runQuery(async () => {
     try {
-      return eventId !== null ? await getEventDrilldown(db, eventId, settings) : await getKeyDrilldown(db, { key: key!, ...range }, settings);
+      return eventLookup !== null ? await getEventDrilldown(db, { eventId: eventLookup.data.id, atMs: eventLookup.data.atMs }, settings) : await getKeyDrilldown(db, { key: key!, ...range }, settings);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return { notFound: error.message };
       throw error;
@@ -94,7 +111,7 @@ export default async function DrilldownPage({ searchParams }: Props) {
 
   const drilldown = result.data;
   const queryClient = new QueryClient();
-  const target = eventId !== null ? ({ kind: "event", eventId } as const) : ({ kind: "key", key: key!, range: { ...range, isLive: isLiveRange(selection) } } as const);
+  const target = eventId !== null ? ({ kind: "event", eventId, at } as const) : ({ kind: "key", key: key!, range: { ...range, isLive: isLiveRange(selection) } } as const);
   queryClient.setQueryData(drilldownQuery(target).queryKey, drilldown);
   return (
     <>
@@ -111,7 +128,7 @@ export default async function DrilldownPage({ searchParams }: Props) {
       </p>
       <HydrationBoundary state={dehydrate(queryClient)}>
         {eventId !== null ? (
-          <DrilldownView mode="event" eventId={eventId} serverTimeZone={timeZone} serverNowMs={nowMs} />
+          <DrilldownView mode="event" eventId={eventId} at={at} serverTimeZone={timeZone} serverNowMs={nowMs} />
         ) : (
           <DrilldownView mode="key" drilldownKey={key!} initialSelection={selection} initialRange={range} serverTimeZone={timeZone} serverNowMs={nowMs} />
         )}

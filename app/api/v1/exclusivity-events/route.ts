@@ -17,6 +17,6 @@ export const POST = countIngest("events", withErrorHandling(async (request) => {
   await requireBearerToken(request);
   const config = getConfig();
   const items = await readEventsBody(request, config.ingest);
-  const result = await ingestEvents(getIngestPool(), items, "HTTP", { retentionDays: config.violations.retentionDays });
+  const result = await ingestEvents(getIngestPool(), items, "HTTP", { retentionDays: config.violations.retentionDays, violationRetentionDays: config.violations.violationRetentionDays });
   return Response.json(toIngestResponse(result), { headers: { "cache-control": "no-store" } });
 }));

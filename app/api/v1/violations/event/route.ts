@@ -6,9 +6,9 @@ import { eventParamsSchema, parseQuery } from "@/lib/violations/queries/read-par
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/v1/violations/event?id=: one event's drill-down (its key around it); 404 for an unknown id. */
+/** GET /api/v1/violations/event?id=&at=: one event's drill-down (its key around it); 404 for an unknown id. */
 export const GET = withErrorHandling(async (request) => {
   const query = parseQuery(eventParamsSchema, request.url);
-  const drilldown = await getEventDrilldown(getDb(), query.id, drilldownSettings());
+  const drilldown = await getEventDrilldown(getDb(), { eventId: query.id, atMs: query.atMs }, drilldownSettings());
   return Response.json(drilldown, { headers: { "cache-control": "no-store" } });
 });

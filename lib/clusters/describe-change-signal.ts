@@ -1,0 +1,69 @@
+// The consumer change signal of a Pulsar cluster in words, for the Clusters page: whether it runs,
+// what it read last, and, when the brokers do not expose consumer-level metrics, what turning
+// them on would buy, from this cluster's own figures. Pure (client-safe).
+
+import type { ConsumerSignalStatus } from "@/lib/sources/pulsar/consumer-signal/consumer-signal-status";
+
+export type ChangeSignalFacts = {
+  state: "on" | "not-exposed" | "disabled" | "starting" | "no-poller";
+  headline: string;
+  details: string[];
+};
+
+export type ChangeSignalInput = {
+  status: ConsumerSignalStatus | null;
+  /** The cluster's consumerSignal setting and interval. */
+  setting: "auto" | "off";
+  intervalMs: number;
+  requestsPerSecond: number;
+  /** The last full cycle's length (start to start), when one is known. */
+  lastCycleMs: number | null;
+};
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function size(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * What enabling the signal buys: a consumer change is re-polled within about one scrape
+ * interval, one scrape and one request of the budget, instead of waiting up to a full cycle.
+ */
+export function describeGain(input: ChangeSignalInput, scrapeMs: number | null): string {
+  const withSignal = input.intervalMs + (scrapeMs ?? 0) + 1000 / input.requestsPerSecond;
+  const today = input.lastCycleMs === null ? "up to one full cycle" : `up to one full cycle (${seconds(input.lastCycleMs)} now)`;
+  return `With exposeConsumerLevelMetricsInPrometheus=true on the brokers, a consumer that joins, leaves or dies would be re-polled within about ${seconds(withSignal)} (scrape interval ${seconds(input.intervalMs)} + one scrape + one request at ${input.requestsPerSecond}/s) instead of ${today}.`;
+}
+
+export function describeChangeSignal(input: ChangeSignalInput): ChangeSignalFacts {
+  const { status } = input;
+  if (input.setting === "off" || status?.mode === "disabled") {
+    return { state: "disabled", headline: "off (consumerSignal: \"off\")", details: [describeGain(input, null)] };
+  }
+  if (!status) return { state: "no-poller", headline: "not started (no poller has run)", details: [] };
+  const scraped = status.brokers.filter((b) => b.durationMs !== null);
+  const scrapeMs = scraped.length > 0 ? Math.max(...scraped.map((b) => b.durationMs!)) : null;
+  const details: string[] = [];
+  for (const broker of status.brokers) {
+    details.push(
+      broker.error
+        ? `${broker.url}: last scrape failed (${broker.error})${broker.lastScrapeAt ? `; last good ${broker.lastScrapeAt}` : ""}`
+        : broker.lastScrapeAt
+          ? `${broker.url}: ${size(broker.bytes ?? 0)} in ${seconds(broker.durationMs ?? 0)}, ${broker.consumerCount ?? 0} consumers, at ${broker.lastScrapeAt}`
+          : `${broker.url}: not scraped yet`,
+    );
+  }
+  if (status.brokerListError) details.push(`broker list unavailable: ${status.brokerListError}`);
+  if (status.mode === "not-exposed") {
+    return { state: "not-exposed", headline: "brokers do not list their consumers: polling only", details: [describeGain(input, scrapeMs), ...details] };
+  }
+  if (status.mode === "starting") return { state: "starting", headline: "no scrape has answered yet: polling only", details };
+  return {
+    state: "on",
+    headline: `on: ${status.brokers.length} broker${status.brokers.length === 1 ? "" : "s"} scraped every ${seconds(status.intervalMs)}, ${status.repollCount} re-poll${status.repollCount === 1 ? "" : "s"} triggered${status.lastSignalAt ? ` (last ${status.lastSignalAt})` : ""}`,
+    details,
+  };
+}

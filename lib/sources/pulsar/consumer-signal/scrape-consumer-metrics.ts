@@ -1,0 +1,48 @@
+import "server-only";
+
+import { fetch as undiciFetch } from "undici";
+
+import { type AdminTarget, dispatcherFor } from "@/lib/pulsar/transport";
+import { createConsumerMetricsParser, type ParsedConsumerMetrics } from "@/lib/sources/pulsar/consumer-signal/parse-consumer-metrics";
+
+/** `bytes`: the body as read, inflated. */
+export type ConsumerScrape = ParsedConsumerMetrics & { bytes: number; durationMs: number };
+
+/**
+ * One `GET /metrics/` of one broker, read as a stream through the consumer parser (the body is
+ * never held whole). The admin API's token and TLS settings apply: /metrics/ asks for them when
+ * the broker sets authenticateMetricsEndpoint. A body cut short, a timeout or an error status
+ * throws: a partial scrape must never look like consumers that left.
+ */
+export async function scrapeConsumerMetrics(target: AdminTarget, brokerUrl: string, timeoutMs: number): Promise<ConsumerScrape> {
+  const started = performance.now();
+  // Measured at 10,000 partitions on one broker (README): 194 MB and 1.7 s of broker CPU
+  // uncompressed, 5.2 MB on the wire and 1.9 s gzipped. Gzip: 37 times fewer bytes across the
+  // network for an eighth more broker CPU. fetch inflates it as it streams in.
+  const headers: Record<string, string> = { accept: "text/plain", "accept-encoding": "gzip" };
+  if (target.token) headers.authorization = `Bearer ${target.token}`;
+  const url = new URL("metrics/", `${brokerUrl}/`).toString();
+  const host = new URL(url).host;
+  const signal = AbortSignal.timeout(timeoutMs);
+  let response;
+  try {
+    response = await undiciFetch(url, { headers, signal, dispatcher: dispatcherFor({ ...target, adminUrl: brokerUrl }) });
+  } catch (error) {
+    throw new Error(signal.aborted ? `no answer from ${host}/metrics/ within ${timeoutMs} ms` : `cannot reach ${host}/metrics/: ${(error as Error).message}`);
+  }
+  if (!response.ok || !response.body) {
+    await response.body?.cancel();
+    throw new Error(`${host}/metrics/ answered HTTP ${response.status}`);
+  }
+  const parser = createConsumerMetricsParser();
+  let bytes = 0;
+  try {
+    for await (const chunk of response.body) {
+      bytes += chunk.byteLength;
+      parser.push(chunk);
+    }
+  } catch (error) {
+    throw new Error(signal.aborted ? `${host}/metrics/ took longer than ${timeoutMs} ms (${bytes} bytes read)` : `${host}/metrics/ was cut after ${bytes} bytes: ${(error as Error).message}`);
+  }
+  return { ...parser.finish(), bytes, durationMs: performance.now() - started };
+}

@@ -1,0 +1,71 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+
+import { describe, expect, it } from "vitest";
+
+import { diffConsumerSnapshots } from "@/lib/sources/pulsar/consumer-signal/diff-consumer-snapshots";
+import { createConsumerMetricsParser, parseLabels, snapshotKey } from "@/lib/sources/pulsar/consumer-signal/parse-consumer-metrics";
+
+// Recorded from a real Pulsar 4.2.4 standalone with exposeConsumerLevelMetricsInPrometheus=true
+// by `npm run fixtures:consumer-metrics` (tools/pulsar/record-consumer-metrics.ts): a Failover
+// subscription "workers" of w1 and w2 on the 3-partition topic orders, one consumer "solo" on the
+// non-partitioned topic audit; then w1 killed.
+const DIR = path.resolve("tests/fixtures/pulsar/consumer-metrics");
+const recorded = JSON.parse(readFileSync(path.join(DIR, "recorded.json"), "utf8")) as { topic: string };
+const before = readFileSync(path.join(DIR, "metrics-before.txt"));
+const afterKill = readFileSync(path.join(DIR, "metrics-after-kill.txt"));
+const orders = recorded.topic;
+const audit = orders.replace(/orders$/, "audit");
+
+/** Parses a body pushed in chunks of `size` characters (lines cut anywhere, as a stream cuts them). */
+function parseInChunks(body: Buffer, size: number) {
+  const parser = createConsumerMetricsParser();
+  for (let i = 0; i < body.length; i += size) parser.push(body.slice(i, i + size));
+  return parser.finish();
+}
+
+describe("consumer metrics parser", () => {
+  it("lists every consumer of every topic partition and subscription from a real broker's /metrics/", () => {
+    const parsed = parseInChunks(before, 4096);
+    expect(parsed.consumers.get(snapshotKey(`${orders}-partition-0`, "workers"))).toMatch(/^w1#\d+,w2#\d+$/);
+    expect(parsed.consumers.get(snapshotKey(`${orders}-partition-2`, "workers"))).toMatch(/^w1#\d+,w2#\d+$/);
+    expect(parsed.consumers.get(snapshotKey(audit, "auditors"))).toMatch(/^solo#\d+$/);
+    expect(parsed.consumerSeriesCount).toBe(parsed.topicConsumerCount);
+  });
+
+  it("gives the same answer whatever the chunk size", () => {
+    const whole = parseInChunks(before, before.length);
+    for (const size of [1, 7, 100, 65_536]) expect(parseInChunks(before, size)).toEqual(whole);
+  });
+
+  it("counts consumers but lists none when the broker does not expose consumer-level series", () => {
+    const withoutConsumerSeries = Buffer.from(before.toString("utf8").split("\n").filter((line) => !line.startsWith("pulsar_consumer_")).join("\n"));
+    const parsed = parseInChunks(withoutConsumerSeries, 1000);
+    expect(parsed.consumerSeriesCount).toBe(0);
+    expect(parsed.consumers.size).toBe(0);
+    expect(parsed.topicConsumerCount).toBeGreaterThan(0);
+  });
+
+  it("reads a series on the first line and on a last line without a newline", () => {
+    const body = Buffer.from('pulsar_consumer_msg_rate_out{topic="a",subscription="s",consumer_name="x",consumer_id="1"} 0.0\n# x\npulsar_consumer_msg_rate_out{topic="b",subscription="s",consumer_name="y",consumer_id="2"} 0.0');
+    for (const size of [1, 5, body.length]) expect([...parseInChunks(body, size).consumers.values()]).toEqual(["x#1", "y#2"]);
+  });
+
+  it("reads escaped label values", () => {
+    expect(parseLabels('a="x\\"y",b="back\\\\slash",c="new\\nline"} 1', 0)?.labels).toEqual(new Map([["a", 'x"y'], ["b", "back\\slash"], ["c", "new\nline"]]));
+    expect(parseLabels('a="unterminated', 0)).toBeNull();
+  });
+});
+
+describe("consumer snapshot diff", () => {
+  it("names the partitions a killed consumer left, and nothing else", () => {
+    const changed = diffConsumerSnapshots(parseInChunks(before, 4096).consumers, parseInChunks(afterKill, 4096).consumers);
+    expect([...changed].sort()).toEqual([0, 1, 2].map((p) => `${orders}-partition-${p}`));
+  });
+
+  it("sees a reconnect (same name, new consumer id), a new subscription and a vanished one", () => {
+    const previous = new Map([[snapshotKey("t-partition-0", "s"), "a#1,b#2"], [snapshotKey("gone", "s"), "x#1"], [snapshotKey("same", "s"), "y#1"]]);
+    const next = new Map([[snapshotKey("t-partition-0", "s"), "a#3,b#2"], [snapshotKey("new", "s"), "z#1"], [snapshotKey("same", "s"), "y#1"]]);
+    expect([...diffConsumerSnapshots(previous, next)].sort()).toEqual(["gone", "new", "t-partition-0"]);
+  });
+});
