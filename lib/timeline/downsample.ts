@@ -93,10 +93,12 @@ function toMarker(change: TimelineChange, count: number): Marker {
 
 /**
  * One marker per change while they fit the budget; beyond it, one per (partition, time bucket),
- * placed at the bucket's first change, showing its most alarming kind and the count.
+ * placed at the bucket's first change, showing its most alarming kind and the count. Markers come
+ * out in time order (then lane), whatever order the database handed the changes in.
  */
 export function bucketMarkers(changes: TimelineChange[], fromMs: number, toMs: number, maxMarkers = MAX_MARKERS): { markers: Marker[]; isBucketed: boolean } {
-  if (changes.length <= maxMarkers) return { markers: changes.map((c) => toMarker(c, 1)), isBucketed: false };
+  const byTimeThenLane = (a: { at: number; partition: number }, b: { at: number; partition: number }) => a.at - b.at || a.partition - b.partition;
+  if (changes.length <= maxMarkers) return { markers: changes.map((c) => toMarker(c, 1)).sort(byTimeThenLane), isBucketed: false };
   const partitions = new Set(changes.map((c) => c.partition)).size;
   const bucketsPerLane = Math.max(1, Math.floor(maxMarkers / partitions));
   const width = Math.max(1, (toMs - fromMs) / bucketsPerLane);
@@ -114,6 +116,6 @@ export function bucketMarkers(changes: TimelineChange[], fromMs: number, toMs: n
     if (KIND_PRIORITY[change.kind] > KIND_PRIORITY[bucket.shown.kind]) bucket.shown = change;
   }
   const markers = [...buckets.values()].map(({ first, shown, count }) => ({ ...toMarker(shown, count), at: first.newSeenAt }));
-  markers.sort((a, b) => a.at - b.at || a.partition - b.partition);
+  markers.sort(byTimeThenLane);
   return { markers, isBucketed: true };
 }

@@ -71,6 +71,11 @@ describe("marker bucketing", () => {
     expect(markers.map((m) => [m.at, m.count])).toEqual([[10, 1], [20, 1]]);
   });
 
+  it("puts markers in time order, then lane, whatever order the changes came in", () => {
+    const { markers } = bucketMarkers([change(30), change(10, "HOLDER_CHANGED", 1), change(20), change(10)], 0, 100, 10);
+    expect(markers.map((m) => [m.at, m.partition])).toEqual([[10, 0], [10, 1], [20, 0], [30, 0]]);
+  });
+
   it("beyond it, one marker per partition and bucket, at its first change, showing its most alarming kind and the count", () => {
     const changes = [change(1), change(2, "HOLDER_LOST"), change(3), change(60), change(5, "HIDDEN_FLAP", 1)];
     const { markers, isBucketed } = bucketMarkers(changes, 0, 100, 4);
