@@ -118,6 +118,10 @@ describe("the partitioned event store", () => {
     const result = await runRetention(db, { retentionDays: 7, violationRetentionDays: 30, retentionBatchSize: 1_000 }, new AbortController().signal, { nowMs, pauseMs: 0 });
     expect(result.droppedPartitions).toContain(leftDetached);
     expect((await pool.query("select to_regclass($1)::text as name", [leftDetached])).rows).toEqual([{ name: null }]);
+    // Dropped four lists at a time: every table named is gone, whichever list it was in.
+    const stillThere = await pool.query("select relname from pg_class where relname = any($1)", [result.droppedPartitions]);
+    expect(result.droppedPartitions.length).toBeGreaterThan(4 * 32);
+    expect(stillThere.rows).toEqual([]);
 
     // Other events: the hours of 35 and 20 days ago and the one that ended before the cutoff
     // went, every hour of those days too; violations: only the day of 35 days ago.
