@@ -5,6 +5,19 @@ import { DatabaseUnavailableError } from "@/lib/ingest/database-unavailable-erro
 import type { IngestDb } from "@/lib/ingest/ingest-pool";
 import type { IngestSource, ValidEvent } from "@/lib/ingest/types";
 
+/** A CTE adding the rows inserted now to one rollup table, per (UTC minute or hour, service, subscription). */
+function rollupCte(name: string, table: "violation_minute" | "violation_hour", unit: "minute" | "hour"): string {
+  return `${name} AS (
+  INSERT INTO ${table} AS r (bucket, service, subscription, violations, events)
+  SELECT bucket, service, subscription, count(*) FILTER (WHERE counter > 0), count(*)
+  FROM (SELECT date_trunc('${unit}', observed_at, 'UTC') AS bucket, service, coalesce(subscription, '') AS subscription, counter FROM inserted) AS new_rows
+  GROUP BY bucket, service, subscription
+  ORDER BY bucket, service COLLATE "C", subscription COLLATE "C"
+  ON CONFLICT (bucket, service, subscription)
+  DO UPDATE SET violations = r.violations + excluded.violations, events = r.events + excluded.events
+)`;
+}
+
 // The hot path is raw SQL through pg, not Prisma: one statement carries the whole batch as 13
 // array parameters (unnest) and the source, inserts with ON CONFLICT DO NOTHING, and maintains the per-minute
 // rollup from the rows it actually inserted (RETURNING), in one round trip and one implicit
@@ -36,24 +49,8 @@ inserted AS (
   ON CONFLICT (observed_at, event_id, is_violation) DO NOTHING
   RETURNING observed_at, service, subscription, counter
 ),
-rollup AS (
-  INSERT INTO violation_minute AS vm (bucket, service, subscription, violations, events)
-  SELECT bucket, service, subscription, count(*) FILTER (WHERE counter > 0), count(*)
-  FROM (SELECT date_trunc('minute', observed_at, 'UTC') AS bucket, service, coalesce(subscription, '') AS subscription, counter FROM inserted) AS new_rows
-  GROUP BY bucket, service, subscription
-  ORDER BY bucket, service COLLATE "C", subscription COLLATE "C"
-  ON CONFLICT (bucket, service, subscription)
-  DO UPDATE SET violations = vm.violations + excluded.violations, events = vm.events + excluded.events
-),
-hourly_rollup AS (
-  INSERT INTO violation_hour AS vh (bucket, service, subscription, violations, events)
-  SELECT bucket, service, subscription, count(*) FILTER (WHERE counter > 0), count(*)
-  FROM (SELECT date_trunc('hour', observed_at, 'UTC') AS bucket, service, coalesce(subscription, '') AS subscription, counter FROM inserted) AS new_rows
-  GROUP BY bucket, service, subscription
-  ORDER BY bucket, service COLLATE "C", subscription COLLATE "C"
-  ON CONFLICT (bucket, service, subscription)
-  DO UPDATE SET violations = vh.violations + excluded.violations, events = vh.events + excluded.events
-)
+${rollupCte("rollup", "violation_minute", "minute")},
+${rollupCte("hourly_rollup", "violation_hour", "hour")}
 SELECT count(*)::int AS inserted FROM inserted`;
 
 // Prepared once per connection: the plan of this statement costs more than executing it for
