@@ -59,40 +59,12 @@ export async function runRetention(
   const pauseMs = options.pauseMs ?? RETENTION_PAUSE_MS;
   const createdPartitions = await ensureEventPartitions(db, nowMs);
   const droppedPartitions = await dropExpiredPartitions(db, { events: cutoff, violations: violationCutoff });
-  // The subqueries walk the primary key (observed_at first) from the oldest row.
-  const events = await deleteInBatches(
-    () =>
-      db.$executeRaw(Prisma.sql`
-        delete from exclusivity_event_other_default
-        where ctid in (select ctid from exclusivity_event_other_default where observed_at < ${cutoff} order by observed_at limit ${settings.retentionBatchSize})`),
-    settings.retentionBatchSize,
-    pauseMs,
-    signal,
-  );
-  const violations = events.isAborted
-    ? { deleted: 0, batches: 0, isAborted: true }
-    : await deleteInBatches(
-        () =>
-          db.$executeRaw(Prisma.sql`
-            delete from exclusivity_event_violation_default
-            where ctid in (select ctid from exclusivity_event_violation_default where observed_at < ${violationCutoff} order by observed_at limit ${settings.retentionBatchSize})`),
-        settings.retentionBatchSize,
-        pauseMs,
-        signal,
-      );
+  const batch = { size: settings.retentionBatchSize, pauseMs, signal };
+  const events = await deleteRowsBefore(db, { table: "exclusivity_event_other_default", column: "observed_at" }, cutoff, batch);
+  const violations = events.isAborted ? ABORTED : await deleteRowsBefore(db, { table: "exclusivity_event_violation_default", column: "observed_at" }, violationCutoff, batch);
   // Count rows past the retention can go too: the ingest refuses a minute that old, so a
   // re-sent minute can no longer be counted twice once its rows are deleted.
-  const counts = violations.isAborted
-    ? { deleted: 0, batches: 0, isAborted: true }
-    : await deleteInBatches(
-        () =>
-          db.$executeRaw(Prisma.sql`
-            delete from exclusivity_count
-            where ctid in (select ctid from exclusivity_count where minute < ${cutoff} order by minute limit ${settings.retentionBatchSize})`),
-        settings.retentionBatchSize,
-        pauseMs,
-        signal,
-      );
+  const counts = violations.isAborted ? ABORTED : await deleteRowsBefore(db, { table: "exclusivity_count", column: "minute" }, cutoff, batch);
   const history = counts.isAborted ? { alerts: 0, notifications: 0, rangeSplits: 0 } : await deleteExpiredHistory(db, cutoff);
   return {
     cutoff: cutoff.toISOString(),
@@ -108,16 +80,32 @@ export async function runRetention(
   };
 }
 
-/** Runs a bounded delete until it deletes less than a batch or the signal aborts, pausing between batches. */
-async function deleteInBatches(deleteBatch: () => Promise<number>, batchSize: number, pauseMs: number, signal: AbortSignal): Promise<{ deleted: number; batches: number; isAborted: boolean }> {
+type DeleteProgress = { deleted: number; batches: number; isAborted: boolean };
+const ABORTED: DeleteProgress = { deleted: 0, batches: 0, isAborted: true };
+
+/** The tables retention deletes rows from, each with the time column its primary key leads with. */
+type ExpiringTable =
+  | { table: "exclusivity_event_other_default" | "exclusivity_event_violation_default"; column: "observed_at" }
+  | { table: "exclusivity_count"; column: "minute" };
+
+/**
+ * Deletes the table's rows older than `before`, `batch.size` per statement (the subquery walks the
+ * primary key from the oldest row), pausing between statements, until a statement deletes less
+ * than a batch or the signal aborts.
+ */
+async function deleteRowsBefore(db: Db, { table, column }: ExpiringTable, before: Date, batch: { size: number; pauseMs: number; signal: AbortSignal }): Promise<DeleteProgress> {
+  // Identifiers from the type above: no user input.
+  const [name, time] = [Prisma.raw(table), Prisma.raw(column)];
   let deleted = 0;
   let batches = 0;
-  while (!signal.aborted) {
-    const count = await deleteBatch();
+  while (!batch.signal.aborted) {
+    const count = await db.$executeRaw(Prisma.sql`
+      delete from ${name}
+      where ctid in (select ctid from ${name} where ${time} < ${before} order by ${time} limit ${batch.size})`);
     batches += 1;
     deleted += count;
-    if (count < batchSize) return { deleted, batches, isAborted: false };
-    await sleep(pauseMs, signal);
+    if (count < batch.size) return { deleted, batches, isAborted: false };
+    await sleep(batch.pauseMs, batch.signal);
   }
   return { deleted, batches, isAborted: true };
 }
