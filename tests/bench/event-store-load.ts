@@ -5,7 +5,8 @@
 // the partitioned layout), then COPYs `--events` counter events spread evenly over the last
 // `--days` days (oldest first), `--violations` of them violations. As an operator loading a
 // store would, it drops the secondary indexes and the primary key first and builds them after
-// (one sorted build per index is much cheaper than maintaining them row by row). Prints the time
+// (one sorted build per index is much cheaper than maintaining them row by row), and then builds
+// the per-minute and hourly rollups of the loaded rows, as ingest would have kept them. Prints the time
 // taken by the COPY and by the index builds, and the bytes on disk per event (table plus indexes,
 // every partition). The database is left in place for bench:ingest --stored-database-url and
 // bench:event-store-reads; drop it when done (`drop database ... with (force)`).
@@ -16,6 +17,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 
 import { applyMigrations, MIGRATIONS_DIR } from "@/lib/db/migrate";
+import { buildLoadedRollups } from "@/tests/bench/build-loaded-rollups";
 import { copyFromStdin } from "@/tests/bench/copy-from-stdin";
 import { COPY_COLUMNS, makeStoredEvent, OLD_LAYOUT_COPY_COLUMNS, toCopyLine } from "@/tests/bench/event-generator";
 import { describeEventStoreSize } from "@/tests/bench/event-store-size";
@@ -128,6 +130,10 @@ async function main(): Promise<void> {
     }
     const indexSeconds = (performance.now() - indexStarted) / 1000;
     await client.query("vacuum analyze exclusivity_event");
+    const rollupStarted = performance.now();
+    await buildLoadedRollups(client);
+    const rollupSeconds = (performance.now() - rollupStarted) / 1000;
+    log(`built the per-minute and hourly rollups of the loaded rows in ${rollupSeconds.toFixed(0)} s`);
     const size = await describeEventStoreSize(client);
     console.log("");
     console.log(`Loaded ${fmt(copied)} events (${layout} layout) over ${days} days`);

@@ -18,8 +18,8 @@
 //      parent stayed locked. With --drop-an-hour: the oldest hour of events alone, as the
 //      worker's hourly run drops it once the store is in its steady state. These delete data
 //      from the store.
-// Before measuring it builds what the ingest path would have maintained beside the loaded rows
-// (the per-minute and hourly rollups, when empty) and adds 28 deployments over the 7 days (once).
+// Before measuring it checks that the rollups cover the loaded rows (bench:event-store-load builds
+// them as the ingest path would have kept them) and adds 28 deployments over the 7 days (once).
 import os from "node:os";
 import { parseArgs } from "node:util";
 
@@ -108,25 +108,15 @@ async function main(): Promise<void> {
   const db = createDb(url);
   const results: Timing[] = [];
   try {
-    const [{ n: rollupRows }] = (await client.query<{ n: number }>("select count(*)::int as n from violation_minute")).rows as [{ n: number }];
-    if (rollupRows === 0) {
-      const t = performance.now();
-      // What writeEvents maintains as events arrive, built once for the loaded rows.
-      await client.query(`
-        insert into violation_minute (bucket, service, subscription, violations, events)
-        select date_trunc('minute', observed_at, 'UTC'), service, coalesce(subscription, ''), count(*) filter (where counter > 0), count(*)
-        from exclusivity_event group by 1, 2, 3 order by 1, 2, 3`);
-      await client.query("analyze violation_minute");
-      log(`built the per-minute rollup of the loaded rows in ${((performance.now() - t) / 1000).toFixed(0)} s`);
-    }
-    const [{ n: hourRows }] = (await client.query<{ n: number }>("select count(*)::int as n from violation_hour")).rows as [{ n: number }];
-    if (hourRows === 0) {
-      // As the migration fills it: each hour's sum of its minutes.
-      await client.query(`
-        insert into violation_hour (bucket, service, subscription, violations, events)
-        select date_trunc('hour', bucket, 'UTC'), service, subscription, sum(violations), sum(events) from violation_minute group by 1, 2, 3`);
-      await client.query("analyze violation_hour");
-      log("built the hourly rollup from the per-minute one");
+    // The chart reads the rollups only: they must cover the loaded rows (bench:event-store-load
+    // builds them), not merely hold what a later bench:ingest run added.
+    const [coverage] = (
+      await client.query<{ oldest_event: Date | null; oldest_hour: Date | null }>(
+        "select (select min(observed_at) from exclusivity_event) as oldest_event, (select min(bucket) from violation_hour) as oldest_hour",
+      )
+    ).rows as [{ oldest_event: Date | null; oldest_hour: Date | null }];
+    if (coverage.oldest_event && (!coverage.oldest_hour || coverage.oldest_hour.getTime() > coverage.oldest_event.getTime())) {
+      throw new Error(`the rollups do not reach back to the oldest stored event (${coverage.oldest_event.toISOString()}): load the store with bench:event-store-load, which builds them`);
     }
     const nowMs = Date.now();
     await client.query(
