@@ -24,6 +24,7 @@ import { WrittenRows } from "@/lib/poller/written-rows";
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
 import { MAX_RECENT_SAMPLES, type ConsumerObservation, type ResourceState } from "@/lib/sources/pulsar/observation";
 import { startTestDatabase } from "@/tests/support/test-database";
+import { observation, stateFrom } from "@/tests/unit/sources/pulsar/builders";
 
 const { values } = parseArgs({
   options: {
@@ -74,29 +75,19 @@ function initialStates(): ResourceState[] {
     const partition = i % PARTITIONS;
     const isKeyShared = topicIndex % 3 === 2;
     const topic = `persistent://bench/writes/t${topicIndex}`;
-    return {
-      resourceKey: `${topic}|workers|${partition}`,
+    const observed = observation({
       topic,
       tenant: "bench",
       namespace: "bench/writes",
       partition,
       subscription: "workers",
       subscriptionType: isKeyShared ? "Key_Shared" : "Failover",
-      isDurable: true,
       holder: isKeyShared ? null : names[partition % 3]!,
       consumers: names.map((n) => consumerOf(n, 0)),
       hashRanges: isKeyShared ? splitOf(names) : null,
-      backlog: 0,
       msgRateOut: 0,
-      holderSince: at,
-      lastObservedAt: at,
-      staleSince: null,
-      lastError: null,
-      lastErrorAt: null,
-      goneAt: null,
-      lastChangeAt: null,
-      recentSamples: [],
-    };
+    });
+    return stateFrom(observed, at);
   });
 }
 
