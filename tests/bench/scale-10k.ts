@@ -31,6 +31,14 @@ const { values } = parseArgs({
     "kill-spacing-ms": { type: "string", default: "2000" },
     "scrape-interval-ms": { type: "string", default: "1000" },
     "heap-mb": { type: "string", default: "3072" },
+    /**
+     * "pulsar": the JVM flags a Pulsar broker runs with (conf/pulsar_env.sh: ZGC, every JIT tier),
+     * which is what a scrape costs in production; "test": the test broker's C1-only JIT and serial
+     * collector (quick to start, slower to render /metrics/).
+     */
+    "broker-jvm": { type: "string", default: "pulsar" },
+    /** Node options for the worker process, space-separated (e.g. "--max-old-space-size=96"). */
+    "worker-node-options": { type: "string", default: "" },
     /** Skip the scrape measurement (for `--phases today` on code that has no scraper). */
     "no-scrape": { type: "boolean", default: false },
   },
@@ -83,6 +91,43 @@ async function holdBenchLock(): Promise<{ release(): void }> {
 }
 
 /** Samples a process's RSS every second; the peak and the CPU share over the window. */
+/** The worker's own memory figures from its /metrics (prom-client's process and Node.js metrics), in MB. */
+async function readWorkerMemory(metricsPort: number): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const figures: Record<string, number> = {};
+  for (const name of ["process_resident_memory_bytes", "nodejs_heap_size_total_bytes", "nodejs_heap_size_used_bytes", "nodejs_external_memory_bytes"]) {
+    const match = new RegExp(`^${name} ([0-9.e+]+)`, "m").exec(text);
+    if (match) figures[name.replace(/_bytes$/, "")] = Number(match[1]) / 1024 / 1024;
+  }
+  return figures;
+}
+
+/** Samples the worker's memory figures every 2 s; keeps the sample taken at the highest RSS. */
+function watchWorkerMemory(metricsPort: number): { stop(): Record<string, number> } {
+  let atPeak: Record<string, number> = {};
+  const sample = () =>
+    readWorkerMemory(metricsPort).then(
+      (figures) => (atPeak = (figures.process_resident_memory ?? 0) >= (atPeak.process_resident_memory ?? 0) ? figures : atPeak),
+      () => {},
+    );
+  void sample();
+  const timer = setInterval(sample, 2000);
+  return {
+    stop() {
+      clearInterval(timer);
+      return atPeak;
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 function watchProcess(pid: number): { stop(): { cpuPercent: number; peakRssMb: number; seconds: number } } {
   const startCpu = processCpuSeconds(pid);
   const started = performance.now();
@@ -153,7 +198,7 @@ async function measureScrapes(adminUrl: string, brokerPid: number): Promise<void
     const last = scrapes.at(-1)!;
     const durations = scrapes.map((s) => s.durationMs).sort((a, b) => a - b);
     console.log(
-      `scrape (Baton's scraper: gzip, inflated and parsed as it streams): GET /metrics/ ${fmt(last.bytes / 1024)} KB inflated, ${last.consumerSeriesCount} consumer series; duration p50 ${fmt(percentile(durations, 50))} ms, max ${fmt(durations.at(-1)!)} ms (read and parsed streaming by Baton's scraper); broker CPU ${fmt(brokerCpuMsPerScrape)} ms per scrape (idle broker ${fmt(idleCpu.cpuPercent, 1)}% of a core over 10 s) [load ${load()}]`,
+      `scrape (Baton's scraper: uncompressed, parsed as it streams, up to the first whole consumer-level family): GET /metrics/ ${fmt(last.bytes / 1024)} KB read, ${last.consumerSeriesCount} consumer series; duration p50 ${fmt(percentile(durations, 50))} ms, max ${fmt(durations.at(-1)!)} ms (read and parsed streaming by Baton's scraper); broker CPU ${fmt(brokerCpuMsPerScrape)} ms per scrape (idle broker ${fmt(idleCpu.cpuPercent, 1)}% of a core over 10 s) [load ${load()}]`,
     );
     // Raw reads, not parsed: what each encoding puts on the wire and costs the broker.
     for (const encoding of ["gzip", "identity"] as const) {
@@ -178,8 +223,11 @@ async function main(): Promise<void> {
     // Every WebSocket session is an HTTP request Jetty counts until it closes.
     maxConcurrentHttpRequests: 20_000,
   };
-  const broker = await startBroker({ keepData: false, maxHeapMb: heapMb, maxDirectMemoryMb: 1024, brokerConfig, log: (line) => console.log(line), startTimeoutMs: 300_000 });
-  console.log(`broker: Pulsar ${broker.version}, -Xmx${heapMb}m, MaxDirectMemorySize 1024m, --conf ${Object.entries(brokerConfig).map(([k, v]) => `${k}=${v}`).join(" ")}`);
+  if (!["pulsar", "test"].includes(values["broker-jvm"]!)) throw new Error(`--broker-jvm: "pulsar" or "test", not "${values["broker-jvm"]}"`);
+  // Later flags win: these undo the test broker's -XX:TieredStopAtLevel=1 and -XX:+UseSerialGC.
+  const extraJvmArgs = values["broker-jvm"] === "pulsar" ? ["-XX:TieredStopAtLevel=4", "-XX:-UseSerialGC", "-XX:+UseZGC"] : [];
+  const broker = await startBroker({ keepData: false, maxHeapMb: heapMb, maxDirectMemoryMb: 1024, brokerConfig, extraJvmArgs, log: (line) => console.log(line), startTimeoutMs: 300_000 });
+  console.log(`broker: Pulsar ${broker.version}, -Xmx${heapMb}m, MaxDirectMemorySize 1024m, JVM ${values["broker-jvm"] === "pulsar" ? "as Pulsar runs it (ZGC, C1 and C2)" : "as the test broker (C1 only, serial GC)"}, --conf ${Object.entries(brokerConfig).map(([k, v]) => `${k}=${v}`).join(" ")}`);
   const db = createTestDb(database.url);
   const consumers: FleetConsumer[][] = [];
   const workers: ChildProcess[] = [];
@@ -231,8 +279,10 @@ async function main(): Promise<void> {
       };
       if (phase !== "today") Object.assign(cluster, { consumerSignal: phase === "on" ? "auto" : "off", consumerSignalIntervalMs: SCRAPE_INTERVAL_MS });
       const logFile = path.join(tmpdir(), `baton-scale-worker-${phase}.log`);
-      const worker = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "lib/worker/main.ts"], {
-        env: { ...process.env, DATABASE_URL: database.url, BATON_CLUSTERS: JSON.stringify([cluster]), BATON_WORKER_METRICS_PORT: "0" },
+      const metricsPort = await freePort();
+      const nodeOptions = values["worker-node-options"]!.split(" ").filter(Boolean);
+      const worker = spawn(process.execPath, [...nodeOptions, "--conditions=react-server", "--import", "tsx", "lib/worker/main.ts"], {
+        env: { ...process.env, DATABASE_URL: database.url, BATON_CLUSTERS: JSON.stringify([cluster]), BATON_WORKER_METRICS_PORT: String(metricsPort) },
         stdio: ["ignore", "pipe", "pipe"],
       });
       workers.push(worker);
@@ -253,6 +303,7 @@ async function main(): Promise<void> {
         const quietFrom = await waitForCountedCycle(db, clusterId, (await cycles(db, clusterId)).length);
         const quietRows0 = await rowsWritten(db);
         const workerWatch = watchProcess(worker.pid!);
+        const workerMemoryWatch = watchWorkerMemory(metricsPort);
         const brokerWatch = watchProcess(broker.pid);
         // Three cycles: a busy resource's moving figures are flushed about every third cycle.
         const quietTo = await waitForCountedCycle(db, clusterId, quietFrom + 2);
@@ -288,6 +339,7 @@ async function main(): Promise<void> {
         const killTo = await waitForCountedCycle(db, clusterId, (await cycles(db, clusterId)).length);
         const killRows1 = await rowsWritten(db);
         const workerFigures = workerWatch.stop();
+        const workerMemory = workerMemoryWatch.stop();
         const brokerFigures = brokerWatch.stop();
         const killRuns = (await cycles(db, clusterId)).slice(killFromCycle, killTo);
         const killChanges = (await db.holderChange.count({ where: { clusterId } })) - changesBefore;
@@ -301,7 +353,8 @@ async function main(): Promise<void> {
           `phase ${phase} (consumer signal ${phase === "on" ? `on, scrape every ${SCRAPE_INTERVAL_MS} ms` : "off"}):`,
           `  full cycle: p50 ${fmt(percentile(cycleMsAll, 50))} ms, max ${fmt(cycleMsAll.at(-1) ?? Number.NaN)} ms over ${cycleMsAll.length} cycles; request-budget bound ${fmt(BOUND_MS)} ms (${TOPICS} topics / ${RPS} per s): ${fmt(percentile(cycleMsAll, 50) / BOUND_MS, 2)}x`,
           `  detection of ${KILLS} killed active consumers (kill -> change row committed): p50 ${fmt(percentile(latencies, 50))} ms, p95 ${fmt(percentile(latencies, 95))} ms, max ${fmt(latencies.at(-1) ?? Number.NaN)} ms; ${latencies.length}/${KILLS} detected`,
-          `  worker (real lib/worker/main.ts process): CPU ${fmt(workerFigures.cpuPercent, 1)}% of a core over ${fmt(workerFigures.seconds)} s, peak RSS ${fmt(workerFigures.peakRssMb)} MB`,
+          `  worker (real lib/worker/main.ts process): CPU ${fmt(workerFigures.cpuPercent, 1)}% of a core over ${fmt(workerFigures.seconds)} s, peak RSS ${fmt(workerFigures.peakRssMb)} MB${nodeOptions.length > 0 ? ` (node ${nodeOptions.join(" ")})` : ""}`,
+          `  worker memory at its highest sampled RSS (its /metrics, MB): ${Object.entries(workerMemory).map(([name, mb]) => `${name} ${fmt(mb)}`).join(", ")}`,
           `  broker: CPU ${fmt(brokerFigures.cpuPercent, 1)}% of a core, peak RSS ${fmt(brokerFigures.peakRssMb)} MB`,
           `  rows written (pg_stat_user_tables n_tup_ins + n_tup_upd, all tables), quiet: ${fmt((quietRows1.total - quietRows0.total) / Math.max(1, quietRuns.length))} per cycle over ${quietRuns.length} cycles with ${quietChanges} changes; ${resources} resources`,
           `  rows written with kills: ${fmt(killRows1.total - killRows0.total)} over ${killRuns.length} cycles (${fmt((killRows1.total - killRows0.total) / Math.max(1, killRuns.length))} per cycle) for ${killChanges} change rows; ${resources} resources`,

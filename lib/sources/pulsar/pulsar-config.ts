@@ -70,8 +70,8 @@ export const pulsarClusterSchema = z
     consumerSignal: z.enum(["auto", "off"], { message: 'must be "auto" or "off"' }).default("auto"),
     /**
      * How often each broker's /metrics/ is scraped, at most; a broker is never scraped more than half
-     * of the time (README: at 10,000 partitions one scrape is 194 MB, 5.3 MB gzipped, and 2 s of
-     * the broker's CPU).
+     * of the time (README: at 10,000 partitions one scrape costs the broker about 0.8 s of CPU, and
+     * Baton reads 9.4 MB of its 194 MB).
      */
     consumerSignalIntervalMs: positiveInt(250, 60_000).default(1_000),
     /**

@@ -168,7 +168,8 @@ describe("the consumer change signal", () => {
     await fleet.startGroup({ names: ["w1", "w2"], topic: orders, subscription: "workers", subscriptionType: "Failover" });
 
     // In front of the real broker: the admin API passes through, the broker list names this
-    // server (or a closed port), and /metrics/ sends half of the real body, then drops the socket.
+    // server (or a closed port), and /metrics/ sends the real body up to the middle of the first
+    // consumer-level series (the parser needs that family whole), then drops the socket.
     let brokerEntry = "";
     const front = await startHttpServer(async (req, res) => {
       if (req.url?.startsWith("/admin/v2/brokers/")) {
@@ -179,7 +180,9 @@ describe("the consumer change signal", () => {
       const body = Buffer.from(await upstream.arrayBuffer());
       if (req.url?.startsWith("/metrics")) {
         res.writeHead(200, { "content-type": "text/plain", "content-length": String(body.length) });
-        res.write(body.subarray(0, body.length >> 1), () => res.destroy());
+        const firstConsumerLine = body.indexOf("\npulsar_consumer_");
+        expect(firstConsumerLine).toBeGreaterThan(0);
+        res.write(body.subarray(0, firstConsumerLine + 40), () => res.destroy());
         return;
       }
       res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" }).end(body);

@@ -17,6 +17,11 @@ const afterKill = readFileSync(path.join(DIR, "metrics-after-kill.txt"));
 const orders = recorded.topic;
 const audit = orders.replace(/orders$/, "audit");
 
+/** The series lines of one family in a recorded body. */
+function seriesOf(body: Buffer, family: string): string[] {
+  return body.toString("utf8").split("\n").filter((line) => line.startsWith(`${family}{`));
+}
+
 /** Parses a body pushed in chunks of `size` characters (lines cut anywhere, as a stream cuts them). */
 function parseInChunks(body: Buffer, size: number) {
   const parser = createConsumerMetricsParser();
@@ -30,7 +35,26 @@ describe("consumer metrics parser", () => {
     expect(parsed.consumers.get(snapshotKey(`${orders}-partition-0`, "workers"))).toMatch(/^w1#\d+,w2#\d+$/);
     expect(parsed.consumers.get(snapshotKey(`${orders}-partition-2`, "workers"))).toMatch(/^w1#\d+,w2#\d+$/);
     expect(parsed.consumers.get(snapshotKey(audit, "auditors"))).toMatch(/^solo#\d+$/);
-    expect(parsed.consumerSeriesCount).toBe(parsed.topicConsumerCount);
+    // Every consumer-level family lists each consumer once: the parser reads one of them.
+    expect(parsed.consumerSeriesCount).toBe(seriesOf(before, "pulsar_consumer_msg_rate_out").length);
+    expect(parsed.consumerSeriesCount).toBeGreaterThanOrEqual(7);
+  });
+
+  it("stops at the end of the first consumer-level family, and the rest of the body changes nothing", () => {
+    const text = before.toString("utf8");
+    const firstFamily = /^pulsar_consumer_[a-z_]+(?=\{)/m.exec(text)![0];
+    const familyLines = seriesOf(before, firstFamily);
+    const blockEnd = text.indexOf("\n", text.lastIndexOf(familyLines.at(-1)!)) + 1;
+    expect(blockEnd).toBeLessThan(text.length / 2);
+    // The whole body in one chunk: the parser asks for nothing more.
+    expect(createConsumerMetricsParser().push(before)).toBe(false);
+    // Cut right after the family's block plus the next line: the same consumers as the whole body.
+    const cut = Buffer.from(text.slice(0, text.indexOf("\n", blockEnd) + 1));
+    const parser = createConsumerMetricsParser();
+    expect(parser.push(cut)).toBe(false);
+    expect(parser.finish().consumers).toEqual(parseInChunks(before, 4096).consumers);
+    // Cut inside the block: the parser still wants the rest.
+    expect(createConsumerMetricsParser().push(Buffer.from(text.slice(0, blockEnd - 5)))).toBe(true);
   });
 
   it("gives the same answer whatever the chunk size", () => {
@@ -47,7 +71,7 @@ describe("consumer metrics parser", () => {
   });
 
   it("reads a series on the first line and on a last line without a newline", () => {
-    const body = Buffer.from('pulsar_consumer_msg_rate_out{topic="a",subscription="s",consumer_name="x",consumer_id="1"} 0.0\n# x\npulsar_consumer_msg_rate_out{topic="b",subscription="s",consumer_name="y",consumer_id="2"} 0.0');
+    const body = Buffer.from('pulsar_consumer_msg_rate_out{topic="a",subscription="s",consumer_name="x",consumer_id="1"} 0.0\npulsar_consumer_msg_rate_out{topic="b",subscription="s",consumer_name="y",consumer_id="2"} 0.0');
     for (const size of [1, 5, body.length]) expect([...parseInChunks(body, size).consumers.values()]).toEqual(["x#1", "y#2"]);
   });
 
