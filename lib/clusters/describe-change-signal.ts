@@ -52,7 +52,7 @@ export function describeChangeSignal(input: ChangeSignalInput): ChangeSignalFact
       broker.error
         ? `${broker.url}: last scrape failed (${broker.error})${broker.lastScrapeAt ? `; last good ${broker.lastScrapeAt}` : ""}`
         : broker.lastScrapeAt
-          ? `${broker.url}: ${size(broker.bytes ?? 0)} in ${seconds(broker.durationMs ?? 0)}, ${broker.consumerCount ?? 0} consumers, at ${broker.lastScrapeAt}`
+          ? `${broker.url}: ${size(broker.bytes ?? 0)} read in ${seconds(broker.durationMs ?? 0)}, ${broker.consumerCount ?? 0} consumers, at ${broker.lastScrapeAt}`
           : `${broker.url}: not scraped yet`,
     );
   }

@@ -21,12 +21,14 @@ import { createIngestPool } from "@/lib/ingest/ingest-pool";
 import { serveWorkerMetrics } from "@/lib/metrics/serve-worker-metrics";
 import { runTopicSource } from "@/lib/ingest/topic-source/run-topic-source";
 import { runRetentionLoop } from "@/lib/retention/retention-loop";
+import { limitHeapGrowth } from "@/lib/worker/limit-heap-growth";
 import { pollClusterWhileLeader } from "@/lib/worker/poll-cluster-while-leader";
 
 const pollerId = `${os.hostname()}:${process.pid}`;
 const log = (line: string) => console.log(`[worker] ${line}`);
 
 async function main(): Promise<void> {
+  limitHeapGrowth();
   const config = loadConfig();
   const databaseUrl = resolveDatabaseUrl(config);
   const db = createDb(databaseUrl);

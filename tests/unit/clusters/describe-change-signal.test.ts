@@ -16,7 +16,7 @@ describe("describeChangeSignal", () => {
     const facts = describeChangeSignal({ ...base, status: status({}) });
     expect(facts.state).toBe("on");
     expect(facts.headline).toBe("on: 1 broker scraped every 1.0 s, 7 re-polls triggered");
-    expect(facts.details).toEqual(["http://10.0.0.5:8080: 2.0 MB in 400 ms, 20000 consumers, at 2026-01-02T03:04:05.000Z"]);
+    expect(facts.details).toEqual(["http://10.0.0.5:8080: 2.0 MB read in 400 ms, 20000 consumers, at 2026-01-02T03:04:05.000Z"]);
   });
 
   it("says what enabling the broker setting would buy, from the cluster's own cycle and budget", () => {
