@@ -37,7 +37,7 @@ const { values } = parseArgs({
      * collector (quick to start, slower to render /metrics/).
      */
     "broker-jvm": { type: "string", default: "pulsar" },
-    /** Node options for the worker process, space-separated (e.g. "--max-old-space-size=96"). */
+    /** Node options for the worker process, space-separated (e.g. "--heap-growing-percent=25"); given as --worker-node-options=.... */
     "worker-node-options": { type: "string", default: "" },
     /** Skip the scrape measurement (for `--phases today` on code that has no scraper). */
     "no-scrape": { type: "boolean", default: false },
@@ -61,6 +61,15 @@ const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFracti
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/**
+ * Proportional set size: ZGC maps its heap at several addresses, and RSS counts each mapping of
+ * a page; PSS counts a page once (divided among the processes that map it).
+ */
+function pssMb(pid: number): number {
+  const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
 function rssMb(pid: number): number {
@@ -90,7 +99,6 @@ async function holdBenchLock(): Promise<{ release(): void }> {
   return { release: () => child.kill("SIGTERM") };
 }
 
-/** Samples a process's RSS every second; the peak and the CPU share over the window. */
 /** The worker's own memory figures from its /metrics (prom-client's process and Node.js metrics), in MB. */
 async function readWorkerMemory(metricsPort: number): Promise<Record<string, number>> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
@@ -128,16 +136,21 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function watchProcess(pid: number): { stop(): { cpuPercent: number; peakRssMb: number; seconds: number } } {
+/** Samples a process's RSS every second; the peak and the CPU share over the window. */
+function watchProcess(pid: number): { stop(): { cpuPercent: number; peakRssMb: number; peakPssMb: number; seconds: number } } {
   const startCpu = processCpuSeconds(pid);
   const started = performance.now();
   let peak = rssMb(pid);
-  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 1000);
+  let peakPss = pssMb(pid);
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+    peakPss = Math.max(peakPss, pssMb(pid));
+  }, 1000);
   return {
     stop() {
       clearInterval(timer);
       const seconds = (performance.now() - started) / 1000;
-      return { cpuPercent: ((processCpuSeconds(pid) - startCpu) / seconds) * 100, peakRssMb: Math.max(peak, rssMb(pid)), seconds };
+      return { cpuPercent: ((processCpuSeconds(pid) - startCpu) / seconds) * 100, peakRssMb: Math.max(peak, rssMb(pid)), peakPssMb: Math.max(peakPss, pssMb(pid)), seconds };
     },
   };
 }
@@ -257,7 +270,7 @@ async function main(): Promise<void> {
       if (++opened % 200 === 0) console.log(`setup: ${opened} consumers open (${fmt((performance.now() - consumerStart) / 1000, 0)} s, broker RSS ${fmt(rssMb(broker.pid))} MB)`);
     });
     const resources = TOPICS * PARTITIONS;
-    console.log(`setup: ${opened} consumers (${resources} partition-subscriptions, ${opened * PARTITIONS} broker-side consumers) open in ${fmt((performance.now() - consumerStart) / 1000, 1)} s; broker RSS ${fmt(rssMb(broker.pid))} MB`);
+    console.log(`setup: ${opened} consumers (${resources} partition-subscriptions, ${opened * PARTITIONS} broker-side consumers) open in ${fmt((performance.now() - consumerStart) / 1000, 1)} s; broker RSS ${fmt(rssMb(broker.pid))} MB, PSS ${fmt(pssMb(broker.pid))} MB`);
 
     // What one scrape of /metrics/ costs the broker, before any worker runs.
     if (!values["no-scrape"]) await measureScrapes(broker.adminUrl, broker.pid);
@@ -355,7 +368,7 @@ async function main(): Promise<void> {
           `  detection of ${KILLS} killed active consumers (kill -> change row committed): p50 ${fmt(percentile(latencies, 50))} ms, p95 ${fmt(percentile(latencies, 95))} ms, max ${fmt(latencies.at(-1) ?? Number.NaN)} ms; ${latencies.length}/${KILLS} detected`,
           `  worker (real lib/worker/main.ts process): CPU ${fmt(workerFigures.cpuPercent, 1)}% of a core over ${fmt(workerFigures.seconds)} s, peak RSS ${fmt(workerFigures.peakRssMb)} MB${nodeOptions.length > 0 ? ` (node ${nodeOptions.join(" ")})` : ""}`,
           `  worker memory at its highest sampled RSS (its /metrics, MB): ${Object.entries(workerMemory).map(([name, mb]) => `${name} ${fmt(mb)}`).join(", ")}`,
-          `  broker: CPU ${fmt(brokerFigures.cpuPercent, 1)}% of a core, peak RSS ${fmt(brokerFigures.peakRssMb)} MB`,
+          `  broker: CPU ${fmt(brokerFigures.cpuPercent, 1)}% of a core, peak RSS ${fmt(brokerFigures.peakRssMb)} MB, peak PSS ${fmt(brokerFigures.peakPssMb)} MB`,
           `  rows written (pg_stat_user_tables n_tup_ins + n_tup_upd, all tables), quiet: ${fmt((quietRows1.total - quietRows0.total) / Math.max(1, quietRuns.length))} per cycle over ${quietRuns.length} cycles with ${quietChanges} changes; ${resources} resources`,
           `  rows written with kills: ${fmt(killRows1.total - killRows0.total)} over ${killRuns.length} cycles (${fmt((killRows1.total - killRows0.total) / Math.max(1, killRuns.length))} per cycle) for ${killChanges} change rows; ${resources} resources`,
           `  held_resource rows written: quiet ${fmt(((quietRows1.byTable.get("held_resource") ?? 0) - (quietRows0.byTable.get("held_resource") ?? 0)) / Math.max(1, quietRuns.length))} per cycle; with kills ${fmt(((killRows1.byTable.get("held_resource") ?? 0) - (killRows0.byTable.get("held_resource") ?? 0)) / Math.max(1, killRuns.length))} per cycle`,

@@ -12,8 +12,8 @@ export type ConsumerScrape = ParsedConsumerMetrics & { bytes: number; durationMs
  * One `GET /metrics/` of one broker, read as a stream through the consumer parser (the body is
  * never held whole) until the parser has every consumer; the rest of the body is not read. The
  * admin API's token and TLS settings apply: /metrics/ asks for them when the broker sets
- * authenticateMetricsEndpoint. A body cut short, a timeout or an error status
- * throws: a partial scrape must never look like consumers that left.
+ * authenticateMetricsEndpoint. A body cut before the parser has every consumer, a timeout or an
+ * error status throws: a partial scrape must never look like consumers that left.
  */
 export async function scrapeConsumerMetrics(target: AdminTarget, brokerUrl: string, timeoutMs: number): Promise<ConsumerScrape> {
   const started = performance.now();
