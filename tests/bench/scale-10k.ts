@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 
 import { Prisma } from "@/lib/db/generated/client";
 import { createFleetConsumer, type FleetConsumer } from "@/lib/fleet/fleet-consumer";
+import { findFreePort } from "@/tools/free-port";
 import { createPartitionedTopic, createScratchNamespace } from "@/tools/pulsar/admin-setup";
 import { startBroker } from "@/tools/pulsar/broker";
 import { processCpuSeconds } from "@/tests/bench/cpu-usage";
@@ -126,14 +127,6 @@ function watchWorkerMemory(metricsPort: number): { stop(): Record<string, number
       return atPeak;
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Samples a process's RSS every second; the peak and the CPU share over the window. */
@@ -292,7 +285,7 @@ async function main(): Promise<void> {
       };
       if (phase !== "today") Object.assign(cluster, { consumerSignal: phase === "on" ? "auto" : "off", consumerSignalIntervalMs: SCRAPE_INTERVAL_MS });
       const logFile = path.join(tmpdir(), `baton-scale-worker-${phase}.log`);
-      const metricsPort = await freePort();
+      const metricsPort = await findFreePort();
       const nodeOptions = values["worker-node-options"]!.split(" ").filter(Boolean);
       const worker = spawn(process.execPath, [...nodeOptions, "--conditions=react-server", "--import", "tsx", "lib/worker/main.ts"], {
         env: { ...process.env, DATABASE_URL: database.url, BATON_CLUSTERS: JSON.stringify([cluster]), BATON_WORKER_METRICS_PORT: String(metricsPort) },

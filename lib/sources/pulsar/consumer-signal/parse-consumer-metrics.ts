@@ -120,10 +120,11 @@ export function createConsumerMetricsParser(): ConsumerMetricsParser {
   /** Reads the wanted lines of `data`, which starts at a line start and ends with a newline. */
   function readLines(data: Buffer): void {
     let lineStart = 0;
-    // The next line of each kind at or after lineStart; -1: none left in `data`. Searched again
-    // only once passed, so each kind's search runs over `data` once.
-    let nextConsumerLine = findLine(data, 0, CONSUMER_LINE);
-    let nextTopicConsumersLine = findLine(data, 0, TOPIC_CONSUMERS_LINE);
+    // The next line of each kind at or after lineStart; -1: none left in `data`; null: not
+    // searched yet (a chunk read inside the family's block needs no search). Searched again only
+    // once passed, so each kind's search runs over `data` once.
+    let nextConsumerLine: number | null = null;
+    let nextTopicConsumersLine: number | null = null;
     while (lineStart < data.length && !isFamilyRead) {
       if (familyLinePrefix) {
         // Inside the family's block: it goes on line after line, and ends at the first other line.
@@ -137,9 +138,9 @@ export function createConsumerMetricsParser(): ConsumerMetricsParser {
         lineStart = lineEnd + 1;
         continue;
       }
-      if (nextConsumerLine >= 0 && nextConsumerLine < lineStart) nextConsumerLine = findLine(data, lineStart, CONSUMER_LINE);
-      if (nextTopicConsumersLine >= 0 && nextTopicConsumersLine < lineStart) nextTopicConsumersLine = findLine(data, lineStart, TOPIC_CONSUMERS_LINE);
-      const next = nextConsumerLine < 0 ? nextTopicConsumersLine : nextTopicConsumersLine < 0 ? nextConsumerLine : Math.min(nextConsumerLine, nextTopicConsumersLine);
+      if (nextConsumerLine === null || (nextConsumerLine >= 0 && nextConsumerLine < lineStart)) nextConsumerLine = findLine(data, lineStart, CONSUMER_LINE);
+      if (nextTopicConsumersLine === null || (nextTopicConsumersLine >= 0 && nextTopicConsumersLine < lineStart)) nextTopicConsumersLine = findLine(data, lineStart, TOPIC_CONSUMERS_LINE);
+      const next: number = nextConsumerLine < 0 ? nextTopicConsumersLine : nextTopicConsumersLine < 0 ? nextConsumerLine : Math.min(nextConsumerLine, nextTopicConsumersLine);
       if (next < 0) return;
       const lineEnd = data.indexOf(NEWLINE, next);
       const line = data.toString("utf8", next, lineEnd);
