@@ -89,7 +89,7 @@ export default defineConfig({
       // Baton's worker, as `npm start` runs it beside the web app: it polls the leaders e2e's
       // broker only (the shared test broker is nobody's to poll here).
       name: "worker",
-      command: "node --conditions=react-server --import tsx lib/worker/main.ts",
+      command: "npm run worker",
       wait: { stdout: /polling as poller/ },
       reuseExistingServer: false,
       timeout: 60_000,

@@ -11,6 +11,7 @@ import { type Config, ConfigError, loadConfig } from "@/lib/config";
 import { createDb } from "@/lib/db/client";
 import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { prepareDatabase, StartupError } from "@/lib/launcher/prepare-database";
+import { buildWorker, WORKER_NODE_CONDITIONS } from "@/tools/build-worker.mjs";
 
 const root = process.cwd();
 const log = (line: string) => console.log(`[baton] ${line}`);
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
   await syncClusters(db, config);
   await db.$disconnect();
   ensureNextBuild(root, log);
+  const workerModule = await buildWorker(root);
 
   const children: ChildProcess[] = [];
   // Without DATABASE_URL the web app finds the embedded server from the same configuration.
@@ -38,7 +40,7 @@ async function main(): Promise<void> {
   // Not `next start`: tools/serve-web.ts gives the app each request's peer address (trusted-proxy mode).
   const web = spawn(process.execPath, ["--import", "tsx", path.join(root, "tools", "serve-web.ts"), String(config.port)], { cwd: root, env, stdio: "inherit" });
   children.push(web);
-  const worker = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(root, "lib", "worker", "main.ts")], { cwd: root, env, stdio: "inherit" });
+  const worker = spawn(process.execPath, [...WORKER_NODE_CONDITIONS, workerModule], { cwd: root, env, stdio: "inherit" });
   children.push(worker);
   log(`Baton is at http://localhost:${config.port}`);
 

@@ -1,10 +1,11 @@
 import "server-only";
 
 import type { AlertsConfig } from "@/lib/alerts/alert-config";
-import type { AlertLabels, AlertSeverity, AlertState, NotificationKind, StoredAlert } from "@/lib/alerts/alert-types";
-import { ALERTMANAGER_RECEIVER, webhookReceiver } from "@/lib/alerts/alert-store";
+import type { NotificationKind, StoredAlert } from "@/lib/alerts/alert-types";
+import { ALERT_COLUMNS, ALERTMANAGER_RECEIVER, type AlertRow, toStoredAlert, webhookReceiver } from "@/lib/alerts/alert-store";
 import { alertmanagerBody, signBody, slackBody, webhookBody } from "@/lib/alerts/notification-bodies";
-import type { Db } from "@/lib/db/client";
+import { sql } from "@/lib/db/sql";
+import type { SqlDb } from "@/lib/db/sql-db";
 
 // Sends what the outbox holds: due notifications (not delivered, next attempt passed) oldest
 // first, in order per alert and receiver, each attempt recorded in alert_delivery. A failure is retried with exponential backoff
@@ -12,6 +13,9 @@ import type { Db } from "@/lib/db/client";
 // order. Delivery is at least once: the webhook body's `id` lets a receiver drop a repeat.
 
 const BATCH = 500;
+
+/** An undelivered notification with its alert (the alert's columns as AlertRow). */
+type UndeliveredRow = AlertRow & { notification_id: bigint; receiver: string; kind: string; attempts: number; next_attempt_at: Date };
 const MAX_BACKOFF_MS = 300_000;
 const ALERTMANAGER_TIMEOUT_MS = 10_000;
 
@@ -53,56 +57,41 @@ async function post(target: Target): Promise<{ statusCode: number | null; error:
 }
 
 /** Delivers the due notifications once each; answers how many were delivered and how many failed. */
-export async function deliverDueNotifications(db: Db, config: AlertsConfig, log: (line: string) => void): Promise<{ delivered: number; failed: number }> {
-  const undelivered = await db.alertNotification.findMany({
-    // Every undelivered one (not only the due): a notification waits for the earlier ones of its
-    // alert and receiver, so that a resolution never overtakes its firing.
-    where: { deliveredAt: null },
-    orderBy: { id: "asc" },
-    take: BATCH,
-    select: {
-      id: true,
-      receiver: true,
-      kind: true,
-      attempts: true,
-      nextAttemptAt: true,
-      alert: { select: { id: true, fingerprint: true, labels: true, severity: true, summary: true, description: true, link: true, state: true, activeAt: true, firedAt: true, resolvedAt: true, lastSentAt: true } },
-    },
-  });
+export async function deliverDueNotifications(db: SqlDb, config: AlertsConfig, log: (line: string) => void): Promise<{ delivered: number; failed: number }> {
+  // Every undelivered one (not only the due): a notification waits for the earlier ones of its
+  // alert and receiver, so that a resolution never overtakes its firing.
+  const undelivered = await db.$queryRaw<UndeliveredRow[]>(sql`
+    select n.id as notification_id, n.receiver, n.kind, n.attempts, n.next_attempt_at, ${ALERT_COLUMNS}
+    from alert_notification n join alert a on a.id = n.alert_id
+    where n.delivered_at is null
+    order by n.id
+    limit ${BATCH}`);
   let delivered = 0;
   let failed = 0;
-  const deliverOne = async (row: (typeof undelivered)[number]) => {
-    const a = row.alert;
-    const alert: StoredAlert = {
-      id: a.id.toString(),
-      fingerprint: a.fingerprint,
-      labels: a.labels as AlertLabels,
-      severity: a.severity as AlertSeverity,
-      annotations: { summary: a.summary, description: a.description, link: a.link },
-      state: a.state as AlertState,
-      activeAt: a.activeAt.getTime(),
-      firedAt: a.firedAt?.getTime() ?? null,
-      resolvedAt: a.resolvedAt?.getTime() ?? null,
-      lastSentAt: a.lastSentAt?.getTime() ?? null,
-    };
+  const deliverOne = async (row: UndeliveredRow) => {
+    const alert = toStoredAlert(row);
     const started = Date.now();
-    const target = targetOf(config, row.receiver, alert, row.kind as NotificationKind, row.id.toString(), started);
+    const target = targetOf(config, row.receiver, alert, row.kind as NotificationKind, row.notification_id.toString(), started);
     const answer = target ? await post(target) : { statusCode: null, error: `receiver ${row.receiver} is no longer configured` };
     const finished = Date.now();
     const attempts = row.attempts + 1;
     // Delivered; or abandoned, when its receiver was removed from the configuration; or retried later.
-    const data =
-      answer.error === null || target === null
-        ? { attempts, deliveredAt: new Date(finished), lastError: answer.error }
-        : { attempts, nextAttemptAt: new Date(finished + backoffMs(attempts)), lastError: answer.error };
-    await db.$transaction([
-      db.alertDelivery.create({ data: { notificationId: row.id, at: new Date(started), statusCode: answer.statusCode, error: answer.error, durationMs: finished - started }, select: { id: true } }),
-      db.alertNotification.update({ where: { id: row.id }, data, select: { id: true } }),
-    ]);
+    const isDone = answer.error === null || target === null;
+    const deliveredAt = isDone ? new Date(finished).toISOString() : null;
+    const nextAttemptAt = isDone ? row.next_attempt_at.toISOString() : new Date(finished + backoffMs(attempts)).toISOString();
+    await db.$transaction(async (tx) => {
+      await tx.$executeRaw(sql`
+        insert into alert_delivery (notification_id, at, status_code, error, duration_ms)
+        values (${row.notification_id}, ${new Date(started).toISOString()}::timestamptz, ${answer.statusCode}::int, ${answer.error}, ${finished - started})`);
+      await tx.$executeRaw(sql`
+        update alert_notification set attempts = ${attempts}, delivered_at = ${deliveredAt}::timestamptz, next_attempt_at = ${nextAttemptAt}::timestamptz,
+          last_error = ${answer.error}
+        where id = ${row.notification_id}`);
+    });
     if (answer.error === null) delivered++;
     else {
       failed++;
-      log(`alerts: ${row.kind} notification ${row.id} of ${alert.fingerprint} to ${row.receiver} failed (attempt ${attempts}): ${answer.error}`);
+      log(`alerts: ${row.kind} notification ${row.notification_id} of ${alert.fingerprint} to ${row.receiver} failed (attempt ${attempts}): ${answer.error}`);
     }
     return answer.error === null;
   };
@@ -115,8 +104,8 @@ export async function deliverDueNotifications(db: Db, config: AlertsConfig, log:
     [...byReceiver.values()].map(async (rows) => {
       const waiting = new Set<bigint>();
       for (const row of rows) {
-        if (waiting.has(row.alert.id)) continue;
-        if (row.nextAttemptAt.getTime() > nowMs || !(await deliverOne(row))) waiting.add(row.alert.id);
+        if (waiting.has(row.id)) continue;
+        if (row.next_attempt_at.getTime() > nowMs || !(await deliverOne(row))) waiting.add(row.id);
       }
     }),
   );

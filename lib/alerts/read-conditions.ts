@@ -3,7 +3,7 @@ import "server-only";
 import type { AlertCondition } from "@/lib/alerts/alert-types";
 import { findConditions } from "@/lib/alerts/find-conditions";
 import type { Config } from "@/lib/config";
-import type { Db } from "@/lib/db/client";
+import type { SqlDb } from "@/lib/db/sql-db";
 import { readPollerStatus } from "@/lib/health/read-poller-status";
 import { ALL_LEADERS, listLeaders } from "@/lib/queries/list-leaders";
 import { ALL_LOCKS, listLocks } from "@/lib/queries/list-locks";
@@ -13,7 +13,7 @@ import { getTopViolations } from "@/lib/violations/queries/get-top-violations";
 const MAX_SERVICES = 1_000;
 
 /** Reads the boards, the pollers' leases and the violations, all at once, and finds the conditions that hold. */
-export async function readConditions(db: Db, config: Config, nowMs: number): Promise<AlertCondition[]> {
+export async function readConditions(db: SqlDb, config: Config, nowMs: number): Promise<AlertCondition[]> {
   const { rules } = config.alerts;
   const clusterNames = config.clusters.map((c) => c.name);
   const violationsRule = rules.violations;

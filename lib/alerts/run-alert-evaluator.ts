@@ -6,11 +6,11 @@ import type { AlertCondition } from "@/lib/alerts/alert-types";
 import { deliverDueNotifications } from "@/lib/alerts/deliver-notifications";
 import { evaluateAlerts } from "@/lib/alerts/evaluate-alerts";
 import { acquireEvaluatorLease } from "@/lib/alerts/evaluator-lease";
-import type { Db } from "@/lib/db/client";
+import type { SqlDb } from "@/lib/db/sql-db";
 import { sleep } from "@/lib/sleep";
 
 type Options = {
-  db: Db;
+  db: SqlDb;
   databaseUrl: string;
   alerts: AlertsConfig;
   /** What holds now (lib/alerts/read-conditions.ts in the worker). */

@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
 import { effectiveEndMs, OPEN_DEPLOYMENT_MAX_MS } from "@/lib/violations/deployment-windows";
 
 // Holder changes and deployments as Grafana annotations: the fields of Grafana's own annotation
@@ -34,7 +34,7 @@ async function listChangeAnnotations(db: Db, query: AnnotationsQuery, clusterNam
   // Per configured cluster, on the (cluster_id, new_seen_at) index.
   const rows = await db.$queryRaw<
     { id: bigint; new_seen_at: Date; cluster: string; resource_key: string; resource_kind: string; kind: string; cause: string; ending: string | null; from_holder: string | null; to_holder: string | null; is_during_gap: boolean }[]
-  >(Prisma.sql`
+  >(sql`
     select h.id, h.new_seen_at, c.name as cluster, r.resource_key, r.kind::text as resource_kind, h.kind::text as kind, h.cause::text as cause,
       h.ending::text as ending, h.from_holder, h.to_holder, h.is_during_gap
     from holder_change h

@@ -1,38 +1,53 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
+import { sql } from "@/lib/db/sql";
+import type { SqlDb } from "@/lib/db/sql-db";
 import type { PollerStatus } from "@/lib/health/health-report";
 
+/** A cluster with its lease (null columns when none) and its latest poll run (null columns when none). */
+type StatusRow = {
+  name: string;
+  poller_id: string | null;
+  epoch: bigint | null;
+  acquired_at: Date | null;
+  heartbeat_at: Date | null;
+  finished_at: Date | null;
+  cycle_ms: number | null;
+  duration_ms: number | null;
+  error_count: number | null;
+  errors: unknown;
+  topic_count: number | null;
+  resource_count: number | null;
+};
+
 /** Who polls each cluster (lease holder and epoch) and how its last cycle went. */
-export async function readPollerStatus(db: Db, clusterNames: string[]): Promise<Map<string, PollerStatus>> {
-  const clusters = await db.cluster.findMany({
-    where: { name: { in: clusterNames } },
-    select: {
-      name: true,
-      pollerLease: { select: { pollerId: true, epoch: true, acquiredAt: true, heartbeatAt: true } },
-      pollRuns: { orderBy: { startedAt: "desc" }, take: 1, select: { finishedAt: true, cycleMs: true, durationMs: true, errorCount: true, resourceCount: true, topicCount: true, errors: true } },
-    },
-  });
+export async function readPollerStatus(db: SqlDb, clusterNames: string[]): Promise<Map<string, PollerStatus>> {
+  // The latest run per cluster: poll_run_cluster_time_idx, read backwards, one row each.
+  const rows = await db.$queryRaw<StatusRow[]>(sql`
+    select c.name, l.poller_id, l.epoch, l.acquired_at, l.heartbeat_at, r.finished_at, r.cycle_ms, r.duration_ms, r.error_count, r.errors, r.topic_count, r.resource_count
+    from cluster c
+    left join poller_lease l on l.cluster_id = c.id
+    left join lateral (
+      select finished_at, cycle_ms, duration_ms, error_count, errors, topic_count, resource_count from poll_run
+      where cluster_id = c.id order by started_at desc limit 1
+    ) r on true
+    where c.name = any(${clusterNames}::text[])`);
   return new Map(
-    clusters.map((cluster) => {
-      const run = cluster.pollRuns[0];
-      const lease = cluster.pollerLease;
-      return [
-        cluster.name,
-        {
-          pollerId: lease?.pollerId ?? null,
-          epoch: lease ? Number(lease.epoch) : null,
-          acquiredAt: lease?.acquiredAt.toISOString() ?? null,
-          heartbeatAt: lease?.heartbeatAt.toISOString() ?? null,
-          lastPollAt: run?.finishedAt.toISOString() ?? null,
-          lastCycleMs: run?.cycleMs ?? null,
-          lastDurationMs: run?.durationMs ?? null,
-          lastErrorCount: run?.errorCount ?? null,
-          lastError: run ? ((run.errors as { message?: string }[])[0]?.message ?? null) : null,
-          topicCount: run?.topicCount ?? null,
-          resourceCount: run?.resourceCount ?? null,
-        },
-      ];
-    }),
+    rows.map((row) => [
+      row.name,
+      {
+        pollerId: row.poller_id,
+        epoch: row.epoch === null ? null : Number(row.epoch),
+        acquiredAt: row.acquired_at?.toISOString() ?? null,
+        heartbeatAt: row.heartbeat_at?.toISOString() ?? null,
+        lastPollAt: row.finished_at?.toISOString() ?? null,
+        lastCycleMs: row.cycle_ms,
+        lastDurationMs: row.duration_ms,
+        lastErrorCount: row.error_count,
+        lastError: row.errors === null ? null : ((row.errors as { message?: string }[])[0]?.message ?? null),
+        topicCount: row.topic_count,
+        resourceCount: row.resource_count,
+      },
+    ]),
   );
 }

@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
 import type { ChangeCount, MetricSnapshot, ResourceCount, ResourceHolder, ServiceEvents, SourceState } from "@/lib/metrics/metric-snapshot";
 import { OPEN_DEPLOYMENT_MAX_MS } from "@/lib/violations/deployment-windows";
 
@@ -23,7 +23,7 @@ export async function readMetricSnapshot(db: Db, settings: SnapshotSettings): Pr
     readChangeCounts(db, names),
     readSources(db, names),
     readServiceEvents(db, settings.deploymentGraceMs, nowMs),
-    db.$queryRaw<{ source: string; count: bigint }[]>(Prisma.sql`select source, count(*) as count from dead_letter group by source order by source`),
+    db.$queryRaw<{ source: string; count: bigint }[]>(sql`select source, count(*) as count from dead_letter group by source order by source`),
   ]);
   return {
     nowSeconds: nowMs / 1000,
@@ -40,7 +40,7 @@ export async function readMetricSnapshot(db: Db, settings: SnapshotSettings): Pr
 /** At most `max` + 1 rows: one more than the limit says "too many" without reading them all. */
 async function readHolders(db: Db, names: string[], max: number): Promise<ResourceHolder[]> {
   if (names.length === 0) return [];
-  return db.$queryRaw<ResourceHolder[]>(Prisma.sql`
+  return db.$queryRaw<ResourceHolder[]>(sql`
     select c.name as cluster, r.kind::text as kind, r.resource_key as resource, r.holder
     from held_resource r join cluster c on c.id = r.cluster_id
     where c.name = any(${names}::text[]) and r.gone_at is null and r.holder is not null
@@ -51,7 +51,7 @@ async function readHolders(db: Db, names: string[], max: number): Promise<Resour
 async function readResourceCounts(db: Db, names: string[]): Promise<ResourceCount[]> {
   if (names.length === 0) return [];
   // held + free = every watched resource; stale counts those of them whose observations fail.
-  const rows = await db.$queryRaw<{ cluster: string; kind: string; held: bigint; free: bigint; stale: bigint }[]>(Prisma.sql`
+  const rows = await db.$queryRaw<{ cluster: string; kind: string; held: bigint; free: bigint; stale: bigint }[]>(sql`
     select c.name as cluster, r.kind::text as kind,
       count(*) filter (where r.holder is not null) as held,
       count(*) filter (where r.holder is null) as free,
@@ -66,7 +66,7 @@ async function readResourceCounts(db: Db, names: string[]): Promise<ResourceCoun
 
 async function readChangeCounts(db: Db, names: string[]): Promise<ChangeCount[]> {
   if (names.length === 0) return [];
-  const rows = await db.$queryRaw<{ cluster: string; kind: string; cause: string; count: bigint; expired: bigint }[]>(Prisma.sql`
+  const rows = await db.$queryRaw<{ cluster: string; kind: string; cause: string; count: bigint; expired: bigint }[]>(sql`
     select c.name as cluster, h.kind::text as kind, h.cause::text as cause, count(*) as count,
       count(*) filter (where h.ending = 'EXPIRED') as expired
     from holder_change h join cluster c on c.id = h.cluster_id
@@ -79,7 +79,7 @@ async function readSources(db: Db, names: string[]): Promise<SourceState[]> {
   if (names.length === 0) return [];
   const rows = await db.$queryRaw<
     { cluster: string; kind: string; poll_interval_ms: number; finished_at: Date | null; error_count: number | null; duration_ms: number | null; epoch: bigint | null; heartbeat_at: Date | null; stale: bigint }[]
-  >(Prisma.sql`
+  >(sql`
     select c.name as cluster, lower(c.kind::text) as kind, c.poll_interval_ms, p.finished_at, p.error_count, p.duration_ms, l.epoch, l.heartbeat_at,
       (select count(*) from held_resource r where r.cluster_id = c.id and r.gone_at is null and r.stale_since is not null) as stale
     from cluster c
@@ -111,7 +111,7 @@ async function readServiceEvents(db: Db, graceMs: number, nowMs: number): Promis
   // Windows first (one per deployment), then the rollup rows inside them through the rollup's
   // (bucket, ...) key: a correlated "exists" per rollup row took seconds at a week of rollups.
   // DISTINCT: a minute covered by two overlapping deployments counts once.
-  const rows = await db.$queryRaw<{ service: string; events: bigint; violations: bigint; inside_events: bigint | null; inside_violations: bigint | null }[]>(Prisma.sql`
+  const rows = await db.$queryRaw<{ service: string; events: bigint; violations: bigint; inside_events: bigint | null; inside_violations: bigint | null }[]>(sql`
     with windows as (
       select d.service, date_trunc('minute', d.started_at) as starts,
         date_trunc('minute', greatest(d.started_at, coalesce(d.finished_at, least(${now}::timestamptz, d.started_at + ${OPEN_DEPLOYMENT_MAX_MS} * interval '1 millisecond')))

@@ -1,7 +1,7 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
+import type { SqlDb, SqlQueries } from "@/lib/db/sql-db";
 import { iso } from "@/lib/poller/iso";
 import { type HoldState, type HoldStats, NO_HOLD_STATS } from "@/lib/poller/hold-state";
 import type { HoldResourceKind } from "@/lib/poller/source-cycles";
@@ -21,47 +21,60 @@ export type HoldDetails = {
 
 type Waiter = { name: string };
 
+type HoldRow = {
+  resource_key: string;
+  holder: string | null;
+  holder_token: string | null;
+  holder_since: Date | null;
+  expires_at: Date | null;
+  consumers: unknown;
+  details: unknown;
+  last_observed_at: Date | null;
+  stale_since: Date | null;
+  last_error: string | null;
+  last_error_at: Date | null;
+  gone_at: Date | null;
+  last_change_at: Date | null;
+};
+
 export function toHoldDetails(state: HoldState): HoldDetails {
   return { pattern: state.pattern, ttlMs: state.ttlMs, isSplit: state.isSplit, stats: state.stats, source: state.details };
 }
 
-export async function loadHoldStates(db: Db, clusterId: number, kind: HoldResourceKind): Promise<HoldState[]> {
-  const rows = await db.heldResource.findMany({
-    where: { clusterId, kind },
-    select: {
-      resourceKey: true, holder: true, holderToken: true, holderSince: true, expiresAt: true, consumers: true, details: true,
-      lastObservedAt: true, staleSince: true, lastError: true, lastErrorAt: true, goneAt: true, lastChangeAt: true,
-    },
-  });
+export async function loadHoldStates(db: SqlDb, clusterId: number, kind: HoldResourceKind): Promise<HoldState[]> {
+  const rows = await db.$queryRaw<HoldRow[]>(sql`
+    select resource_key, holder, holder_token, holder_since, expires_at, consumers, details, last_observed_at, stale_since, last_error,
+      last_error_at, gone_at, last_change_at
+    from held_resource where cluster_id = ${clusterId} and kind = ${kind}::resource_kind`);
   return rows.map((row): HoldState => {
     const details = row.details as Partial<HoldDetails>;
     return {
-      resourceKey: row.resourceKey,
+      resourceKey: row.resource_key,
       pattern: details.pattern ?? "",
       holder: row.holder,
-      holderToken: row.holderToken,
-      expiresAt: iso(row.expiresAt),
+      holderToken: row.holder_token,
+      expiresAt: iso(row.expires_at),
       ttlMs: details.ttlMs ?? null,
       waiters: (row.consumers as Waiter[]).map((w) => w.name),
       isSplit: details.isSplit ?? false,
       details: details.source ?? {},
-      holderSince: iso(row.holderSince),
-      lastObservedAt: iso(row.lastObservedAt),
-      staleSince: iso(row.staleSince),
-      lastError: row.lastError,
-      lastErrorAt: iso(row.lastErrorAt),
-      goneAt: iso(row.goneAt),
-      lastChangeAt: iso(row.lastChangeAt),
+      holderSince: iso(row.holder_since),
+      lastObservedAt: iso(row.last_observed_at),
+      staleSince: iso(row.stale_since),
+      lastError: row.last_error,
+      lastErrorAt: iso(row.last_error_at),
+      goneAt: iso(row.gone_at),
+      lastChangeAt: iso(row.last_change_at),
       stats: details.stats ?? NO_HOLD_STATS,
     };
   });
 }
 
 /** One statement per cycle, through unnest() of parallel arrays, as for subscription partitions. */
-export async function upsertHoldStates(tx: Prisma.TransactionClient, clusterId: number, kind: HoldResourceKind, states: HoldState[]): Promise<Map<string, bigint>> {
+export async function upsertHoldStates(tx: SqlQueries, clusterId: number, kind: HoldResourceKind, states: HoldState[]): Promise<Map<string, bigint>> {
   if (states.length === 0) return new Map();
   const col = <T,>(pick: (s: HoldState) => T) => states.map(pick);
-  const rows = await tx.$queryRaw<{ id: bigint; resource_key: string }[]>(Prisma.sql`
+  const rows = await tx.$queryRaw<{ id: bigint; resource_key: string }[]>(sql`
     insert into held_resource (cluster_id, kind, resource_key, holder, holder_token, holder_since, expires_at, consumers, details,
       last_observed_at, stale_since, last_error, last_error_at, gone_at, last_change_at)
     select ${clusterId}, ${kind}::resource_kind, u.* from unnest(

@@ -1,6 +1,7 @@
 import "server-only";
 
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
+import type { SqlQueries } from "@/lib/db/sql-db";
 import type { DetectedChange } from "@/lib/poller/change";
 import { digestHashRangeSplit } from "@/lib/poller/split-digest";
 import type { ResourceState } from "@/lib/sources/pulsar/observation";
@@ -44,7 +45,7 @@ export function listSplitInputs(states: readonly ResourceState[], ids: ReadonlyM
  * null finds the current rows); a second write of the same split at the same instant is a no-op.
  */
 export async function recordKeySharedSplits(
-  tx: Prisma.TransactionClient,
+  tx: SqlQueries,
   clusterId: number,
   states: readonly ResourceState[],
   ids: ReadonlyMap<string, bigint>,
@@ -53,7 +54,7 @@ export async function recordKeySharedSplits(
   const inputs = listSplitInputs(states, ids, changes);
   if (inputs.length === 0) return 0;
   const col = <T,>(pick: (i: SplitInput) => T) => inputs.map(pick);
-  const [counts] = await tx.$queryRaw<{ opened: number }[]>(Prisma.sql`
+  const [counts] = await tx.$queryRaw<{ opened: number }[]>(sql`
     with input as (
       select * from unnest(${col((i) => i.resourceId)}::bigint[], ${col((i) => i.signature)}::text[], ${col((i) => i.split)}::jsonb[],
         ${col((i) => i.seenAt)}::timestamptz[], ${col((i) => i.changedAfter)}::timestamptz[]) as u(resource_id, signature, split, seen_at, changed_after)

@@ -1,7 +1,8 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
-import { Prisma, type ResourceKind } from "@/lib/db/generated/client";
+import type { SqlDb, SqlQueries } from "@/lib/db/sql-db";
+import type { ResourceKind } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
 import type { GapFields } from "@/lib/poller/mark-gaps";
 
 // A cluster's last observation per kind, kept once per full cycle (observation_sweep) instead of
@@ -39,13 +40,14 @@ export function deriveLastObservations<S extends Observed>(states: S[], sweptAt:
   });
 }
 
-export async function loadObservationSweep(db: Db, clusterId: number, kind: ResourceKind): Promise<string | null> {
-  const row = await db.observationSweep.findUnique({ where: { clusterId_kind: { clusterId, kind } }, select: { observedAt: true } });
-  return row?.observedAt.toISOString() ?? null;
+export async function loadObservationSweep(db: SqlDb, clusterId: number, kind: ResourceKind): Promise<string | null> {
+  const [row] = await db.$queryRaw<{ observed_at: Date }[]>(sql`
+    select observed_at from observation_sweep where cluster_id = ${clusterId} and kind = ${kind}::resource_kind`);
+  return row?.observed_at.toISOString() ?? null;
 }
 
-export async function saveObservationSweep(tx: Prisma.TransactionClient, clusterId: number, kind: ResourceKind, observedAt: string): Promise<void> {
-  await tx.$executeRaw(Prisma.sql`
+export async function saveObservationSweep(tx: SqlQueries, clusterId: number, kind: ResourceKind, observedAt: string): Promise<void> {
+  await tx.$executeRaw(sql`
     insert into observation_sweep (cluster_id, kind, observed_at) values (${clusterId}, ${kind}::resource_kind, ${observedAt}::timestamptz)
     on conflict (cluster_id, kind) do update set observed_at = excluded.observed_at`);
 }

@@ -1,7 +1,7 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
+import type { SqlDb, SqlQueries } from "@/lib/db/sql-db";
 import type { DetectedChange } from "@/lib/poller/change";
 import { loadHoldStates, upsertHoldStates } from "@/lib/poller/hold-rows";
 import { recordKeySharedSplits } from "@/lib/poller/key-shared-range-history";
@@ -29,7 +29,7 @@ export type PollRunRecord = {
  * The last saved states of a cluster, in the shape its kind keeps: what a restarted poller
  * resumes from, with each one's last observation (or failure) derived from the latest full cycle.
  */
-export async function loadCycleStates(db: Db, clusterId: number, shape: CycleStates["shape"], holdKind: HoldResourceKind): Promise<CycleStates> {
+export async function loadCycleStates(db: SqlDb, clusterId: number, shape: CycleStates["shape"], holdKind: HoldResourceKind): Promise<CycleStates> {
   const kind = shape === "subscription-partition" ? "PULSAR_SUBSCRIPTION_PARTITION" : holdKind;
   const sweptAt = await loadObservationSweep(db, clusterId, kind);
   return shape === "subscription-partition"
@@ -41,17 +41,17 @@ function resourceKindOf(states: CycleStates) {
   return states.shape === "subscription-partition" ? "PULSAR_SUBSCRIPTION_PARTITION" : states.resourceKind;
 }
 
-function upsertStates(tx: Prisma.TransactionClient, clusterId: number, states: CycleStates): Promise<Map<string, bigint>> {
+function upsertStates(tx: SqlQueries, clusterId: number, states: CycleStates): Promise<Map<string, bigint>> {
   return states.shape === "subscription-partition"
     ? upsertSubscriptionPartitionStates(tx, clusterId, states.states)
     : upsertHoldStates(tx, clusterId, states.resourceKind, states.states);
 }
 
-async function insertChanges(tx: Prisma.TransactionClient, clusterId: number, epoch: bigint, ids: Map<string, bigint>, changes: DetectedChange[]): Promise<number> {
+async function insertChanges(tx: SqlQueries, clusterId: number, epoch: bigint, ids: Map<string, bigint>, changes: DetectedChange[]): Promise<number> {
   if (changes.length === 0) return 0;
   const col = <T,>(pick: (c: DetectedChange) => T) => changes.map(pick);
   // The unique (resource, kind, newSeenAt) key makes a second write of the same transition a no-op.
-  return tx.$executeRaw(Prisma.sql`
+  return tx.$executeRaw(sql`
     insert into holder_change (cluster_id, resource_id, kind, cause, ending, from_holder, to_holder, old_seen_at, new_seen_at, is_during_gap, details,
       predicted_holder, prediction, poller_epoch)
     select ${clusterId}, u.resource_id, u.kind::change_kind, u.cause::change_cause, u.ending::hold_ending, u.from_holder, u.to_holder, u.old_seen_at,
@@ -63,6 +63,15 @@ async function insertChanges(tx: Prisma.TransactionClient, clusterId: number, ep
       ${col((c) => c.prediction?.predictedHolder ?? null)}::text[], ${col((c) => c.prediction?.outcome ?? null)}::text[]
     ) as u(resource_id, kind, cause, ending, from_holder, to_holder, old_seen_at, new_seen_at, is_during_gap, details, predicted_holder, prediction)
     on conflict (resource_id, kind, new_seen_at) do nothing`);
+}
+
+function insertPollRun(tx: SqlQueries, clusterId: number, epoch: bigint, run: PollRunRecord, resourceCount: number, changeCount: number): Promise<number> {
+  const durationMs = Math.max(0, Date.parse(run.finishedAt) - Date.parse(run.startedAt));
+  return tx.$executeRaw(sql`
+    insert into poll_run (cluster_id, started_at, finished_at, duration_ms, cycle_ms, topic_count, resource_count, request_count, error_count,
+      change_count, errors, poller_epoch, poller_id)
+    values (${clusterId}, ${run.startedAt}::timestamptz, ${run.finishedAt}::timestamptz, ${durationMs}, ${run.cycleMs}::int, ${run.topicCount},
+      ${resourceCount}, ${run.requestCount}, ${run.errors.length}, ${changeCount}, ${JSON.stringify(run.errors.slice(0, 20))}::jsonb, ${epoch}, ${run.pollerId})`);
 }
 
 export type SaveCycleInput = {
@@ -89,36 +98,19 @@ export type SaveCycleInput = {
  * cycle writes nothing). A re-poll between cycles (pollRun null) saves its rows and changes only.
  * Returns the number of change rows written.
  */
-export async function saveCycle(db: Db, input: SaveCycleInput): Promise<number> {
+export async function saveCycle(db: SqlDb, input: SaveCycleInput): Promise<number> {
   const { clusterId, epoch, pollRun } = input;
   const sweptAt = input.isFullSweep ? (sweepTimeOf(input.states.states) ?? pollRun?.startedAt ?? new Date().toISOString()) : null;
   const toWrite = input.written ? input.written.select(input.states, sweptAt) : input.states;
   const changeCount = await db.$transaction(async (tx) => {
-    const lease = await tx.$queryRaw<{ epoch: bigint }[]>(Prisma.sql`select epoch from poller_lease where cluster_id = ${clusterId} for share`);
+    const lease = await tx.$queryRaw<{ epoch: bigint }[]>(sql`select epoch from poller_lease where cluster_id = ${clusterId} for share`);
     if (lease[0]?.epoch !== epoch) throw new PollerDeposedError(`cluster ${clusterId}: lease epoch is ${lease[0]?.epoch ?? "none"}, this poller's is ${epoch}`);
     const ids = await upsertStates(tx, clusterId, toWrite);
     // A change's resource is always among the rows written (its holder or ranges moved).
     const changeCount = await insertChanges(tx, clusterId, epoch, ids, input.changes);
     if (toWrite.shape === "subscription-partition") await recordKeySharedSplits(tx, clusterId, toWrite.states, ids, input.changes);
     if (sweptAt !== null) await saveObservationSweep(tx, clusterId, resourceKindOf(input.states), sweptAt);
-    if (pollRun) await tx.pollRun.create({
-      data: {
-        clusterId,
-        startedAt: pollRun.startedAt,
-        finishedAt: pollRun.finishedAt,
-        durationMs: Math.max(0, Date.parse(pollRun.finishedAt) - Date.parse(pollRun.startedAt)),
-        cycleMs: pollRun.cycleMs,
-        topicCount: pollRun.topicCount,
-        resourceCount: input.states.states.length,
-        requestCount: pollRun.requestCount,
-        errorCount: pollRun.errors.length,
-        changeCount,
-        errors: pollRun.errors.slice(0, 20),
-        pollerEpoch: epoch,
-        pollerId: pollRun.pollerId,
-      },
-      select: { id: true },
-    });
+    if (pollRun) await insertPollRun(tx, clusterId, epoch, pollRun, input.states.states.length, changeCount);
     return changeCount;
   }, { timeout: 60_000 });
   input.written?.remember(toWrite);

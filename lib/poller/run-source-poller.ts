@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { ClusterConfig } from "@/lib/config";
-import type { Db } from "@/lib/db/client";
+import type { SqlDb } from "@/lib/db/sql-db";
 import { getProcessMetrics } from "@/lib/metrics/process-registry";
 import { loadCycleStates, saveCycle } from "@/lib/poller/resource-store";
 import { saveChangeSignal } from "@/lib/poller/save-change-signal";
@@ -11,7 +11,7 @@ import { holdResourceKindOf } from "@/lib/sources/hold-resource-kind";
 import { WrittenRows } from "@/lib/poller/written-rows";
 
 export type SourcePollerOptions = {
-  db: Db;
+  db: SqlDb;
   cluster: ClusterConfig;
   clusterId: number;
   epoch: bigint;

@@ -1,7 +1,7 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
+import type { SqlDb, SqlQueries } from "@/lib/db/sql-db";
 import { iso } from "@/lib/poller/iso";
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
 import type { BacklogSample, ConsumerObservation, ResourceState } from "@/lib/sources/pulsar/observation";
@@ -9,39 +9,59 @@ import type { BacklogSample, ConsumerObservation, ResourceState } from "@/lib/so
 // Pulsar subscription partitions in held_resource: its own columns (topic, partition,
 // subscription, consumers, hash ranges, backlog).
 
+type SubscriptionPartitionRow = {
+  resource_key: string;
+  topic: string | null;
+  tenant: string | null;
+  namespace: string | null;
+  partition: number | null;
+  subscription: string | null;
+  subscription_type: string | null;
+  is_durable: boolean;
+  holder: string | null;
+  holder_since: Date | null;
+  consumers: unknown;
+  hash_ranges: unknown;
+  backlog: bigint | null;
+  msg_rate_out: number | null;
+  recent_samples: unknown;
+  last_observed_at: Date | null;
+  stale_since: Date | null;
+  last_error: string | null;
+  last_error_at: Date | null;
+  gone_at: Date | null;
+  last_change_at: Date | null;
+};
+
 /** The last saved state of every resource of a cluster: what a restarted poller resumes from. */
-export async function loadSubscriptionPartitionStates(db: Db, clusterId: number): Promise<ResourceState[]> {
-  const rows = await db.heldResource.findMany({
-    where: { clusterId, kind: "PULSAR_SUBSCRIPTION_PARTITION" },
-    select: {
-      resourceKey: true, topic: true, tenant: true, namespace: true, partition: true, subscription: true, subscriptionType: true,
-      isDurable: true, holder: true, holderSince: true, consumers: true, hashRanges: true, backlog: true, msgRateOut: true,
-      recentSamples: true, lastObservedAt: true, staleSince: true, lastError: true, lastErrorAt: true, goneAt: true, lastChangeAt: true,
-    },
-  });
+export async function loadSubscriptionPartitionStates(db: SqlDb, clusterId: number): Promise<ResourceState[]> {
+  const rows = await db.$queryRaw<SubscriptionPartitionRow[]>(sql`
+    select resource_key, topic, tenant, namespace, partition, subscription, subscription_type, is_durable, holder, holder_since, consumers,
+      hash_ranges, backlog, msg_rate_out, recent_samples, last_observed_at, stale_since, last_error, last_error_at, gone_at, last_change_at
+    from held_resource where cluster_id = ${clusterId} and kind = 'PULSAR_SUBSCRIPTION_PARTITION'`);
   return rows.map(
       (row): ResourceState => ({
-        resourceKey: row.resourceKey,
+        resourceKey: row.resource_key,
         topic: row.topic ?? "",
         tenant: row.tenant ?? "",
         namespace: row.namespace ?? "",
         partition: row.partition ?? -1,
         subscription: row.subscription ?? "",
-        subscriptionType: row.subscriptionType,
-        isDurable: row.isDurable,
+        subscriptionType: row.subscription_type,
+        isDurable: row.is_durable,
         holder: row.holder,
-        holderSince: iso(row.holderSince),
+        holderSince: iso(row.holder_since),
         consumers: row.consumers as ConsumerObservation[],
-        hashRanges: (row.hashRanges ?? null) as HashRangeSplit | null,
+        hashRanges: (row.hash_ranges ?? null) as HashRangeSplit | null,
         backlog: row.backlog === null ? null : Number(row.backlog),
-        msgRateOut: row.msgRateOut,
-        recentSamples: row.recentSamples as BacklogSample[],
-        lastObservedAt: iso(row.lastObservedAt),
-        staleSince: iso(row.staleSince),
-        lastError: row.lastError,
-        lastErrorAt: iso(row.lastErrorAt),
-        goneAt: iso(row.goneAt),
-        lastChangeAt: iso(row.lastChangeAt),
+        msgRateOut: row.msg_rate_out,
+        recentSamples: row.recent_samples as BacklogSample[],
+        lastObservedAt: iso(row.last_observed_at),
+        staleSince: iso(row.stale_since),
+        lastError: row.last_error,
+        lastErrorAt: iso(row.last_error_at),
+        goneAt: iso(row.gone_at),
+        lastChangeAt: iso(row.last_change_at),
       }),
   );
 }
@@ -49,10 +69,10 @@ export async function loadSubscriptionPartitionStates(db: Db, clusterId: number)
 // Bulk writes go through unnest() of parallel arrays: one statement per cycle whatever the
 // number of resources (a cycle may touch tens of thousands), instead of one per row.
 
-export async function upsertSubscriptionPartitionStates(tx: Prisma.TransactionClient, clusterId: number, states: ResourceState[]): Promise<Map<string, bigint>> {
+export async function upsertSubscriptionPartitionStates(tx: SqlQueries, clusterId: number, states: ResourceState[]): Promise<Map<string, bigint>> {
   if (states.length === 0) return new Map();
   const col = <T,>(pick: (s: ResourceState) => T) => states.map(pick);
-  const rows = await tx.$queryRaw<{ id: bigint; resource_key: string }[]>(Prisma.sql`
+  const rows = await tx.$queryRaw<{ id: bigint; resource_key: string }[]>(sql`
     insert into held_resource (cluster_id, kind, resource_key, tenant, namespace, topic, partition, subscription, subscription_type,
       is_durable, holder, holder_since, consumers, hash_ranges, backlog, msg_rate_out, recent_samples, last_observed_at,
       stale_since, last_error, last_error_at, gone_at, last_change_at)

@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
 import { listHolderLocks, type HolderLock } from "@/lib/queries/list-holder-locks";
 import { listChanges, type ChangeRow } from "@/lib/queries/list-subscription-changes";
 import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
@@ -65,7 +65,7 @@ export async function getConsumer(
   const [positions, locks, history] = await Promise.all([
     // The consumers column has no index for "contains this name": a scan of held_resource, which
     // holds one row per subscription partition (10,000 rows scan in tens of milliseconds).
-    db.$queryRaw<PositionRow[]>(Prisma.sql`
+    db.$queryRaw<PositionRow[]>(sql`
       select c.name as cluster, r.topic, r.partition, r.subscription, r.subscription_type, r.holder, r.holder_since,
         (select e from jsonb_array_elements(r.consumers) e where e->>'name' = ${input.name} limit 1) as consumer,
         ${LAST_OBSERVED_AT} as last_observed_at, r.stale_since, r.gone_at

@@ -4,7 +4,7 @@ import type { BoardThresholds } from "@/lib/board/board-types";
 import { isDeploymentOf } from "@/lib/board/health-rules";
 import type { LockRow } from "@/lib/board/lock-types";
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
 import { ApiError } from "@/lib/http/api-error";
 import { listDeploymentWindows } from "@/lib/queries/list-deployment-windows";
 import { ALL_LOCKS, listLocks } from "@/lib/queries/list-locks";
@@ -58,12 +58,12 @@ export async function getLockTimeline(
   const to = new Date(input.toMs);
   const key = input.key ?? null;
   const pattern = input.pattern ?? null;
-  const which = key !== null ? Prisma.sql`r.resource_key = ${key}` : Prisma.sql`r.details->>'pattern' = ${pattern}`;
-  const scope = Prisma.sql`r.cluster_id = (select id from cluster where name = ${input.cluster}) and r.kind <> 'PULSAR_SUBSCRIPTION_PARTITION' and ${which}`;
+  const which = key !== null ? sql`r.resource_key = ${key}` : sql`r.details->>'pattern' = ${pattern}`;
+  const scope = sql`r.cluster_id = (select id from cluster where name = ${input.cluster}) and r.kind <> 'PULSAR_SUBSCRIPTION_PARTITION' and ${which}`;
 
   const [board, resources, changes, deployments] = await Promise.all([
     listLocks(db, { clusterNames: [input.cluster], thresholds: input.thresholds, query: { ...ALL_LOCKS, key, pattern, includeGone: true }, nowMs }),
-    db.$queryRaw<ResourceRow[]>(Prisma.sql`
+    db.$queryRaw<ResourceRow[]>(sql`
       select r.resource_key, r.holder, r.first_seen_at, ${LAST_OBSERVED_AT} as last_observed_at, r.stale_since, r.gone_at, n.kind as next_kind, n.from_holder as next_from_holder
       from held_resource r
       ${OBSERVATION_SWEEP_JOIN}
@@ -75,7 +75,7 @@ export async function getLockTimeline(
       where ${scope}
       order by r.resource_key
       limit ${MAX_LOCK_LANES + 1}`),
-    db.$queryRaw<{ changes: string }[]>(Prisma.sql`
+    db.$queryRaw<{ changes: string }[]>(sql`
       select coalesce(json_agg(json_build_array(r.resource_key, h.kind, h.cause, h.ending, h.from_holder, h.to_holder,
         (date_part('epoch', h.old_seen_at) * 1000)::bigint, (date_part('epoch', h.new_seen_at) * 1000)::bigint, h.is_during_gap)), '[]')::text as changes
       from held_resource r

@@ -3,7 +3,7 @@ import "server-only";
 import type { BoardThresholds, DeploymentWindow, SubscriptionGroup } from "@/lib/board/board-types";
 import { isDeploymentOf } from "@/lib/board/health-rules";
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
 import { ApiError } from "@/lib/http/api-error";
 import type { ConsumerObservation } from "@/lib/sources/pulsar/observation";
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
@@ -73,7 +73,7 @@ export async function getSubscriptionTimeline(
   const nowMs = input.nowMs ?? Date.now();
   const from = new Date(input.fromMs);
   const to = new Date(input.toMs);
-  const scope = Prisma.sql`r.cluster_id = (select id from cluster where name = ${input.cluster}) and r.topic = ${input.topic} and r.subscription = ${input.subscription}
+  const scope = sql`r.cluster_id = (select id from cluster where name = ${input.cluster}) and r.topic = ${input.topic} and r.subscription = ${input.subscription}
     and r.kind = 'PULSAR_SUBSCRIPTION_PARTITION'`;
 
   const [board, resources, changes, deployments] = await Promise.all([
@@ -83,7 +83,7 @@ export async function getSubscriptionTimeline(
       query: { ...ALL_LEADERS, topic: input.topic, subscription: input.subscription, includeGone: true },
       nowMs,
     }),
-    db.$queryRaw<ResourceRow[]>(Prisma.sql`
+    db.$queryRaw<ResourceRow[]>(sql`
       select r.partition, r.subscription_type, r.consumers, r.hash_ranges, r.holder, r.first_seen_at, ${LAST_OBSERVED_AT} as last_observed_at, r.stale_since, r.gone_at,
         n.kind as next_kind, n.from_holder as next_from_holder
       from held_resource r
@@ -95,7 +95,7 @@ export async function getSubscriptionTimeline(
       ) n on true
       where ${scope}
       order by r.partition`),
-    db.$queryRaw<{ changes: string }[]>(Prisma.sql`
+    db.$queryRaw<{ changes: string }[]>(sql`
       select coalesce(json_agg(json_build_array(r.partition, h.kind, h.cause, h.from_holder, h.to_holder,
         (date_part('epoch', h.old_seen_at) * 1000)::bigint, (date_part('epoch', h.new_seen_at) * 1000)::bigint, h.is_during_gap)), '[]')::text as changes
       from held_resource r

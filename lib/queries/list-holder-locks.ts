@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
 
 /** A lock a holder name holds or waits for. */
 export type HolderLock = {
@@ -38,7 +38,7 @@ type Row = {
  */
 export async function listHolderLocks(db: Db, input: { name: string; clusters: string[] }): Promise<HolderLock[]> {
   if (input.clusters.length === 0) return [];
-  const rows = await db.$queryRaw<Row[]>(Prisma.sql`
+  const rows = await db.$queryRaw<Row[]>(sql`
     select c.name as cluster, r.resource_key, r.details->>'pattern' as pattern, r.holder, r.holder_since, r.expires_at,
       (select w.n::int from jsonb_array_elements(r.consumers) with ordinality as w(e, n) where w.e->>'name' = ${input.name} limit 1) as position,
       jsonb_array_length(r.consumers)::int as waiter_count, r.stale_since

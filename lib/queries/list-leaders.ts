@@ -4,8 +4,8 @@ import type { BoardThresholds, ClusterSnapshot, DeploymentWindow, LeadersBoard, 
 import { filterGroups } from "@/lib/board/board-filters";
 import { buildBoard } from "@/lib/board/build-board";
 import { OPEN_DEPLOYMENT_MAX_MS } from "@/lib/board/health-rules";
-import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { join, sql, type Sql } from "@/lib/db/sql";
+import type { SqlDb } from "@/lib/db/sql-db";
 import { listPredictionScores } from "@/lib/queries/list-prediction-scores";
 import { createSharedAnswers } from "@/lib/queries/shared-answer";
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
@@ -46,15 +46,15 @@ const MAX_CACHED_SPLITS = 50_000;
 const SHARE_COUNT = 2;
 
 /** Id ranges [from, to) that split the resources into SHARE_COUNT parts of about equal size. */
-async function idRanges(db: Db): Promise<{ from: bigint; to: bigint }[]> {
-  const [bounds] = await db.$queryRaw<{ lo: bigint | null; hi: bigint | null }[]>`select min(id) as lo, max(id) as hi from held_resource`;
+async function idRanges(db: SqlDb): Promise<{ from: bigint; to: bigint }[]> {
+  const [bounds] = await db.$queryRaw<{ lo: bigint | null; hi: bigint | null }[]>(sql`select min(id) as lo, max(id) as hi from held_resource`);
   if (!bounds || bounds.lo === null || bounds.hi === null) return [{ from: 0n, to: 1n }];
   const width = (bounds.hi - bounds.lo) / BigInt(SHARE_COUNT) + 1n;
   return Array.from({ length: SHARE_COUNT }, (_, i) => ({ from: bounds.lo! + width * BigInt(i), to: bounds.lo! + width * BigInt(i + 1) }));
 }
 
 /** The holder-change kinds that count towards flapping. */
-const FLAP_KINDS = Prisma.sql`('HOLDER_CHANGED', 'HOLDER_LOST', 'HOLDER_APPEARED', 'HIDDEN_FLAP')`;
+const FLAP_KINDS = sql`('HOLDER_CHANGED', 'HOLDER_LOST', 'HOLDER_APPEARED', 'HIDDEN_FLAP')`;
 
 /**
  * One resource as a positional JSON array (json_build_array): the answer for 10,000 resources
@@ -96,9 +96,9 @@ type ContextRow = {
 };
 
 /** A timestamp as epoch milliseconds (cheaper for PostgreSQL than formatting text, and for Node than parsing it). */
-function msOf(column: Prisma.Sql): Prisma.Sql {
+function msOf(column: Sql): Sql {
   // date_part, not extract: extract computes in numeric, several times slower over 50,000 values.
-  return Prisma.sql`(date_part('epoch', ${column}) * 1000)::bigint`;
+  return sql`(date_part('epoch', ${column}) * 1000)::bigint`;
 }
 
 const isoText = (text: string | null): string | null => (text === null ? null : new Date(text).toISOString());
@@ -120,7 +120,7 @@ function resolveSplit(id: number, sent: HashRangeSplit | true | null, lastChange
  * request's time.
  */
 export async function listLeaders(
-  db: Db,
+  db: SqlDb,
   options: { clusterNames: string[]; thresholds: BoardThresholds; query: LeadersQuery; nowMs?: number },
 ): Promise<LeadersBoard> {
   const { thresholds, query } = options;
@@ -130,12 +130,12 @@ export async function listLeaders(
   const windowStart = new Date(nowMs - thresholds.flapWindowMs);
   const now = new Date(nowMs);
 
-  const conditions = [Prisma.sql`r.kind = 'PULSAR_SUBSCRIPTION_PARTITION'`, Prisma.sql`r.subscription_type is distinct from 'Shared'`];
-  if (!query.includeGone) conditions.push(Prisma.sql`r.gone_at is null`);
-  if (query.tenant !== null) conditions.push(Prisma.sql`r.tenant = ${query.tenant}`);
-  if (query.namespace !== null) conditions.push(Prisma.sql`r.namespace = ${query.namespace}`);
-  if (query.topic !== null) conditions.push(Prisma.sql`r.topic = ${query.topic}`);
-  if (query.subscription !== null) conditions.push(Prisma.sql`r.subscription = ${query.subscription}`);
+  const conditions = [sql`r.kind = 'PULSAR_SUBSCRIPTION_PARTITION'`, sql`r.subscription_type is distinct from 'Shared'`];
+  if (!query.includeGone) conditions.push(sql`r.gone_at is null`);
+  if (query.tenant !== null) conditions.push(sql`r.tenant = ${query.tenant}`);
+  if (query.namespace !== null) conditions.push(sql`r.namespace = ${query.namespace}`);
+  if (query.topic !== null) conditions.push(sql`r.topic = ${query.topic}`);
+  if (query.subscription !== null) conditions.push(sql`r.subscription = ${query.subscription}`);
 
   // The versions this process holds, fixed for this request (the cache may be refilled below).
   const known = new Map(splitCache);
@@ -147,7 +147,7 @@ export async function listLeaders(
   const [predictions, [[context], ...parts]] = await Promise.all([listPredictionScores(db, clusterNames), Promise.all([
     // The small things, in one statement: each cluster's latest poll, and the deployments
     // that overlap the flapping window (an open one counts for a day at most).
-    db.$queryRaw<ContextRow[]>(Prisma.sql`
+    db.$queryRaw<ContextRow[]>(sql`
       select
         (select coalesce(json_agg(json_build_object('name', c.name, 'pollIntervalMs', c.poll_interval_ms, 'lastPollAt', p.finished_at, 'lastCycleMs', p.cycle_ms,
              'lastPollErrorCount', p.error_count, 'lastPollError', p.errors->0->>'message')), '[]')
@@ -161,7 +161,7 @@ export async function listLeaders(
     // Every resource in scope with its flapping count (one grouped scan of holder_change over
     // its (cluster, time) index, not one query per resource), one statement per id range.
     ...ranges.map((ids) =>
-      db.$queryRaw<{ rows: string }[]>(Prisma.sql`
+      db.$queryRaw<{ rows: string }[]>(sql`
       with f as (
         select h.resource_id, count(*)::int as flaps
         from holder_change h
@@ -171,9 +171,9 @@ export async function listLeaders(
       )
       select coalesce(json_agg(json_build_array(
         r.id, c.name, r.tenant, r.namespace, r.topic, r.partition, r.subscription, r.subscription_type, r.is_durable,
-        r.holder, ${msOf(Prisma.sql`r.holder_since`)}, jsonb_path_query_array(r.consumers, '$[*].name'),
+        r.holder, ${msOf(sql`r.holder_since`)}, jsonb_path_query_array(r.consumers, '$[*].name'),
         case when r.hash_ranges is null then null
-          when k.id is not null and k.last_change_at is not distinct from ${msOf(Prisma.sql`r.last_change_at`)} then 'true'::jsonb
+          when k.id is not null and k.last_change_at is not distinct from ${msOf(sql`r.last_change_at`)} then 'true'::jsonb
           else r.hash_ranges end,
         r.backlog, r.msg_rate_out,
         -- Samples only where the stuck-leader rule can fire: a holder, and a backlog that grew
@@ -181,15 +181,15 @@ export async function listLeaders(
         case when r.holder is not null and jsonb_array_length(r.recent_samples) >= ${stuckSamples}::int
           and (r.recent_samples -> -1 ->> 'backlog')::float8 > (r.recent_samples -> ${-stuckSamples}::int ->> 'backlog')::float8
           then jsonb_path_query_array(r.recent_samples, '$[last - $n to last]', jsonb_build_object('n', ${stuckSamples - 1}::int)) end,
-        ${msOf(LAST_OBSERVED_AT)}, ${msOf(Prisma.sql`r.stale_since`)}, r.last_error, ${msOf(Prisma.sql`r.gone_at`)},
-        ${msOf(Prisma.sql`r.last_change_at`)}, coalesce(f.flaps, 0)
+        ${msOf(LAST_OBSERVED_AT)}, ${msOf(sql`r.stale_since`)}, r.last_error, ${msOf(sql`r.gone_at`)},
+        ${msOf(sql`r.last_change_at`)}, coalesce(f.flaps, 0)
       )), '[]')::text as rows
       from held_resource r
       join cluster c on c.id = r.cluster_id
       ${OBSERVATION_SWEEP_JOIN}
       left join f on f.resource_id = r.id
       left join unnest(string_to_array(${knownIds}, ',')::bigint[], string_to_array(${knownChanges}, ',', '')::bigint[]) as k(id, last_change_at) on k.id = r.id
-      where c.name = any(${clusterNames}::text[]) and ${Prisma.join(conditions, " and ")} and r.id >= ${ids.from} and r.id < ${ids.to}`),
+      where c.name = any(${clusterNames}::text[]) and ${join(conditions, " and ")} and r.id >= ${ids.from} and r.id < ${ids.to}`),
     ),
   ])]);
 
@@ -246,7 +246,7 @@ const sharedBoards = createSharedAnswers<LeadersBoard>();
  * listLeaders for the board's readers (its API and its page): requests for the same board while
  * one is being computed share it (see shared-answer.ts).
  */
-export function readLeaders(db: Db, options: { clusterNames: string[]; thresholds: BoardThresholds; query: LeadersQuery }): Promise<LeadersBoard> {
+export function readLeaders(db: SqlDb, options: { clusterNames: string[]; thresholds: BoardThresholds; query: LeadersQuery }): Promise<LeadersBoard> {
   const key = JSON.stringify([options.clusterNames, options.thresholds, options.query]);
   return sharedBoards.get(key, () => listLeaders(db, options));
 }

@@ -5,8 +5,8 @@ import { buildLocksBoard, type LoadedLock } from "@/lib/board/build-locks";
 import { EXPIRY_WINDOW_MS } from "@/lib/board/lock-health-rules";
 import { findPatternScope, readLockPatterns } from "@/lib/board/lock-scope";
 import type { LockResourceKind, LocksBoard, LockSourceKind } from "@/lib/board/lock-types";
-import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { join, sql } from "@/lib/db/sql";
+import type { SqlDb } from "@/lib/db/sql-db";
 import type { HoldDetails } from "@/lib/poller/hold-rows";
 import { NO_HOLD_STATS } from "@/lib/poller/hold-state";
 import type { ChangeKind, HoldEnding } from "@/lib/poller/change";
@@ -28,7 +28,7 @@ export type LocksQuery = {
 export const ALL_LOCKS: LocksQuery = { cluster: null, kind: null, pattern: null, key: null, q: "", includeGone: false };
 
 /** The holder-change kinds that count towards churn: the same as the leaders' flapping. */
-const FLAP_KINDS = Prisma.sql`('HOLDER_CHANGED', 'HOLDER_LOST', 'HOLDER_APPEARED', 'HIDDEN_FLAP')`;
+const FLAP_KINDS = sql`('HOLDER_CHANGED', 'HOLDER_LOST', 'HOLDER_APPEARED', 'HIDDEN_FLAP')`;
 
 type ClusterRow = {
   name: string;
@@ -92,7 +92,7 @@ function ttlAtLastObservation(expiresAtMs: number | null, lastObservedMs: number
 }
 
 export async function listLocks(
-  db: Db,
+  db: SqlDb,
   options: { clusterNames: string[]; thresholds: BoardThresholds; query: LocksQuery; nowMs?: number },
 ): Promise<LocksBoard> {
   const { thresholds, query } = options;
@@ -101,23 +101,23 @@ export async function listLocks(
   const windowStart = new Date(nowMs - thresholds.flapWindowMs);
   const hourAgo = new Date(nowMs - EXPIRY_WINDOW_MS);
   const since = new Date(Math.min(windowStart.getTime(), hourAgo.getTime()));
-  const kindCondition = query.kind === null ? Prisma.sql`c.kind <> 'PULSAR'` : Prisma.sql`c.kind = ${query.kind.toUpperCase()}::cluster_kind`;
+  const kindCondition = query.kind === null ? sql`c.kind <> 'PULSAR'` : sql`c.kind = ${query.kind.toUpperCase()}::cluster_kind`;
 
-  const conditions = [Prisma.sql`r.kind <> 'PULSAR_SUBSCRIPTION_PARTITION'`, Prisma.sql`c.name = any(${names}::text[])`, kindCondition];
-  if (!query.includeGone) conditions.push(Prisma.sql`r.gone_at is null`);
-  if (query.key !== null) conditions.push(Prisma.sql`r.resource_key = ${query.key}`);
-  if (query.pattern !== null) conditions.push(Prisma.sql`r.details->>'pattern' = ${query.pattern}`);
+  const conditions = [sql`r.kind <> 'PULSAR_SUBSCRIPTION_PARTITION'`, sql`c.name = any(${names}::text[])`, kindCondition];
+  if (!query.includeGone) conditions.push(sql`r.gone_at is null`);
+  if (query.key !== null) conditions.push(sql`r.resource_key = ${query.key}`);
+  if (query.pattern !== null) conditions.push(sql`r.details->>'pattern' = ${query.pattern}`);
   const q = query.q.trim().toLowerCase();
-  if (q) conditions.push(Prisma.sql`(strpos(lower(r.resource_key), ${q}) > 0 or strpos(lower(coalesce(r.holder, '')), ${q}) > 0)`);
+  if (q) conditions.push(sql`(strpos(lower(r.resource_key), ${q}) > 0 or strpos(lower(coalesce(r.holder, '')), ${q}) > 0)`);
 
   const [clusters, locks] = await Promise.all([
-    db.$queryRaw<ClusterRow[]>(Prisma.sql`
+    db.$queryRaw<ClusterRow[]>(sql`
       select c.name, c.kind::text as kind, c.scope, c.poll_interval_ms, p.finished_at as last_poll_at, p.cycle_ms, p.error_count, p.errors->0->>'message' as error
       from cluster c
       left join lateral (select finished_at, cycle_ms, error_count, errors from poll_run where cluster_id = c.id order by started_at desc limit 1) p on true
       where c.name = any(${names}::text[]) and ${kindCondition}
       order by c.name`),
-    db.$queryRaw<LockDbRow[]>(Prisma.sql`
+    db.$queryRaw<LockDbRow[]>(sql`
       select c.name as cluster, r.kind, r.resource_key, r.holder, r.holder_token, r.holder_since, r.expires_at, r.consumers, r.details,
         r.first_seen_at, ${LAST_OBSERVED_AT} as last_observed_at, r.stale_since, r.last_error, r.gone_at, r.last_change_at,
         l.kind as lc_kind, l.ending as lc_ending, l.from_holder as lc_from, l.to_holder as lc_to, l.new_seen_at as lc_at,
@@ -139,7 +139,7 @@ export async function listLocks(
         select from_holder, to_holder, new_seen_at, details from holder_change
         where resource_id = r.id and ending = 'EXPIRED' and new_seen_at > ${hourAgo} order by new_seen_at desc limit 1
       ) x on true
-      where ${Prisma.join(conditions, " and ")}`),
+      where ${join(conditions, " and ")}`),
   ]);
 
   const scopes = new Map(clusters.map((c) => [c.name, readLockPatterns(c.scope)]));

@@ -1,16 +1,16 @@
 import "server-only";
 
 import type { PredictionScore } from "@/lib/board/board-types";
-import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
+import type { SqlDb } from "@/lib/db/sql-db";
 
 /**
  * Each cluster's prediction score: its holder changes by how they compared with the next holder
  * Baton predicted just before (holder_change.prediction). One grouped count over the scored rows
  * only (a partial index holds exactly those).
  */
-export async function listPredictionScores(db: Db, clusterNames: string[]): Promise<Map<string, PredictionScore>> {
-  const rows = await db.$queryRaw<{ name: string; confirmed: number; wrong: number; not_predicted: number }[]>(Prisma.sql`
+export async function listPredictionScores(db: SqlDb, clusterNames: string[]): Promise<Map<string, PredictionScore>> {
+  const rows = await db.$queryRaw<{ name: string; confirmed: number; wrong: number; not_predicted: number }[]>(sql`
     select c.name,
       count(*) filter (where h.prediction = 'CONFIRMED')::int as confirmed,
       count(*) filter (where h.prediction = 'WRONG')::int as wrong,

@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { empty, sql, type Sql } from "@/lib/db/sql";
 import type { PredictionOutcome } from "@/lib/poller/next-holder";
 import type { ChangeCause, ChangeKind, HoldEnding } from "@/lib/timeline/timeline-types";
 
@@ -73,17 +73,17 @@ export type ChangeScope =
   | { kind: "consumer"; name: string; clusters: string[] }
   | { kind: "lock"; cluster: string; key: string | null; pattern: string | null };
 
-const PULSAR = Prisma.sql`r.kind = 'PULSAR_SUBSCRIPTION_PARTITION'`;
+const PULSAR = sql`r.kind = 'PULSAR_SUBSCRIPTION_PARTITION'`;
 
-function scopeCondition(scope: ChangeScope): Prisma.Sql {
+function scopeCondition(scope: ChangeScope): Sql {
   if (scope.kind === "subscription") {
-    return Prisma.sql`c.name = ${scope.cluster} and ${PULSAR} and r.topic = ${scope.topic} and r.subscription = ${scope.subscription}`;
+    return sql`c.name = ${scope.cluster} and ${PULSAR} and r.topic = ${scope.topic} and r.subscription = ${scope.subscription}`;
   }
   if (scope.kind === "lock") {
-    const which = scope.key !== null ? Prisma.sql`r.resource_key = ${scope.key}` : Prisma.sql`r.details->>'pattern' = ${scope.pattern ?? ""}`;
-    return Prisma.sql`c.name = ${scope.cluster} and r.kind <> 'PULSAR_SUBSCRIPTION_PARTITION' and ${which}`;
+    const which = scope.key !== null ? sql`r.resource_key = ${scope.key}` : sql`r.details->>'pattern' = ${scope.pattern ?? ""}`;
+    return sql`c.name = ${scope.cluster} and r.kind <> 'PULSAR_SUBSCRIPTION_PARTITION' and ${which}`;
   }
-  return Prisma.sql`(h.to_holder = ${scope.name} or h.from_holder = ${scope.name}) and c.name = any(${scope.clusters}::text[]) and ${PULSAR}`;
+  return sql`(h.to_holder = ${scope.name} or h.from_holder = ${scope.name}) and c.name = any(${scope.clusters}::text[]) and ${PULSAR}`;
 }
 
 export type ChangeRow = ChangeEntry & { cluster: string; topic: string; subscription: string; resourceKey: string };
@@ -101,18 +101,18 @@ export async function listChanges(
   const from = new Date(options.fromMs);
   const to = new Date(options.toMs);
   const after = options.cursor ? decodeChangeCursor(options.cursor) : null;
-  const where = Prisma.sql`${scopeCondition(scope)} and h.new_seen_at >= ${from} and h.new_seen_at <= ${to}`;
+  const where = sql`${scopeCondition(scope)} and h.new_seen_at >= ${from} and h.new_seen_at <= ${to}`;
   const [rows, [count]] = await Promise.all([
-    db.$queryRaw<(Row & { cluster: string; topic: string | null; subscription: string | null; resource_key: string })[]>(Prisma.sql`
+    db.$queryRaw<(Row & { cluster: string; topic: string | null; subscription: string | null; resource_key: string })[]>(sql`
       select h.id, h.kind, h.cause, h.ending, h.from_holder, h.to_holder, h.old_seen_at, h.new_seen_at, h.detected_at, h.is_during_gap, h.details,
         h.predicted_holder, h.prediction, r.partition, r.topic, r.subscription, r.resource_key, c.name as cluster
       from holder_change h
       join held_resource r on r.id = h.resource_id
       join cluster c on c.id = h.cluster_id
-      where ${where} ${after ? Prisma.sql`and (h.new_seen_at, h.id) < (${after.at}, ${after.id})` : Prisma.empty}
+      where ${where} ${after ? sql`and (h.new_seen_at, h.id) < (${after.at}, ${after.id})` : empty}
       order by h.new_seen_at desc, h.id desc
       limit ${limit + 1}`),
-    db.$queryRaw<{ total: number }[]>(Prisma.sql`
+    db.$queryRaw<{ total: number }[]>(sql`
       select count(*)::int as total
       from holder_change h join held_resource r on r.id = h.resource_id join cluster c on c.id = h.cluster_id
       where ${where}`),

@@ -1,7 +1,7 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
+import type { SqlDb } from "@/lib/db/sql-db";
 
 export type ExpiredHistoryResult = {
   /** Resolved alerts (with their transitions, notifications and deliveries) resolved before the cutoff. */
@@ -18,9 +18,9 @@ export type ExpiredHistoryResult = {
  * ended before it. What is still open (a firing alert, an undelivered notification, the current
  * split) is never deleted. These tables hold thousands of rows, not millions: one statement each.
  */
-export async function deleteExpiredHistory(db: Db, cutoff: Date): Promise<ExpiredHistoryResult> {
-  const alerts = await db.$executeRaw(Prisma.sql`delete from alert where state = 'resolved' and resolved_at < ${cutoff}`);
-  const notifications = await db.$executeRaw(Prisma.sql`delete from alert_notification where delivered_at < ${cutoff}`);
-  const rangeSplits = await db.$executeRaw(Prisma.sql`delete from key_shared_range_split where valid_to < ${cutoff}`);
+export async function deleteExpiredHistory(db: SqlDb, cutoff: Date): Promise<ExpiredHistoryResult> {
+  const alerts = await db.$executeRaw(sql`delete from alert where state = 'resolved' and resolved_at < ${cutoff}`);
+  const notifications = await db.$executeRaw(sql`delete from alert_notification where delivered_at < ${cutoff}`);
+  const rangeSplits = await db.$executeRaw(sql`delete from key_shared_range_split where valid_to < ${cutoff}`);
   return { alerts, notifications, rangeSplits };
 }

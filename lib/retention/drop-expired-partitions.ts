@@ -1,7 +1,7 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { raw, sql } from "@/lib/db/sql";
+import type { SqlDb } from "@/lib/db/sql-db";
 import { splitBySize } from "@/lib/retention/split-by-size";
 
 export type PartitionCutoffs = {
@@ -48,8 +48,8 @@ const DROP_PARALLELISM = 4;
 type TimePartition = { name: string; parent: string; isViolation: boolean; endMs: number; bytes: number };
 
 /** The partitions of both sub-trees, and the tables of that name left detached by a stopped run. */
-async function listTimePartitions(db: Db): Promise<(TimePartition & { isAttached: boolean })[]> {
-  const rows = await db.$queryRaw<{ name: string; is_attached: boolean; bytes: bigint }[]>(Prisma.sql`
+async function listTimePartitions(db: SqlDb): Promise<(TimePartition & { isAttached: boolean })[]> {
+  const rows = await db.$queryRaw<{ name: string; is_attached: boolean; bytes: bigint }[]>(sql`
     select c.relname as name, i.inhrelid is not null as is_attached, pg_total_relation_size(c.oid) as bytes
     from pg_class c
     left join pg_inherits i on i.inhrelid = c.oid and i.inhparent in ('exclusivity_event_violation'::regclass, 'exclusivity_event_other'::regclass)
@@ -82,21 +82,21 @@ async function listTimePartitions(db: Db): Promise<(TimePartition & { isAttached
  * A run stopped between the two steps leaves a detached table that the next run drops (it is
  * listed by name, attached or not).
  */
-export async function dropExpiredPartitions(db: Db, cutoffs: PartitionCutoffs): Promise<string[]> {
+export async function dropExpiredPartitions(db: SqlDb, cutoffs: PartitionCutoffs): Promise<string[]> {
   const expired = (await listTimePartitions(db)).filter((p) => p.endMs <= (p.isViolation ? cutoffs.violations : cutoffs.events).getTime());
   // Identifiers from the catalog and matched against TIME_PARTITION above: no user input.
   for (const partition of expired) {
     // One statement, one round trip: the lock timeout is local to its implicit transaction.
     if (partition.isAttached) {
-      await db.$executeRawUnsafe(
-        `do $$ begin perform set_config('lock_timeout', '${DROP_LOCK_TIMEOUT}', true); alter table "${partition.parent}" detach partition "${partition.name}"; end $$`,
+      await db.$executeRaw(
+        raw(`do $$ begin perform set_config('lock_timeout', '${DROP_LOCK_TIMEOUT}', true); alter table "${partition.parent}" detach partition "${partition.name}"; end $$`),
       );
     }
   }
   await Promise.all(
     splitBySize(expired, DROP_PARALLELISM).map(async (tables) => {
       for (let i = 0; i < tables.length; i += DROP_BATCH) {
-        await db.$executeRawUnsafe(`drop table if exists ${tables.slice(i, i + DROP_BATCH).map((p) => `"${p.name}"`).join(", ")}`);
+        await db.$executeRaw(raw(`drop table if exists ${tables.slice(i, i + DROP_BATCH).map((p) => `"${p.name}"`).join(", ")}`));
       }
     }),
   );

@@ -1,7 +1,7 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
+import type { SqlDb } from "@/lib/db/sql-db";
 
 /**
  * Partitions (an hour of events, a day of violations) are created this many days ahead of today (UTC). Ingest accepts an event at
@@ -27,9 +27,9 @@ export function utcDay(ms: number): string {
  * (baton_ensure_event_partitions), which the migration itself uses for the days a migrated store
  * holds.
  */
-export async function ensureEventPartitions(db: Db, nowMs: number): Promise<number> {
+export async function ensureEventPartitions(db: SqlDb, nowMs: number): Promise<number> {
   const from = utcDay(nowMs - DAY_MS);
   const to = utcDay(nowMs + PARTITION_DAYS_AHEAD * DAY_MS);
-  const [row] = await db.$queryRaw<{ created: number }[]>(Prisma.sql`select baton_ensure_event_partitions(${from}::date, ${to}::date) as created`);
+  const [row] = await db.$queryRaw<{ created: number }[]>(sql`select baton_ensure_event_partitions(${from}::date, ${to}::date) as created`);
   return row?.created ?? 0;
 }

@@ -1,6 +1,6 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
+import type { SqlDb } from "@/lib/db/sql-db";
 import { sleep } from "@/lib/sleep";
 import { runRetention, type RetentionSettings } from "@/lib/retention/run-retention";
 
@@ -13,7 +13,7 @@ export const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
  * the loop, since the next run deletes what this one left.
  */
 export async function runRetentionLoop(
-  db: Db,
+  db: SqlDb,
   settings: RetentionSettings,
   signal: AbortSignal,
   log: (line: string) => void,

@@ -1,8 +1,8 @@
 import "server-only";
 
 import type { ViolationsConfig } from "@/lib/config";
-import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { raw, sql } from "@/lib/db/sql";
+import type { SqlDb } from "@/lib/db/sql-db";
 import { deleteExpiredHistory, type ExpiredHistoryResult } from "@/lib/retention/delete-expired-history";
 import { dropExpiredPartitions } from "@/lib/retention/drop-expired-partitions";
 import { ensureEventPartitions } from "@/lib/retention/ensure-event-partitions";
@@ -47,7 +47,7 @@ export type RetentionResult = {
  * transaction. Raw SQL because Prisma's deleteMany has no LIMIT.
  */
 export async function runRetention(
-  db: Db,
+  db: SqlDb,
   settings: RetentionSettings,
   signal: AbortSignal,
   options: { nowMs?: number; pauseMs?: number } = {},
@@ -93,13 +93,13 @@ type ExpiringTable =
  * primary key from the oldest row), pausing between statements, until a statement deletes less
  * than a batch or the signal aborts.
  */
-async function deleteRowsBefore(db: Db, { table, column }: ExpiringTable, before: Date, batch: { size: number; pauseMs: number; signal: AbortSignal }): Promise<DeleteProgress> {
+async function deleteRowsBefore(db: SqlDb, { table, column }: ExpiringTable, before: Date, batch: { size: number; pauseMs: number; signal: AbortSignal }): Promise<DeleteProgress> {
   // Identifiers from the type above: no user input.
-  const [name, time] = [Prisma.raw(table), Prisma.raw(column)];
+  const [name, time] = [raw(table), raw(column)];
   let deleted = 0;
   let batches = 0;
   while (!batch.signal.aborted) {
-    const count = await db.$executeRaw(Prisma.sql`
+    const count = await db.$executeRaw(sql`
       delete from ${name}
       where ctid in (select ctid from ${name} where ${time} < ${before} order by ${time} limit ${batch.size})`);
     batches += 1;

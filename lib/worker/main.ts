@@ -15,8 +15,9 @@ import { readConditions } from "@/lib/alerts/read-conditions";
 import { runAlertEvaluator } from "@/lib/alerts/run-alert-evaluator";
 import { syncClusters } from "@/lib/clusters/sync-clusters";
 import { ConfigError, loadConfig } from "@/lib/config";
-import { createDb } from "@/lib/db/client";
 import { resolveDatabaseUrl } from "@/lib/db/database-url";
+import { sql } from "@/lib/db/sql";
+import { createSqlDb } from "@/lib/db/sql-db";
 import { createIngestPool } from "@/lib/ingest/ingest-pool";
 import { serveWorkerMetrics } from "@/lib/metrics/serve-worker-metrics";
 import { runTopicSource } from "@/lib/ingest/topic-source/run-topic-source";
@@ -31,9 +32,11 @@ async function main(): Promise<void> {
   limitHeapGrowth();
   const config = loadConfig();
   const databaseUrl = resolveDatabaseUrl(config);
-  const db = createDb(databaseUrl);
+  // Plain pg, not the Prisma client: the worker runs its own SQL, and the client with its query
+  // compiler would be most of its memory (docs/scale.md, "The worker's memory").
+  const db = createSqlDb(databaseUrl, { applicationName: "baton-worker" });
   await syncClusters(db, config);
-  const clusters = await db.cluster.findMany({ where: { name: { in: config.clusters.map((c) => c.name) } }, select: { id: true, name: true } });
+  const clusters = await db.$queryRaw<{ id: number; name: string }[]>(sql`select id, name from cluster where name = any(${config.clusters.map((c) => c.name)}::text[])`);
   const ids = new Map(clusters.map((c) => [c.name, c.id]));
 
   const shutdown = new AbortController();

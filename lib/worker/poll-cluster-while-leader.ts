@@ -1,12 +1,12 @@
 import "server-only";
 
 import type { ClusterConfig } from "@/lib/config";
-import type { Db } from "@/lib/db/client";
+import type { SqlDb } from "@/lib/db/sql-db";
 import { runSourcePoller } from "@/lib/poller/run-source-poller";
 import { acquirePollerLease } from "@/lib/poller/poller-lease";
 import { PollerDeposedError } from "@/lib/poller/resource-store";
 
-type Options = { db: Db; databaseUrl: string; cluster: ClusterConfig; clusterId: number; pollerId: string; signal: AbortSignal; log: (line: string) => void };
+type Options = { db: SqlDb; databaseUrl: string; cluster: ClusterConfig; clusterId: number; pollerId: string; signal: AbortSignal; log: (line: string) => void };
 
 const RESTART_DELAY_MS = 2_000;
 

@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     await fleet.startGroup({ names: ["w1", "w2", "w3"], topic, subscription: "jobs", subscriptionType: "Failover" });
     const cluster = testClusterConfig("latency", broker.adminUrl, scratch.namespace, intervalMs);
     const clusterId = await registerCluster(db, cluster);
-    const poller = startPoller({ db, databaseUrl: database.url, cluster, clusterId, pollerId: "bench" });
+    const poller = startPoller({ databaseUrl: database.url, cluster, clusterId, pollerId: "bench" });
     const leaderOf0 = async () => (await getPartitionedStats({ adminUrl: broker.adminUrl, requestTimeoutMs: 5000 }, parseTopicName(topic)!.topic)).partitions[`${topic}-partition-0`]?.subscriptions.jobs?.activeConsumerName ?? null;
     const storedLeader = async () => (await db.heldResource.findFirst({ where: { clusterId, partition: 0, subscription: "jobs" }, select: { holder: true } }))?.holder ?? null;
     await waitFor(storedLeader, (h) => h !== null, "the first poll", 300, 100);

@@ -118,7 +118,7 @@ async function measureLatency(db: Db, databaseUrl: string, server: TestDynamodbS
     BATON_CLUSTERS: JSON.stringify([{ kind: "dynamodb", name, region: TEST_AWS_REGION, endpoint: server.endpoint, tableName: TABLE, readIntervalMs: intervalMs, discoveryIntervalMs: 60_000 }]),
   }).clusters[0]!;
   const clusterId = await registerCluster(db, cluster);
-  const poller = startPoller({ db, databaseUrl, cluster, clusterId, pollerId: `bench-${name}` });
+  const poller = startPoller({ databaseUrl, cluster, clusterId, pollerId: `bench-${name}` });
   const rowOf = (key: string) => db.heldResource.findUnique({ where: { clusterId_resourceKey: { clusterId, resourceKey: key } }, select: { holder: true } });
   const latencies: number[] = [];
   const requestCounts: number[] = [];

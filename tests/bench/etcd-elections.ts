@@ -136,7 +136,7 @@ async function measureLatency(db: Db, databaseUrl: string, server: TestEtcdServe
     BATON_CLUSTERS: JSON.stringify([{ kind: "etcd", name, endpoints: [server.url], pollIntervalMs: intervalMs, prefixes: [{ prefix, layout: "go-election" }] }]),
   }).clusters[0]!;
   const clusterId = await registerCluster(db, cluster);
-  const poller = startPoller({ db, databaseUrl, cluster, clusterId, pollerId: `bench-${name}` });
+  const poller = startPoller({ databaseUrl, cluster, clusterId, pollerId: `bench-${name}` });
   const holderOf = async (election: number) =>
     (await db.heldResource.findUnique({ where: { clusterId_resourceKey: { clusterId, resourceKey: `${prefix}e${election}` } }, select: { holder: true } }))?.holder ?? null;
   const changeAfter = (election: number, afterId: bigint) =>

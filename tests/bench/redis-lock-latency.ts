@@ -41,7 +41,7 @@ async function measure(db: Db, databaseUrl: string, mode: Mode): Promise<{ relea
   const redis = new Redis(mode.server.url);
   // The lock exists before the poller starts, so discovery knows it from the first cycle.
   await redis.set(mode.key, "warm-up", "PX", 60_000);
-  const poller = startPoller({ db, databaseUrl, cluster, clusterId, pollerId: `bench-${name}` });
+  const poller = startPoller({ databaseUrl, cluster, clusterId, pollerId: `bench-${name}` });
   const stored = async () => (await db.heldResource.findFirst({ where: { clusterId, resourceKey: mode.key }, select: { holderToken: true } }))?.holderToken ?? null;
   const result = { release: [] as number[], expiry: [] as number[] };
   try {

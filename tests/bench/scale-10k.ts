@@ -13,7 +13,7 @@ import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
 import { createFleetConsumer, type FleetConsumer } from "@/lib/fleet/fleet-consumer";
 import { findFreePort } from "@/tools/free-port";
 import { createPartitionedTopic, createScratchNamespace } from "@/tools/pulsar/admin-setup";
@@ -21,6 +21,7 @@ import { startBroker } from "@/tools/pulsar/broker";
 import { processCpuSeconds } from "@/tests/bench/cpu-usage";
 import { createTestDb } from "@/tests/support/poller-harness";
 import { startTestDatabase } from "@/tests/support/test-database";
+import { workerNodeArgs } from "@/tests/support/worker-process";
 
 const { values } = parseArgs({
   options: {
@@ -151,7 +152,7 @@ function watchProcess(pid: number): { stop(): { cpuPercent: number; peakRssMb: n
 type Db = ReturnType<typeof createTestDb>;
 
 async function rowsWritten(db: Db): Promise<{ total: number; byTable: Map<string, number> }> {
-  const rows = await db.$queryRaw<{ relname: string; n: bigint }[]>(Prisma.sql`select relname, (n_tup_ins + n_tup_upd)::bigint as n from pg_stat_user_tables`);
+  const rows = await db.$queryRaw<{ relname: string; n: bigint }[]>(sql`select relname, (n_tup_ins + n_tup_upd)::bigint as n from pg_stat_user_tables`);
   return { total: rows.reduce((sum, r) => sum + Number(r.n), 0), byTable: new Map(rows.map((r) => [r.relname, Number(r.n)])) };
 }
 
@@ -287,7 +288,7 @@ async function main(): Promise<void> {
       const logFile = path.join(tmpdir(), `baton-scale-worker-${phase}.log`);
       const metricsPort = await findFreePort();
       const nodeOptions = values["worker-node-options"]!.split(" ").filter(Boolean);
-      const worker = spawn(process.execPath, [...nodeOptions, "--conditions=react-server", "--import", "tsx", "lib/worker/main.ts"], {
+      const worker = spawn(process.execPath, [...nodeOptions, ...(await workerNodeArgs())], {
         env: { ...process.env, DATABASE_URL: database.url, BATON_CLUSTERS: JSON.stringify([cluster]), BATON_WORKER_METRICS_PORT: String(metricsPort) },
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -335,7 +336,7 @@ async function main(): Promise<void> {
         })();
         const deadline = Date.now() + KILLS * KILL_SPACING_MS * 2 + BOUND_MS * 3 + 30_000;
         while (Date.now() < deadline && (detectedAt.size < KILLS || killedAt.size < KILLS)) {
-          const rows = await db.$queryRaw<{ topic: string; at: Date }[]>(Prisma.sql`
+          const rows = await db.$queryRaw<{ topic: string; at: Date }[]>(sql`
             select r.topic, min(c.detected_at) as at from holder_change c join held_resource r on r.id = c.resource_id
             where c.cluster_id = ${clusterId} and c.id > ${lastId} and c.kind = 'HOLDER_CHANGED' and r.partition = 0 group by r.topic`);
           for (const row of rows) if (killedAt.has(row.topic) && !detectedAt.has(row.topic)) detectedAt.set(row.topic, row.at.getTime());
@@ -359,7 +360,7 @@ async function main(): Promise<void> {
           `phase ${phase} (consumer signal ${phase === "on" ? `on, scrape every ${SCRAPE_INTERVAL_MS} ms` : "off"}):`,
           `  full cycle: p50 ${fmt(percentile(cycleMsAll, 50))} ms, max ${fmt(cycleMsAll.at(-1) ?? Number.NaN)} ms over ${cycleMsAll.length} cycles; request-budget bound ${fmt(BOUND_MS)} ms (${TOPICS} topics / ${RPS} per s): ${fmt(percentile(cycleMsAll, 50) / BOUND_MS, 2)}x`,
           `  detection of ${KILLS} killed active consumers (kill -> change row committed): p50 ${fmt(percentile(latencies, 50))} ms, p95 ${fmt(percentile(latencies, 95))} ms, max ${fmt(latencies.at(-1) ?? Number.NaN)} ms; ${latencies.length}/${KILLS} detected`,
-          `  worker (real lib/worker/main.ts process): CPU ${fmt(workerFigures.cpuPercent, 1)}% of a core over ${fmt(workerFigures.seconds)} s, peak RSS ${fmt(workerFigures.peakRssMb)} MB${nodeOptions.length > 0 ? ` (node ${nodeOptions.join(" ")})` : ""}`,
+          `  worker (the real worker, built as npm start runs it): CPU ${fmt(workerFigures.cpuPercent, 1)}% of a core over ${fmt(workerFigures.seconds)} s, peak RSS ${fmt(workerFigures.peakRssMb)} MB${nodeOptions.length > 0 ? ` (node ${nodeOptions.join(" ")})` : ""}`,
           `  worker memory at its highest sampled RSS (its /metrics, MB): ${Object.entries(workerMemory).map(([name, mb]) => `${name} ${fmt(mb)}`).join(", ")}`,
           `  broker: CPU ${fmt(brokerFigures.cpuPercent, 1)}% of a core, peak RSS ${fmt(brokerFigures.peakRssMb)} MB, peak PSS ${fmt(brokerFigures.peakPssMb)} MB`,
           `  rows written (pg_stat_user_tables n_tup_ins + n_tup_upd, all tables), quiet: ${fmt((quietRows1.total - quietRows0.total) / Math.max(1, quietRuns.length))} per cycle over ${quietRuns.length} cycles with ${quietChanges} changes; ${resources} resources`,

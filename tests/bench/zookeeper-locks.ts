@@ -103,7 +103,7 @@ async function main(): Promise<void> {
       ]),
     }).clusters[0]!;
     const clusterId = await registerCluster(db, cluster);
-    const poller = startPoller({ db, databaseUrl: database.url, cluster, clusterId, pollerId: "bench-zookeeper" });
+    const poller = startPoller({ databaseUrl: database.url, cluster, clusterId, pollerId: "bench-zookeeper" });
     const latencies: number[] = [];
     try {
       await waitFor(() => db.heldResource.count({ where: { clusterId, holder: { not: null } } }), (n) => n === lockCount, "every lock to be seen held", 600, 200);

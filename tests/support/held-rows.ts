@@ -2,13 +2,13 @@
 // version (xmin: it moves only when the row is written) and its effective last observation, read
 // the way the read models read it.
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
 import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
 
 export type HeldRowVersion = { version: string; lastObservedAt: string | null; staleSince: string | null; goneAt: string | null };
 
 export async function readHeldRows(db: Db, clusterId: number): Promise<Map<string, HeldRowVersion>> {
-  const rows = await db.$queryRaw<{ resource_key: string; version: string; last_observed_at: Date | null; stale_since: Date | null; gone_at: Date | null }[]>(Prisma.sql`
+  const rows = await db.$queryRaw<{ resource_key: string; version: string; last_observed_at: Date | null; stale_since: Date | null; gone_at: Date | null }[]>(sql`
     select r.resource_key, r.xmin::text as version, ${LAST_OBSERVED_AT} as last_observed_at, r.stale_since, r.gone_at
     from held_resource r
     ${OBSERVATION_SWEEP_JOIN}

@@ -2,6 +2,7 @@ import type { ClusterConfig } from "@/lib/config";
 import { loadConfig } from "@/lib/config";
 import { syncClusters } from "@/lib/clusters/sync-clusters";
 import { createDb, type Db } from "@/lib/db/client";
+import { createSqlDb } from "@/lib/db/sql-db";
 import { pollClusterWhileLeader } from "@/lib/worker/poll-cluster-while-leader";
 import { pollUntil } from "@/tests/support/poll-until";
 
@@ -19,11 +20,15 @@ export async function registerCluster(db: Db, cluster: ClusterConfig): Promise<n
 
 export type RunningPoller = { pollerId: string; stop(): Promise<void> };
 
-/** A poller as the worker runs it (lease, standby, takeover), stopped by stop(). */
-export function startPoller(options: { db: Db; databaseUrl: string; cluster: ClusterConfig; clusterId: number; pollerId: string; logs?: string[] }): RunningPoller {
+/**
+ * A poller as the worker runs it (lease, standby, takeover; its database access through plain pg,
+ * as lib/worker/main.ts gives it), stopped by stop().
+ */
+export function startPoller(options: { databaseUrl: string; cluster: ClusterConfig; clusterId: number; pollerId: string; logs?: string[] }): RunningPoller {
   const controller = new AbortController();
+  const db = createSqlDb(options.databaseUrl, { applicationName: `baton-test-${options.pollerId}` });
   const done = pollClusterWhileLeader({
-    db: options.db,
+    db,
     databaseUrl: options.databaseUrl,
     cluster: options.cluster,
     clusterId: options.clusterId,
@@ -36,6 +41,7 @@ export function startPoller(options: { db: Db; databaseUrl: string; cluster: Clu
     stop: async () => {
       controller.abort();
       await done;
+      await db.$disconnect();
     },
   };
 }

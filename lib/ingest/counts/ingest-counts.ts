@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
 import { DatabaseUnavailableError } from "@/lib/ingest/database-unavailable-error";
 import type { CountsInput } from "@/lib/ingest/counts/counts-schema";
 
@@ -26,7 +26,7 @@ export async function ingestCounts(db: Db, input: CountsInput): Promise<CountsRe
   const increments = input.counts.map((g) => g.increments);
   let rows: { inserted: number }[];
   try {
-    rows = await db.$queryRaw<{ inserted: number }[]>(Prisma.sql`
+    rows = await db.$queryRaw<{ inserted: number }[]>(sql`
       with input as (
         select * from unnest(${subscriptions}::text[], ${topics}::text[], ${increments}::int4[]) as t(subscription, topic, increments)
       ),

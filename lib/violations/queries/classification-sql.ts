@@ -1,6 +1,6 @@
 import "server-only";
 
-import { Prisma } from "@/lib/db/generated/client";
+import { join, sql, type Sql } from "@/lib/db/sql";
 import { OPEN_DEPLOYMENT_MAX_MS } from "@/lib/violations/deployment-windows";
 
 // The classification rule (lib/violations/deployment-windows.ts) in SQL, shared by the chart,
@@ -22,40 +22,40 @@ export type ClassificationScope = {
   environment: string | null;
 };
 
-const ms = (value: number) => Prisma.sql`(${value}::double precision * interval '1 millisecond')`;
-export const timestampSql = (value: number) => Prisma.sql`${new Date(value).toISOString()}::timestamptz`;
+const ms = (value: number) => sql`(${value}::double precision * interval '1 millisecond')`;
+export const timestampSql = (value: number) => sql`${new Date(value).toISOString()}::timestamptz`;
 
 /** A deployment's end for classification (alias d): its finish, or now but at most a day after its start. */
-function deploymentEndSql(nowMs: number): Prisma.Sql {
-  return Prisma.sql`greatest(d.started_at, coalesce(d.finished_at, least(${timestampSql(nowMs)}, d.started_at + ${ms(OPEN_DEPLOYMENT_MAX_MS)})))`;
+function deploymentEndSql(nowMs: number): Sql {
+  return sql`greatest(d.started_at, coalesce(d.finished_at, least(${timestampSql(nowMs)}, d.started_at + ${ms(OPEN_DEPLOYMENT_MAX_MS)})))`;
 }
 
 /** The end of the grace period (alias d): the deployment's end plus the grace, to the millisecond. */
-function graceEndSql(scope: Pick<ClassificationScope, "nowMs" | "graceMs">): Prisma.Sql {
-  return Prisma.sql`(${deploymentEndSql(scope.nowMs)} + ${ms(scope.graceMs)})`;
+function graceEndSql(scope: Pick<ClassificationScope, "nowMs" | "graceMs">): Sql {
+  return sql`(${deploymentEndSql(scope.nowMs)} + ${ms(scope.graceMs)})`;
 }
 
 /** The classification window (alias d): [minute of the start, minute of the grace end + 1 minute). */
-function windowRangeSql(scope: Pick<ClassificationScope, "nowMs" | "graceMs">): Prisma.Sql {
-  return Prisma.sql`tstzrange(date_trunc('minute', d.started_at, 'UTC'), date_trunc('minute', ${graceEndSql(scope)}, 'UTC') + interval '1 minute', '[)')`;
+function windowRangeSql(scope: Pick<ClassificationScope, "nowMs" | "graceMs">): Sql {
+  return sql`tstzrange(date_trunc('minute', d.started_at, 'UTC'), date_trunc('minute', ${graceEndSql(scope)}, 'UTC') + interval '1 minute', '[)')`;
 }
 
 /** The window's exclusive end (alias d), as the API reports it. */
-export function windowEndSql(scope: Pick<ClassificationScope, "nowMs" | "graceMs">): Prisma.Sql {
-  return Prisma.sql`(date_trunc('minute', ${graceEndSql(scope)}, 'UTC') + interval '1 minute')`;
+export function windowEndSql(scope: Pick<ClassificationScope, "nowMs" | "graceMs">): Sql {
+  return sql`(date_trunc('minute', ${graceEndSql(scope)}, 'UTC') + interval '1 minute')`;
 }
 
 /** Deployments (alias d) whose window reaches into [startMs, endMs), with the scope's filters. */
-export function deploymentsInScopeSql(scope: ClassificationScope): Prisma.Sql {
-  const conditions = [Prisma.sql`d.started_at < ${timestampSql(scope.endMs)}`, Prisma.sql`${windowEndSql(scope)} > ${timestampSql(scope.startMs)}`];
-  if (scope.service !== null) conditions.push(Prisma.sql`d.service = ${scope.service}`);
-  if (scope.environment !== null) conditions.push(Prisma.sql`d.environment = ${scope.environment}`);
-  return Prisma.join(conditions, " and ");
+export function deploymentsInScopeSql(scope: ClassificationScope): Sql {
+  const conditions = [sql`d.started_at < ${timestampSql(scope.endMs)}`, sql`${windowEndSql(scope)} > ${timestampSql(scope.startMs)}`];
+  if (scope.service !== null) conditions.push(sql`d.service = ${scope.service}`);
+  if (scope.environment !== null) conditions.push(sql`d.environment = ${scope.environment}`);
+  return join(conditions, " and ");
 }
 
 /** (service, w): each service's merged classification windows that reach into the scope. */
-export function serviceWindowsSql(scope: ClassificationScope): Prisma.Sql {
-  return Prisma.sql`
+export function serviceWindowsSql(scope: ClassificationScope): Sql {
+  return sql`
     select d.service, range_agg(${windowRangeSql(scope)}) as w
     from deployment d
     where ${deploymentsInScopeSql(scope)}
@@ -63,12 +63,12 @@ export function serviceWindowsSql(scope: ClassificationScope): Prisma.Sql {
 }
 
 /** Conditions on the rollup (alias vm) for the scope. */
-export function rollupScopeSql(scope: ClassificationScope): Prisma.Sql {
-  const conditions = [Prisma.sql`vm.bucket >= ${timestampSql(scope.startMs)}`, Prisma.sql`vm.bucket < ${timestampSql(scope.endMs)}`];
-  if (scope.service !== null) conditions.push(Prisma.sql`vm.service = ${scope.service}`);
-  if (scope.subscription !== null) conditions.push(Prisma.sql`vm.subscription = ${scope.subscription}`);
-  return Prisma.join(conditions, " and ");
+export function rollupScopeSql(scope: ClassificationScope): Sql {
+  const conditions = [sql`vm.bucket >= ${timestampSql(scope.startMs)}`, sql`vm.bucket < ${timestampSql(scope.endMs)}`];
+  if (scope.service !== null) conditions.push(sql`vm.service = ${scope.service}`);
+  if (scope.subscription !== null) conditions.push(sql`vm.subscription = ${scope.subscription}`);
+  return join(conditions, " and ");
 }
 
 /** A rollup row's violations that were inside a deployment (aliases vm, w): all of them or none. */
-export const insideViolationsSql = Prisma.sql`case when vm.violations > 0 and vm.bucket <@ w.w then vm.violations else 0 end`;
+export const insideViolationsSql = sql`case when vm.violations > 0 and vm.bucket <@ w.w then vm.violations else 0 end`;

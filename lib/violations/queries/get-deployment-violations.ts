@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
 import { deploymentNotFound, deploymentWhere } from "@/lib/ingest/deployments/deployment-ref";
 import { windowEndSql } from "@/lib/violations/queries/classification-sql";
 import { toBand } from "@/lib/violations/queries/list-deployment-bands";
@@ -45,18 +45,18 @@ export async function getDeploymentViolations(
   const found = await db.deployment.findUnique({ where: deploymentWhere(ref), select: { id: true, description: true } });
   if (!found) throw deploymentNotFound(ref);
   const windowEnd = windowEndSql({ nowMs, graceMs: settings.graceMs });
-  const [band] = await db.$queryRaw<Parameters<typeof toBand>[0][]>(Prisma.sql`
+  const [band] = await db.$queryRaw<Parameters<typeof toBand>[0][]>(sql`
     select d.id, d.service, d.version, d.environment, d.started_at, d.finished_at, ${windowEnd} as window_end, d.link
     from deployment d where d.id = ${found.id}`);
   if (!band) throw deploymentNotFound(ref);
   // The (service, observed_at) index bounds every statement to the window.
-  const inWindow = Prisma.sql`e.service = ${band.service} and e.observed_at >= date_trunc('minute', ${band.started_at}::timestamptz, 'UTC') and e.observed_at < ${band.window_end}::timestamptz and e.is_violation and e.counter > 0`;
+  const inWindow = sql`e.service = ${band.service} and e.observed_at >= date_trunc('minute', ${band.started_at}::timestamptz, 'UTC') and e.observed_at < ${band.window_end}::timestamptz and e.is_violation and e.counter > 0`;
   const [events, groups] = await Promise.all([
-    db.$queryRaw<EventRow[]>(Prisma.sql`
+    db.$queryRaw<EventRow[]>(sql`
       select e.event_id, e.key, e.worker, e.subscription, e.counter, e.trace_id, e.observed_at
       from exclusivity_event e where ${inWindow}
       order by e.observed_at desc, e.event_id desc limit ${DEPLOYMENT_EVENT_LIMIT}`),
-    db.$queryRaw<{ list: "key" | "worker" | "total"; name: string; violations: number }[]>(Prisma.sql`
+    db.$queryRaw<{ list: "key" | "worker" | "total"; name: string; violations: number }[]>(sql`
       with v as materialized (select e.key, e.worker from exclusivity_event e where ${inWindow})
       (select 'total' as list, '' as name, count(*)::int as violations from v)
       union all

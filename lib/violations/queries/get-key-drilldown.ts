@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql, type Sql } from "@/lib/db/sql";
 import { ApiError } from "@/lib/http/api-error";
 import { OWNERSHIP_CHANGE_KINDS } from "@/lib/violations/change-kinds";
 import type { DrilldownEvent, KeyDrilldown } from "@/lib/violations/drilldown-types";
@@ -40,8 +40,8 @@ type CountRow = { events: number; violations: number; inside: number };
 type BandRow = Parameters<typeof toBand>[0];
 
 /** ±window around each event, merged, as a multirange (SQL), from the events' instants. */
-function eventWindowsSql(times: readonly string[], windowMs: number): Prisma.Sql {
-  return Prisma.sql`(select range_agg(tstzrange(t - ${windowMs}::double precision * interval '1 millisecond', t + ${windowMs}::double precision * interval '1 millisecond', '[]'))
+function eventWindowsSql(times: readonly string[], windowMs: number): Sql {
+  return sql`(select range_agg(tstzrange(t - ${windowMs}::double precision * interval '1 millisecond', t + ${windowMs}::double precision * interval '1 millisecond', '[]'))
     from unnest(${times}::timestamptz[]) as t)`;
 }
 
@@ -62,8 +62,8 @@ type EventRow = {
 };
 
 /** The key's latest events in the range (one more than shown, to tell a truncation), newest first. */
-function latestEventsSql(key: string, fromMs: number, toMs: number): Prisma.Sql {
-  return Prisma.sql`
+function latestEventsSql(key: string, fromMs: number, toMs: number): Sql {
+  return sql`
     select event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_at, received_at, others_inside, lock
     from exclusivity_event
     where key = ${key} and observed_at >= ${iso(fromMs)}::timestamptz and observed_at < ${iso(toMs)}::timestamptz
@@ -77,7 +77,7 @@ function latestEventsSql(key: string, fromMs: number, toMs: number): Prisma.Sql 
  * value 25-30 ms, of which the query is 8).
  */
 async function readEvents(db: Db, key: string, fromMs: number, toMs: number, settings: DrilldownSettings): Promise<{ events: DrilldownEvent[]; isTruncated: boolean }> {
-  const [result] = await db.$queryRaw<{ rows: EventRow[] }[]>(Prisma.sql`select coalesce(json_agg(x), '[]') as rows from (${latestEventsSql(key, fromMs, toMs)}) x`);
+  const [result] = await db.$queryRaw<{ rows: EventRow[] }[]>(sql`select coalesce(json_agg(x), '[]') as rows from (${latestEventsSql(key, fromMs, toMs)}) x`);
   const rows = result?.rows ?? [];
   // A key's events name a handful of subscription partitions: normalise each name once.
   const refs = new Map<string, ReturnType<typeof resourceRefOf>>();
@@ -113,7 +113,7 @@ async function readEvents(db: Db, key: string, fromMs: number, toMs: number, set
 /** The key's counts over the whole range (not only the events shown), classified. */
 async function countKey(db: Db, key: string, fromMs: number, toMs: number, settings: DrilldownSettings, nowMs: number): Promise<CountRow> {
   const scope = { startMs: fromMs, endMs: toMs, graceMs: settings.graceMs, nowMs, service: null, subscription: null, environment: null };
-  const [row] = await db.$queryRaw<CountRow[]>(Prisma.sql`
+  const [row] = await db.$queryRaw<CountRow[]>(sql`
     select count(*)::int as events, count(*) filter (where e.counter > 0)::int as violations,
       count(*) filter (where e.counter > 0 and e.observed_at <@ w.w)::int as inside
     from exclusivity_event e
@@ -135,7 +135,7 @@ async function readLeaderChanges(db: Db, events: readonly DrilldownEvent[], wind
   const firstMs = Date.parse(times[0]!);
   const lastMs = Date.parse(times[times.length - 1]!);
   const pairs = [...refs.values()];
-  const rows = await db.$queryRaw<LeaderChangeRow[]>(Prisma.sql`
+  const rows = await db.$queryRaw<LeaderChangeRow[]>(sql`
     select ${LEADER_CHANGE_COLUMNS}
     from held_resource r
     join cluster c on c.id = r.cluster_id
@@ -157,7 +157,7 @@ async function readLeaderChanges(db: Db, events: readonly DrilldownEvent[], wind
  */
 async function readDeployments(db: Db, input: { key: string; fromMs: number; toMs: number }, settings: DrilldownSettings, nowMs: number) {
   const windowEnd = windowEndSql({ nowMs, graceMs: settings.graceMs });
-  const rows = await db.$queryRaw<BandRow[]>(Prisma.sql`
+  const rows = await db.$queryRaw<BandRow[]>(sql`
     with around as (
       select range_agg(tstzrange(e.observed_at - ${settings.windowMs}::double precision * interval '1 millisecond',
         e.observed_at + ${settings.windowMs}::double precision * interval '1 millisecond', '[]')) as w,

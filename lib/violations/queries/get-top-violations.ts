@@ -1,7 +1,7 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { join, sql, type Sql } from "@/lib/db/sql";
+import type { SqlDb } from "@/lib/db/sql-db";
 import { serviceWindowsSql, type ClassificationScope } from "@/lib/violations/queries/classification-sql";
 import { scopeOf, type ViolationQuery } from "@/lib/violations/queries/get-violation-timeline";
 import { readViolationRows, singleBin } from "@/lib/violations/queries/read-violation-rows";
@@ -13,10 +13,10 @@ export type TopList = (typeof TOP_LISTS)[number];
 
 type RankedRow = { list: "key" | "worker"; name: string; violations: number; inside: number };
 
-function orderSql(ranking: TopRanking): Prisma.Sql {
+function orderSql(ranking: TopRanking): Sql {
   return ranking === "outside"
-    ? Prisma.sql`count(*) - count(*) filter (where inside) desc, count(*) desc`
-    : Prisma.sql`count(*) desc, count(*) - count(*) filter (where inside) desc`;
+    ? sql`count(*) - count(*) filter (where inside) desc, count(*) desc`
+    : sql`count(*) desc, count(*) - count(*) filter (where inside) desc`;
 }
 
 /**
@@ -24,21 +24,21 @@ function orderSql(ranking: TopRanking): Prisma.Sql {
  * violations (counter > 0) of the range, each classified against its service's windows, are
  * materialised once and grouped twice.
  */
-async function rankKeysAndWorkers(db: Db, scope: ClassificationScope, limit: number, ranking: TopRanking): Promise<{ keys: NamedCounts[]; workers: NamedCounts[] }> {
+async function rankKeysAndWorkers(db: SqlDb, scope: ClassificationScope, limit: number, ranking: TopRanking): Promise<{ keys: NamedCounts[]; workers: NamedCounts[] }> {
   const conditions = [
-    Prisma.sql`e.observed_at >= ${new Date(scope.startMs).toISOString()}::timestamptz`,
-    Prisma.sql`e.observed_at < ${new Date(scope.endMs).toISOString()}::timestamptz`,
+    sql`e.observed_at >= ${new Date(scope.startMs).toISOString()}::timestamptz`,
+    sql`e.observed_at < ${new Date(scope.endMs).toISOString()}::timestamptz`,
     // is_violation prunes the non-violation partitions; counter > 0 matches the partial indexes.
-    Prisma.sql`e.is_violation and e.counter > 0`,
+    sql`e.is_violation and e.counter > 0`,
   ];
-  if (scope.service !== null) conditions.push(Prisma.sql`e.service = ${scope.service}`);
-  if (scope.subscription !== null) conditions.push(Prisma.sql`coalesce(e.subscription, '') = ${scope.subscription}`);
-  const rows = await db.$queryRaw<RankedRow[]>(Prisma.sql`
+  if (scope.service !== null) conditions.push(sql`e.service = ${scope.service}`);
+  if (scope.subscription !== null) conditions.push(sql`coalesce(e.subscription, '') = ${scope.subscription}`);
+  const rows = await db.$queryRaw<RankedRow[]>(sql`
     with v as materialized (
       select e.key, e.worker, coalesce(e.observed_at <@ w.w, false) as inside
       from exclusivity_event e
       left join (${serviceWindowsSql(scope)}) w on w.service = e.service
-      where ${Prisma.join(conditions, " and ")}
+      where ${join(conditions, " and ")}
     )
     (select 'key' as list, key as name, count(*)::int as violations, count(*) filter (where inside)::int as inside
      from v group by key order by ${orderSql(ranking)}, key limit ${limit})
@@ -51,7 +51,7 @@ async function rankKeysAndWorkers(db: Db, scope: ClassificationScope, limit: num
 
 /** The range's top keys, workers, services and subscriptions, each with its in/out-of-deployment split. */
 export async function getTopViolations(
-  db: Db,
+  db: SqlDb,
   query: ViolationQuery & { limit: number; ranking: TopRanking; lists: readonly TopList[] },
 ): Promise<TopViolations> {
   const nowMs = query.nowMs ?? Date.now();

@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { join, sql } from "@/lib/db/sql";
 import { type OwnerGroup, ownerGroupOf, type ViolationOwner } from "@/lib/violations/owner-types";
 import { computeOwners, type OwnerSettings } from "@/lib/violations/queries/read-owner-history";
 
@@ -53,18 +53,18 @@ type Row = { event_id: string; key: string; service: string; worker: string; top
 /** The range's latest violations (one more than the page, to tell a truncation), as one JSON value. */
 async function readViolations(db: Db, query: ViolationOwnersQuery): Promise<Row[]> {
   const conditions = [
-    Prisma.sql`e.observed_at >= ${new Date(query.fromMs).toISOString()}::timestamptz`,
-    Prisma.sql`e.observed_at < ${new Date(query.toMs).toISOString()}::timestamptz`,
+    sql`e.observed_at >= ${new Date(query.fromMs).toISOString()}::timestamptz`,
+    sql`e.observed_at < ${new Date(query.toMs).toISOString()}::timestamptz`,
     // is_violation prunes the non-violation partitions; counter > 0 matches the partial indexes.
-    Prisma.sql`e.is_violation and e.counter > 0`,
+    sql`e.is_violation and e.counter > 0`,
   ];
-  if (query.service !== null) conditions.push(Prisma.sql`e.service = ${query.service}`);
-  if (query.subscription !== null) conditions.push(Prisma.sql`coalesce(e.subscription, '') = ${query.subscription}`);
-  const [result] = await db.$queryRaw<{ rows: Row[] }[]>(Prisma.sql`
+  if (query.service !== null) conditions.push(sql`e.service = ${query.service}`);
+  if (query.subscription !== null) conditions.push(sql`coalesce(e.subscription, '') = ${query.subscription}`);
+  const [result] = await db.$queryRaw<{ rows: Row[] }[]>(sql`
     select coalesce(json_agg(x), '[]') as rows from (
       select e.event_id, e.key, e.service, e.worker, e.topic, e.subscription, e.partition, e.observed_at
       from exclusivity_event e
-      where ${Prisma.join(conditions, " and ")}
+      where ${join(conditions, " and ")}
       order by e.observed_at desc, e.event_id desc
       limit ${query.limit + 1}
     ) x`);

@@ -1,6 +1,6 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
+import type { SqlDb } from "@/lib/db/sql-db";
 import { describeTrend } from "@/lib/violations/describe-trend";
 import type { ClassificationScope } from "@/lib/violations/queries/classification-sql";
 import { incrementsPerBucket } from "@/lib/violations/increments-per-bucket";
@@ -37,7 +37,7 @@ export function scopeOf(query: ViolationQuery, nowMs: number): ClassificationSco
  * then index probes for the buckets and services the rows say nothing about (reported events
  * but no violation, or reported nothing).
  */
-export async function getViolationTimeline(db: Db, query: ViolationQuery): Promise<ViolationTimeline> {
+export async function getViolationTimeline(db: SqlDb, query: ViolationQuery): Promise<ViolationTimeline> {
   const nowMs = query.nowMs ?? Date.now();
   const scope = scopeOf(query, nowMs);
   const bucketMs = chooseBucketMs(query.toMs - query.fromMs);

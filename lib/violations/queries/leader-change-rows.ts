@@ -1,12 +1,12 @@
 import "server-only";
 
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
 import type { LeaderChangeMarker } from "@/lib/violations/violation-types";
 
 // A leader change as the violation pages read it: the columns selected (from holder_change h,
 // held_resource r and cluster c), the row they give, and the marker the API answers.
 
-export const LEADER_CHANGE_COLUMNS = Prisma.sql`h.id, c.name as cluster, r.topic, coalesce(r.partition, -1) as partition, r.subscription,
+export const LEADER_CHANGE_COLUMNS = sql`h.id, c.name as cluster, r.topic, coalesce(r.partition, -1) as partition, r.subscription,
   h.kind::text as kind, h.cause::text as cause, h.from_holder, h.to_holder, h.old_seen_at, h.new_seen_at`;
 
 export type LeaderChangeRow = {

@@ -1,7 +1,7 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
+import type { SqlDb } from "@/lib/db/sql-db";
 import { deploymentsInScopeSql, windowEndSql } from "@/lib/violations/queries/classification-sql";
 import type { DeploymentBand } from "@/lib/violations/violation-types";
 
@@ -25,10 +25,10 @@ type BandJson = { id: string; service: string; version: string; environment: str
  * computes it; one JSON value, which decodes several times faster than as many rows.
  */
 export async function listDeploymentBands(
-  db: Db,
+  db: SqlDb,
   scope: { startMs: number; endMs: number; graceMs: number; nowMs: number; service: string | null; environment: string | null },
 ): Promise<DeploymentBand[]> {
-  const [result] = await db.$queryRaw<{ bands: BandJson[] }[]>(Prisma.sql`
+  const [result] = await db.$queryRaw<{ bands: BandJson[] }[]>(sql`
     select coalesce(json_agg(b order by b.started_at, b.id), '[]') as bands
     from (
       select d.id::text as id, d.service, d.version, d.environment, d.started_at, d.finished_at, ${windowEndSql(scope)} as window_end, d.link

@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { join, sql } from "@/lib/db/sql";
 import { windowEndSql } from "@/lib/violations/queries/classification-sql";
 import { toBand } from "@/lib/violations/queries/list-deployment-bands";
 import type { DeploymentBand } from "@/lib/violations/violation-types";
@@ -40,15 +40,15 @@ export async function listDeploymentCoincidences(
   const nowMs = query.nowMs ?? Date.now();
   const windowEnd = windowEndSql({ nowMs, graceMs: query.graceMs });
   const conditions = [
-    Prisma.sql`d.started_at >= ${new Date(query.fromMs).toISOString()}::timestamptz`,
-    Prisma.sql`d.started_at < ${new Date(query.toMs).toISOString()}::timestamptz`,
+    sql`d.started_at >= ${new Date(query.fromMs).toISOString()}::timestamptz`,
+    sql`d.started_at < ${new Date(query.toMs).toISOString()}::timestamptz`,
   ];
-  if (query.service !== null) conditions.push(Prisma.sql`d.service = ${query.service}`);
-  if (query.environment !== null) conditions.push(Prisma.sql`d.environment = ${query.environment}`);
-  const where = Prisma.join(conditions, " and ");
+  if (query.service !== null) conditions.push(sql`d.service = ${query.service}`);
+  if (query.environment !== null) conditions.push(sql`d.environment = ${query.environment}`);
+  const where = join(conditions, " and ");
 
   const [rows, [countRow], choices] = await Promise.all([
-    db.$queryRaw<Row[]>(Prisma.sql`
+    db.$queryRaw<Row[]>(sql`
       select d.id, d.service, d.version, d.environment, d.started_at, d.finished_at, d.link, d.description, x.window_end,
         (select coalesce(sum(vm.violations), 0)::int
          from violation_minute vm
@@ -58,8 +58,8 @@ export async function listDeploymentCoincidences(
       where ${where}
       order by d.started_at desc, d.id desc
       limit ${query.limit}`),
-    db.$queryRaw<{ total: number }[]>(Prisma.sql`select count(*)::int as total from deployment d where ${where}`),
-    db.$queryRaw<{ services: string[]; environments: string[] }[]>(Prisma.sql`
+    db.$queryRaw<{ total: number }[]>(sql`select count(*)::int as total from deployment d where ${where}`),
+    db.$queryRaw<{ services: string[]; environments: string[] }[]>(sql`
       select (select coalesce(array_agg(distinct service order by service), '{}') from deployment) as services,
         (select coalesce(array_agg(distinct environment order by environment), '{}') from deployment) as environments`),
   ]);

@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { empty, sql } from "@/lib/db/sql";
 import { OWNERSHIP_CHANGE_KINDS } from "@/lib/violations/change-kinds";
 import { LEADER_CHANGE_COLUMNS, type LeaderChangeRow, toLeaderChangeMarker } from "@/lib/violations/queries/leader-change-rows";
 import { buildBuckets, chooseBucketMs, minuteWindow } from "@/lib/violations/time-buckets";
@@ -24,10 +24,10 @@ export async function listLeaderChangeMarkers(
   const nowMs = query.nowMs ?? Date.now();
   const { startMs, endMs } = minuteWindow(query.fromMs, query.toMs);
   const buckets = buildBuckets({ fromMs: query.fromMs, toMs: query.toMs, bucketMs: chooseBucketMs(query.toMs - query.fromMs), timeZone: query.timeZone, nowMs });
-  const empty: LeaderChangeMarkers = { from: new Date(query.fromMs).toISOString(), to: new Date(query.toMs).toISOString(), buckets: [], total: 0 };
-  if (buckets.length === 0) return empty;
+  const noMarkers: LeaderChangeMarkers = { from: new Date(query.fromMs).toISOString(), to: new Date(query.toMs).toISOString(), buckets: [], total: 0 };
+  if (buckets.length === 0) return noMarkers;
   const starts = buckets.map((b) => new Date(b.start).toISOString());
-  const rows = await db.$queryRaw<Row[]>(Prisma.sql`
+  const rows = await db.$queryRaw<Row[]>(sql`
     select * from (
       select (width_bucket(h.new_seen_at, ${starts}::timestamptz[]) - 1)::int as bucket,
         (count(*) over (partition by width_bucket(h.new_seen_at, ${starts}::timestamptz[])))::int as bucket_count,
@@ -39,7 +39,7 @@ export async function listLeaderChangeMarkers(
       where h.cluster_id in (select id from cluster)
         and h.new_seen_at >= ${new Date(startMs).toISOString()}::timestamptz and h.new_seen_at < ${new Date(endMs).toISOString()}::timestamptz
         and h.kind::text = any(${[...OWNERSHIP_CHANGE_KINDS]}::text[])
-        ${query.subscription === null ? Prisma.empty : Prisma.sql`and r.subscription = ${query.subscription}`}
+        ${query.subscription === null ? empty : sql`and r.subscription = ${query.subscription}`}
     ) ranked
     where rank <= ${CHANGES_PER_BUCKET}
     order by bucket, new_seen_at, id`);
@@ -53,5 +53,5 @@ export async function listLeaderChangeMarkers(
     entry.changes.push(toLeaderChangeMarker(row));
   }
   const markerBuckets = [...out.values()];
-  return { ...empty, buckets: markerBuckets, total: markerBuckets.reduce((sum, b) => sum + b.count, 0) };
+  return { ...noMarkers, buckets: markerBuckets, total: markerBuckets.reduce((sum, b) => sum + b.count, 0) };
 }

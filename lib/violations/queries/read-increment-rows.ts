@@ -1,7 +1,7 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
+import type { SqlDb } from "@/lib/db/sql-db";
 import type { ClassificationScope } from "@/lib/violations/queries/classification-sql";
 import { type Binning, originSql, spanIndexSql } from "@/lib/violations/queries/read-violation-rows";
 import { chooseRollupResolution, rollupRowsSql, type RollupResolution } from "@/lib/violations/queries/rollup-rows-sql";
@@ -14,13 +14,13 @@ import type { BinnedIncrements } from "@/lib/violations/increments-per-bucket";
  * allow (hours when they are whole hours; see rollupRowsSql).
  */
 export async function readIncrementRows(
-  db: Db,
+  db: SqlDb,
   scope: ClassificationScope,
   binning: Binning,
   resolution: RollupResolution = chooseRollupResolution(scope, binning),
 ): Promise<BinnedIncrements[]> {
   const spans = binning.spans;
-  const rows = await db.$queryRaw<{ bin_start: number; span: number; increments: number }[]>(Prisma.sql`
+  const rows = await db.$queryRaw<{ bin_start: number; span: number; increments: number }[]>(sql`
     select (extract(epoch from date_bin(${binning.strideMs}::double precision * interval '1 millisecond', vm.bucket, ${originSql(spans)})) * 1000)::float8 as bin_start,
       ${spanIndexSql(spans)}::int as span, sum(vm.events)::float8 as increments
     from (${rollupRowsSql(scope, resolution)}) vm

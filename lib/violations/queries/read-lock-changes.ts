@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
 import type { DrilldownEvent, LockChangeMarker } from "@/lib/violations/drilldown-types";
 import { parseLockRef } from "@/lib/violations/lock-ref";
 
@@ -39,7 +39,7 @@ export async function readLockChanges(db: Db, events: readonly DrilldownEvent[],
   const locks = [...windows.values()];
   const firstMs = Math.min(...locks.flatMap((l) => l.times)) - windowMs;
   const lastMs = Math.max(...locks.flatMap((l) => l.times)) + windowMs;
-  const rows = await db.$queryRaw<Row[]>(Prisma.sql`
+  const rows = await db.$queryRaw<Row[]>(sql`
     select h.id, c.name as cluster, r.resource_key, h.kind::text as kind, h.ending::text as ending, h.from_holder, h.to_holder,
       h.old_seen_at, h.new_seen_at, h.details
     from held_resource r

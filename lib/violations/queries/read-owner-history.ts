@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { sql } from "@/lib/db/sql";
 import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
 import { DEFAULT_HASHING_SCHEME, type HashingScheme } from "@/lib/pulsar/producer-routing";
 import { computeViolationOwner, type PartitionHistory, type SubscriptionHistory } from "@/lib/violations/compute-violation-owner";
@@ -23,7 +23,7 @@ const splitCache = createSplitCache();
 type ChangeRow = { resource_id: bigint; from_holder: string | null; to_holder: string | null; old_seen_at: Date | null; new_seen_at: Date; joined: string[] | null; left: string[] | null };
 
 /** The consumers that joined and left with a leader change (the poller's details). */
-const MEMBERSHIP_SQL = Prisma.sql`array(select jsonb_array_elements_text(coalesce(h.details->'added', '[]'))) as joined,
+const MEMBERSHIP_SQL = sql`array(select jsonb_array_elements_text(coalesce(h.details->'added', '[]'))) as joined,
   array(select jsonb_array_elements_text(coalesce(h.details->'removed', '[]'))) as left`;
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -34,7 +34,7 @@ export async function readOwnerHistory(db: Db, refs: readonly Pick<ResourceRef, 
   const pairs = new Map(refs.map((r) => [pairKey(r.topic, r.subscription), r]));
   if (pairs.size === 0) return new Map();
   const list = [...pairs.values()];
-  const resources = await db.$queryRaw<ResourceRow[]>(Prisma.sql`
+  const resources = await db.$queryRaw<ResourceRow[]>(sql`
     select r.id, r.cluster_id, r.topic, r.subscription, coalesce(r.partition, -1) as partition, r.subscription_type, r.holder, r.first_seen_at, ${LAST_OBSERVED_AT} as last_observed_at
     from held_resource r
     ${OBSERVATION_SWEEP_JOIN}
@@ -51,13 +51,13 @@ export async function readOwnerHistory(db: Db, refs: readonly Pick<ResourceRef, 
   const ids = kept.map((row) => row.id);
   if (ids.length === 0) return new Map();
   const [splits, changes] = await Promise.all([
-    db.$queryRaw<SplitRow[]>(Prisma.sql`
+    db.$queryRaw<SplitRow[]>(sql`
       select id, resource_id, signature as digest, changed_after, valid_from, valid_to from key_shared_range_split
       where resource_id = any(${ids}::bigint[]) and valid_from <= ${iso(toMs)}::timestamptz and (valid_to is null or valid_to >= ${iso(fromMs)}::timestamptz)
       order by resource_id, valid_from`),
     // The changes within the span, and each resource's first change after it: whoever it took
     // the partition from held it until then.
-    db.$queryRaw<ChangeRow[]>(Prisma.sql`
+    db.$queryRaw<ChangeRow[]>(sql`
       select h.resource_id, h.from_holder, h.to_holder, h.old_seen_at, h.new_seen_at, ${MEMBERSHIP_SQL} from holder_change h
       where h.resource_id = any(${ids}::bigint[]) and h.kind in ('HOLDER_CHANGED', 'HOLDER_LOST', 'HOLDER_APPEARED')
         and h.new_seen_at >= ${iso(fromMs)}::timestamptz and h.new_seen_at <= ${iso(toMs)}::timestamptz
@@ -113,7 +113,7 @@ async function readSplits(db: Db, rows: readonly Pick<SplitRow, "id" | "digest">
     else missing.set(digest, id);
   }
   if (missing.size === 0) return found;
-  const read = await db.$queryRaw<{ digest: string; split: string }[]>(Prisma.sql`
+  const read = await db.$queryRaw<{ digest: string; split: string }[]>(sql`
     select signature as digest, split::text as split from key_shared_range_split where id = any(${[...missing.values()]}::bigint[])`);
   for (const row of read) {
     const split = JSON.parse(row.split) as HashRangeSplit;

@@ -1,7 +1,7 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { empty, join, sql, type Sql } from "@/lib/db/sql";
+import type { SqlDb } from "@/lib/db/sql-db";
 import { insideViolationsSql, serviceWindowsSql, timestampSql, type ClassificationScope } from "@/lib/violations/queries/classification-sql";
 import { chooseRollupResolution, rollupRowsSql, type RollupResolution } from "@/lib/violations/queries/rollup-rows-sql";
 import type { BinnedRow, Observation } from "@/lib/violations/summarise-buckets";
@@ -29,18 +29,18 @@ export function singleBin(scope: ClassificationScope): Binning {
 }
 
 /** The span index of a minute (alias vm), as a CASE over the spans' starts. */
-export function spanIndexSql(spans: Binning["spans"]): Prisma.Sql {
-  if (spans.length <= 1) return Prisma.sql`0`;
-  const branches = spans.slice(1).map((span, i) => Prisma.sql`when vm.bucket < ${timestampSql(span.fromMs)} then ${i}`);
-  return Prisma.sql`(case ${Prisma.join(branches, " ")} else ${spans.length - 1} end)`;
+export function spanIndexSql(spans: Binning["spans"]): Sql {
+  if (spans.length <= 1) return sql`0`;
+  const branches = spans.slice(1).map((span, i) => sql`when vm.bucket < ${timestampSql(span.fromMs)} then ${i}`);
+  return sql`(case ${join(branches, " ")} else ${spans.length - 1} end)`;
 }
 
 /** date_bin's origin for a minute (alias vm): its span's. */
-export function originSql(spans: Binning["spans"]): Prisma.Sql {
+export function originSql(spans: Binning["spans"]): Sql {
   const origin = (span: Binning["spans"][number]) => timestampSql(span.originMs);
   if (spans.length <= 1) return origin(spans[0] ?? { fromMs: 0, originMs: 0 });
-  const branches = spans.slice(1).map((span, i) => Prisma.sql`when vm.bucket < ${timestampSql(span.fromMs)} then ${origin(spans[i]!)}`);
-  return Prisma.sql`(case ${Prisma.join(branches, " ")} else ${origin(spans[spans.length - 1]!)} end)`;
+  const branches = spans.slice(1).map((span, i) => sql`when vm.bucket < ${timestampSql(span.fromMs)} then ${origin(spans[i]!)}`);
+  return sql`(case ${join(branches, " ")} else ${origin(spans[spans.length - 1]!)} end)`;
 }
 
 /** A row as json_build_array gives it: [bin start in epoch ms, span, service, subscription, violations, inside]. */
@@ -54,13 +54,13 @@ type JsonRow = [number, number, string, string, number, number];
  * decoding thousands of rows through Prisma costs more than building them.
  */
 export async function readViolationRows(
-  db: Db,
+  db: SqlDb,
   scope: ClassificationScope,
   binning: Binning,
   resolution: RollupResolution = chooseRollupResolution(scope, binning),
 ): Promise<BinnedRow[]> {
   const spans = binning.spans;
-  const [result] = await db.$queryRaw<{ rows: JsonRow[] }[]>(Prisma.sql`
+  const [result] = await db.$queryRaw<{ rows: JsonRow[] }[]>(sql`
     select coalesce(json_agg(json_build_array((extract(epoch from g.bin_start) * 1000)::bigint, g.span, g.service, g.subscription, g.violations, g.inside)), '[]') as rows
     from (
       select m.bin_start, m.span, m.service, m.subscription, sum(m.violations)::int as violations, sum(m.inside)::int as inside
@@ -92,7 +92,7 @@ export async function readViolationRows(
  * MAX_PROBES, per-service probes are dropped (those services then show as unobserved where they
  * had no violation); the per-bucket ones always run.
  */
-export async function probeObservations(db: Db, scope: ClassificationScope, buckets: readonly TimeBucket[], wanted: readonly Observation[]): Promise<Observation[]> {
+export async function probeObservations(db: SqlDb, scope: ClassificationScope, buckets: readonly TimeBucket[], wanted: readonly Observation[]): Promise<Observation[]> {
   const anyProbes = wanted.filter((o) => o.service === null);
   const serviceProbes = wanted.filter((o) => o.service !== null);
   const probes = [...anyProbes, ...serviceProbes.slice(0, Math.max(0, MAX_PROBES - anyProbes.length))];
@@ -101,18 +101,18 @@ export async function probeObservations(db: Db, scope: ClassificationScope, buck
   const ends = probes.map((p) => new Date(buckets[p.bucket]!.end).toISOString());
   const services = probes.map((p) => p.service);
   const filters = [
-    ...(scope.service === null ? [] : [Prisma.sql`vm.service = ${scope.service}`]),
-    ...(scope.subscription === null ? [] : [Prisma.sql`vm.subscription = ${scope.subscription}`]),
+    ...(scope.service === null ? [] : [sql`vm.service = ${scope.service}`]),
+    ...(scope.subscription === null ? [] : [sql`vm.subscription = ${scope.subscription}`]),
   ];
   // LATERAL with LIMIT 1 keeps each probe a separate index range scan on the minute that stops
   // at the first row; an EXISTS would be flattened into a join over every row of the scope.
-  const found = await db.$queryRaw<{ i: number }[]>(Prisma.sql`
+  const found = await db.$queryRaw<{ i: number }[]>(sql`
     select (p.i - 1)::int as i
     from unnest(${starts}::timestamptz[], ${ends}::timestamptz[], ${services}::text[]) with ordinality as p(s, e, service, i)
     cross join lateral (
       select 1 from violation_minute vm
       where vm.bucket >= p.s and vm.bucket < p.e and (p.service is null or vm.service = p.service)
-        ${filters.length === 0 ? Prisma.empty : Prisma.sql`and ${Prisma.join(filters, " and ")}`}
+        ${filters.length === 0 ? empty : sql`and ${join(filters, " and ")}`}
       limit 1) hit`);
   return found.map((f) => probes[f.i]!);
 }

@@ -1,6 +1,6 @@
 import "server-only";
 
-import { Prisma } from "@/lib/db/generated/client";
+import { empty, join, sql, type Sql } from "@/lib/db/sql";
 import { deploymentsInScopeSql, rollupScopeSql, timestampSql, windowEndSql, type ClassificationScope } from "@/lib/violations/queries/classification-sql";
 import type { Binning } from "@/lib/violations/queries/read-violation-rows";
 
@@ -24,12 +24,12 @@ export function chooseRollupResolution(scope: ClassificationScope, binning: Binn
 }
 
 /** The scope's filters on service and subscription (alias vm). */
-function scopeFiltersSql(scope: ClassificationScope): Prisma.Sql {
+function scopeFiltersSql(scope: ClassificationScope): Sql {
   const filters = [
-    ...(scope.service === null ? [] : [Prisma.sql`and vm.service = ${scope.service}`]),
-    ...(scope.subscription === null ? [] : [Prisma.sql`and vm.subscription = ${scope.subscription}`]),
+    ...(scope.service === null ? [] : [sql`and vm.service = ${scope.service}`]),
+    ...(scope.subscription === null ? [] : [sql`and vm.subscription = ${scope.subscription}`]),
   ];
-  return filters.length === 0 ? Prisma.empty : Prisma.join(filters, " ");
+  return filters.length === 0 ? empty : join(filters, " ");
 }
 
 /**
@@ -39,8 +39,8 @@ function scopeFiltersSql(scope: ClassificationScope): Prisma.Sql {
  * windows are merged: a superset of the merged windows' edges, which only means reading minutes
  * for a few hours that did not need it.
  */
-function splitHoursSql(scope: ClassificationScope): Prisma.Sql {
-  return Prisma.sql`
+function splitHoursSql(scope: ClassificationScope): Sql {
+  return sql`
     select distinct e.service, date_trunc('hour', e.edge, 'UTC') as hour
     from (
       select d.service, date_trunc('minute', d.started_at, 'UTC') as edge from deployment d where ${deploymentsInScopeSql(scope)}
@@ -58,14 +58,14 @@ function splitHoursSql(scope: ClassificationScope): Prisma.Sql {
  * of the scope is counted once, and each row classifies as its minutes do: the same sums, bin by
  * bin, whichever rollup is read.
  */
-export function rollupRowsSql(scope: ClassificationScope, resolution: RollupResolution): Prisma.Sql {
+export function rollupRowsSql(scope: ClassificationScope, resolution: RollupResolution): Sql {
   if (resolution === "minute") {
-    return Prisma.sql`select vm.bucket, vm.service, vm.subscription, vm.violations, vm.events from violation_minute vm where ${rollupScopeSql(scope)}`;
+    return sql`select vm.bucket, vm.service, vm.subscription, vm.violations, vm.events from violation_minute vm where ${rollupScopeSql(scope)}`;
   }
   const firstHour = Math.ceil(scope.startMs / HOUR_MS) * HOUR_MS;
   const lastHourEnd = Math.max(firstHour, Math.floor(scope.endMs / HOUR_MS) * HOUR_MS);
   const filters = scopeFiltersSql(scope);
-  return Prisma.sql`
+  return sql`
     select vm.bucket, vm.service, vm.subscription, vm.violations, vm.events
     from violation_hour vm
     where vm.bucket >= ${timestampSql(firstHour)} and vm.bucket < ${timestampSql(lastHourEnd)} ${filters}

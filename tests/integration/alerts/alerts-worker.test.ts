@@ -11,6 +11,7 @@ import { startHttpServer, type TestServer } from "@/tests/support/http-server";
 import { createTestDb, waitFor } from "@/tests/support/poller-harness";
 import { createTestNamespace, getTestBroker } from "@/tests/support/pulsar";
 import { getTestDatabaseUrl } from "@/tests/support/test-database";
+import { workerNodeArgs } from "@/tests/support/worker-process";
 import { startAlertmanager, type TestAlertmanager } from "@/tests/support/alerts-alertmanager";
 import { isClockMoved } from "@/tools/without-fake-clock";
 
@@ -59,8 +60,8 @@ function receive(request: http.IncomingMessage, response: http.ServerResponse): 
   });
 }
 
-function startWorker(): ChildProcess {
-  return spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "lib/worker/main.ts"], {
+async function startWorker(): Promise<ChildProcess> {
+  return spawn(process.execPath, await workerNodeArgs(), {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
@@ -104,7 +105,7 @@ afterAll(async () => {
 
 describe("alerting in the worker", () => {
   it("notifies one firing and one resolved no-holder alert per incident, across a worker crash", async () => {
-    worker = startWorker();
+    worker = await startWorker();
     // The worker polls and evaluates: the subscription is held, nothing fires.
     await waitFor(() => db.heldResource.findMany({ where: { cluster: { name: clusterName }, subscription: "billing" }, select: { holder: true } }), (rows) => rows.length === 1 && rows[0]!.holder !== null, "the poller to store the holder");
     const firstEpoch = await waitFor(evaluatorEpoch, (epoch) => epoch > 0n, "the worker to take the evaluator lease");
@@ -126,7 +127,7 @@ describe("alerting in the worker", () => {
     // delivery may repeat it, with the same id): a new worker takes over from the stored state.
     await waitFor(() => db.alertNotification.findFirst({ where: { id: BigInt(firing!.body.id) }, select: { deliveredAt: true } }), (n) => n?.deliveredAt != null, "the firing delivery to be recorded");
     worker.kill("SIGKILL");
-    worker = startWorker();
+    worker = await startWorker();
     await waitFor(evaluatorEpoch, (epoch) => epoch > firstEpoch, "the new worker to take the evaluator lease", 300);
 
     await fleet.startConsumer({ name: "w3", topic, subscription: "billing", subscriptionType: "Failover" });

@@ -9,6 +9,7 @@ import { createNonPartitionedTopic } from "@/tools/pulsar/admin-setup";
 import { waitFor } from "@/tests/support/poller-harness";
 import { createTestNamespace, getTestBroker } from "@/tests/support/pulsar";
 import { getTestDatabaseUrl } from "@/tests/support/test-database";
+import { workerNodeArgs } from "@/tests/support/worker-process";
 
 // The ingest topic end to end: the real worker process consumes a real topic, is killed
 // (SIGKILL, a crash) in the middle of the stream and started again.
@@ -30,8 +31,8 @@ const MALFORMED = [
   "42",
 ];
 
-function startWorker(): ChildProcess {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "lib/worker/main.ts"], {
+async function startWorker(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, await workerNodeArgs(), {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
@@ -78,7 +79,7 @@ afterAll(async () => {
 
 describe("the ingest topic", () => {
   it("survives a crash mid-stream: every valid event exactly once, malformed messages in the dead-letter table", async () => {
-    worker = startWorker();
+    worker = await startWorker();
     await publish(0, VALID / 2);
     for (const bad of MALFORMED.slice(0, 2)) await producer.send({ payload: bad });
     await waitFor(countRows, (c) => c.events >= 50, "the worker to write some events");
@@ -90,7 +91,7 @@ describe("the ingest topic", () => {
     for (const bad of MALFORMED.slice(2)) await producer.send({ payload: bad });
     expect(atCrash.events).toBeLessThan(VALID);
 
-    worker = startWorker();
+    worker = await startWorker();
     const final = await waitFor(countRows, (c) => c.events === VALID && c.deadLetters === MALFORMED.length, "all events and dead letters", 300, 200);
     expect(final).toEqual({ events: VALID, deadLetters: MALFORMED.length });
 

@@ -52,7 +52,7 @@ beforeAll(async () => {
   await fleet.startGroup({ names: ["w1", "w2", "w3"], topic, subscription: SUBSCRIPTION, subscriptionType: "Failover" });
   const cluster = getConfig().clusters[0]!;
   const clusterId = await registerCluster(db, cluster);
-  poller = startPoller({ db, databaseUrl, cluster, clusterId, pollerId: "metrics-poller" });
+  poller = startPoller({ databaseUrl, cluster, clusterId, pollerId: "metrics-poller" });
   server = await startRouteServer({ "GET /metrics": GET });
   prometheus = await startPrometheus({ target: new URL(server.url).host });
 });

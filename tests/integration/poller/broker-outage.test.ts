@@ -31,7 +31,7 @@ beforeAll(async () => {
   await fleet.startGroup({ names: ["a", "b"], topic, subscription: "jobs", subscriptionType: "Failover" });
   const cluster = testClusterConfig(`outage-${Date.now().toString(36)}`, broker.adminUrl, scratch.namespace, POLL_INTERVAL_MS);
   clusterId = await registerCluster(db, cluster);
-  poller = startPoller({ db, databaseUrl, cluster, clusterId, pollerId: "outage-poller" });
+  poller = startPoller({ databaseUrl, cluster, clusterId, pollerId: "outage-poller" });
 });
 
 afterAll(async () => {

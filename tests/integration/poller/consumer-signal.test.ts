@@ -37,7 +37,7 @@ function clusterConfig(name: string, adminUrl: string, namespace: string, extra:
 async function start(name: string, adminUrl: string, namespace: string, extra: Record<string, unknown>): Promise<number> {
   const cluster = clusterConfig(`${name}-${Date.now().toString(36)}`, adminUrl, namespace, extra);
   const clusterId = await registerCluster(db, cluster);
-  pollers.push(startPoller({ db, databaseUrl, cluster, clusterId, pollerId: `signal-${name}` }));
+  pollers.push(startPoller({ databaseUrl, cluster, clusterId, pollerId: `signal-${name}` }));
   return clusterId;
 }
 

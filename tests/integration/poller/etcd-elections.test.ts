@@ -106,7 +106,7 @@ beforeAll(async () => {
     ]),
   }).clusters[0]!;
   clusterId = await registerCluster(db, cluster);
-  pollers.push(startPoller({ db, databaseUrl, cluster, clusterId, pollerId: "etcd-test-1", logs }));
+  pollers.push(startPoller({ databaseUrl, cluster, clusterId, pollerId: "etcd-test-1", logs }));
 }, 60_000);
 
 afterEach(async () => {

@@ -54,7 +54,7 @@ afterAll(async () => {
 
 describe("the leader poller", () => {
   it("keeps the broker's active consumer of every partition", async () => {
-    pollers.push(startPoller({ db, databaseUrl, cluster, clusterId, pollerId: "poller-a" }));
+    pollers.push(startPoller({ databaseUrl, cluster, clusterId, pollerId: "poller-a" }));
     const expected = await brokerHolders();
     expect(Object.values(expected)).not.toContain(null);
     await waitFor(holders, (h) => JSON.stringify(h) === JSON.stringify(expected), "the poller to store the broker's leaders");
@@ -88,7 +88,7 @@ describe("the leader poller", () => {
 
   it("runs one poller per cluster: a second process stands by and takes over when the first stops, without duplicate rows", async () => {
     const logs: string[] = [];
-    const second = startPoller({ db, databaseUrl, cluster, clusterId, pollerId: "poller-b", logs });
+    const second = startPoller({ databaseUrl, cluster, clusterId, pollerId: "poller-b", logs });
     pollers.push(second);
     await waitFor(async () => logs.join("\n"), (text) => text.includes("standing by"), "the second poller to stand by");
     const lease = await db.pollerLease.findUniqueOrThrow({ where: { clusterId }, select: { pollerId: true, epoch: true } });

@@ -56,7 +56,7 @@ beforeAll(async () => {
   await fleet.startGroup({ names: ["r-b"], topic: ranksTopic, subscription: "ranks-next", subscriptionType: "Failover", priorityLevel: 1 });
   const cluster = testClusterConfig(clusterName, broker.adminUrl, scratch.namespace);
   clusterId = await registerCluster(db, cluster);
-  poller = startPoller({ db, databaseUrl, cluster, clusterId, pollerId: "next-poller" });
+  poller = startPoller({ databaseUrl, cluster, clusterId, pollerId: "next-poller" });
 });
 
 afterAll(async () => {

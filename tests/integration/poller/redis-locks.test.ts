@@ -90,7 +90,7 @@ beforeAll(async () => {
     ]),
   }).clusters[0]!;
   clusterId = await registerCluster(db, cluster);
-  pollers.push(startPoller({ db, databaseUrl, cluster, clusterId, pollerId: "redis-test-1" }));
+  pollers.push(startPoller({ databaseUrl, cluster, clusterId, pollerId: "redis-test-1" }));
 }, 60_000);
 
 afterAll(async () => {
@@ -182,7 +182,7 @@ describe("the poller on Redis locks", () => {
     await admin.set(key, "pod-r:t1", "PX", 120_000);
     await waitFor(() => lockRow(key), (row) => row?.holder === "pod-r", "the lock to be seen");
     await pollers.shift()!.stop();
-    pollers.push(startPoller({ db, databaseUrl, cluster, clusterId, pollerId: "redis-test-2" }));
+    pollers.push(startPoller({ databaseUrl, cluster, clusterId, pollerId: "redis-test-2" }));
     await admin.set(key, "pod-s:t2", "PX", 120_000);
     const changes = await waitFor(() => changesOf(key), (rows) => rows.some((r) => r.toHolder === "pod-s"), "the takeover after the restart");
     expect(changes.map((c) => [c.kind, c.ending, c.fromHolder, c.toHolder])).toEqual([["HOLDER_CHANGED", "TAKEN_OVER", "pod-r", "pod-s"]]);

@@ -74,7 +74,7 @@ describe("a stats answer over the cluster's maxStatsBytes", () => {
       BATON_CLUSTERS: JSON.stringify([{ name: clusterName, adminUrl: broker.adminUrl, scope: { namespaces: [namespace] }, pollIntervalMs: 500, discoveryIntervalMs: 1000, requestTimeoutMs: 5000, maxStatsBytes: limit }]),
     }).clusters[0]!;
     clusterId = await registerCluster(db, cluster);
-    poller = startPoller({ db, databaseUrl, cluster, clusterId, pollerId: "stats-limit" });
+    poller = startPoller({ databaseUrl, cluster, clusterId, pollerId: "stats-limit" });
     await waitFor(() => rowsOf(bigTopic), (rows) => rows.length === 40 && rows.every((r) => r.staleSince === null), "the wide topic read under the limit");
     await waitFor(() => rowsOf(smallTopic), (rows) => rows.length === 2 && rows.every((r) => r.staleSince === null), "the narrow topic read");
 

@@ -59,7 +59,7 @@ beforeAll(async () => {
   await fleet.startGroup({ names: ["w1", "w2", "w3"], topic, subscription: SUBSCRIPTION, subscriptionType: "Failover" });
   const cluster = testClusterConfig(clusterName, broker.adminUrl, scratch.namespace, 500);
   clusterId = await registerCluster(db, cluster);
-  poller = startPoller({ db, databaseUrl, cluster, clusterId, pollerId: "steady-poller" });
+  poller = startPoller({ databaseUrl, cluster, clusterId, pollerId: "steady-poller" });
   const expected = await brokerHolders();
   await waitFor(storedHolders, (h) => JSON.stringify(h) === JSON.stringify(expected), "the poller to store the broker's leaders");
 });

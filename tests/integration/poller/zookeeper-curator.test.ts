@@ -83,7 +83,7 @@ beforeAll(async () => {
     ]),
   }).clusters[0]!;
   clusterId = await registerCluster(db, cluster);
-  poller = startPoller({ db, databaseUrl, cluster, clusterId, pollerId: "curator-test-1" });
+  poller = startPoller({ databaseUrl, cluster, clusterId, pollerId: "curator-test-1" });
 }, 180_000);
 
 afterAll(async () => {

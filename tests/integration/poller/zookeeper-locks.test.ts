@@ -89,7 +89,7 @@ beforeAll(async () => {
     ]),
   }).clusters[0]!;
   clusterId = await registerCluster(db, cluster);
-  pollers.push(startPoller({ db, databaseUrl, cluster, clusterId, pollerId: "zookeeper-test-1" }));
+  pollers.push(startPoller({ databaseUrl, cluster, clusterId, pollerId: "zookeeper-test-1" }));
 }, 120_000);
 
 afterAll(async () => {
@@ -155,7 +155,7 @@ describe("the poller on ZooKeeper locks laid out by hand", () => {
       ]),
     }).clusters[0]!;
     const slowId = await registerCluster(db, slowCluster);
-    const slowPoller = startPoller({ db, databaseUrl, cluster: slowCluster, clusterId: slowId, pollerId: "zookeeper-test-slow" });
+    const slowPoller = startPoller({ databaseUrl, cluster: slowCluster, clusterId: slowId, pollerId: "zookeeper-test-slow" });
     try {
       // The first cycle walks the root (nothing held yet) and reads nothing.
       await waitFor(() => db.pollRun.count({ where: { clusterId: slowId } }), (n) => n > 0, "the first walk");
@@ -218,7 +218,7 @@ describe("the poller on ZooKeeper locks laid out by hand", () => {
     expect(down.reason).toMatch(/^ZooKeeper 127\.0\.0\.1:\d+: not connected within 500 ms/);
     await pollers.shift()!.stop();
     await server.restart();
-    pollers.push(startPoller({ db, databaseUrl, cluster, clusterId, pollerId: "zookeeper-test-2" }));
+    pollers.push(startPoller({ databaseUrl, cluster, clusterId, pollerId: "zookeeper-test-2" }));
     const back = await waitFor(() => lockRow(latchPath), (row) => row?.staleSince === null, "the lock to be current after the restart", 150, 300);
     expect(back).toMatchObject({ holder: "pod-x" });
     expect(await changesOf(latchPath)).toEqual(before);

@@ -68,7 +68,7 @@ beforeAll(async () => {
     ]),
   }).clusters[0]!;
   clusterId = await registerCluster(db, cluster);
-  pollers.push(startPoller({ db, databaseUrl, cluster, clusterId, pollerId: "dynamodb-test-1", logs }));
+  pollers.push(startPoller({ databaseUrl, cluster, clusterId, pollerId: "dynamodb-test-1", logs }));
 }, 120_000);
 
 afterEach(async () => {

@@ -38,7 +38,7 @@ describe.each(LINES)("key owners from Baton's history on a real Pulsar %s broker
     db = createTestDb(databaseUrl);
     const cluster = testClusterConfig(`key-owner-${version.replaceAll(".", "-")}-${Date.now().toString(36)}`, broker.adminUrl, scratch.namespace);
     clusterId = await registerCluster(db, cluster);
-    poller = startPoller({ db, databaseUrl, cluster, clusterId, pollerId: `key-owner-${version}` });
+    poller = startPoller({ databaseUrl, cluster, clusterId, pollerId: `key-owner-${version}` });
   });
 
   afterAll(async () => {

@@ -1,0 +1,7 @@
+// SQL statements built from tagged templates: sql`... ${value} ...` keeps values apart from the
+// text (sent as parameters), and a nested sql`...` fragment is spliced in as SQL. These are
+// Prisma.sql, Prisma.join, Prisma.raw and Prisma.empty, from the small package the Prisma client
+// itself takes them from: a module that only builds SQL does not load the client (and its
+// WebAssembly query compiler) by importing them. Every module builds its SQL with these rather
+// than with the Prisma namespace's: a fragment nests only in a template of its own class.
+export { empty, join, raw, Sql, sql } from "@prisma/client-runtime-utils";

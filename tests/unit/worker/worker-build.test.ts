@@ -1,0 +1,40 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { promisify } from "node:util";
+
+import { describe, expect, it } from "vitest";
+
+import { findFreePort } from "@/tools/free-port";
+import { workerNodeArgs } from "@/tests/support/worker-process";
+
+const run = promisify(execFile);
+
+/** The packages the built worker imports at run time (the bundle leaves node_modules out). */
+function importedPackages(module: string): Set<string> {
+  const source = readFileSync(module, "utf8");
+  return new Set([...source.matchAll(/^import\s[^;]*?from\s*"([^"]+)";$/gm), ...source.matchAll(/^import\s*"([^"]+)";$/gm)].map((m) => m[1]!));
+}
+
+describe("the built worker", () => {
+  it("runs its SQL through pg and never loads the Prisma client or its query compiler", async () => {
+    const [, module] = await workerNodeArgs();
+    const packages = importedPackages(module!);
+    expect(packages).toContain("pg");
+    expect(packages).toContain("@prisma/client-runtime-utils");
+    expect([...packages].filter((p) => p.startsWith("@prisma/client/") || p === "@prisma/client" || p === "@prisma/adapter-pg")).toEqual([]);
+    // Nothing TypeScript is left for a loader to compile.
+    expect(readFileSync(module!, "utf8")).not.toMatch(/from "@\/lib\//);
+  }, 60_000);
+
+  it("starts under plain node and says why it cannot run when the database refuses", async () => {
+    const port = await findFreePort();
+    const failure = await run(process.execPath, await workerNodeArgs(), {
+      env: { ...process.env, DATABASE_URL: `postgresql://baton@127.0.0.1:${port}/baton`, BATON_CLUSTERS: "[]" },
+    }).then(
+      () => null,
+      (error: Error & { code?: number; stderr?: string }) => error,
+    );
+    expect(failure?.code).toBe(1);
+    expect(failure?.stderr).toMatch(/^\[worker\] cannot run: .*ECONNREFUSED/m);
+  }, 60_000);
+});

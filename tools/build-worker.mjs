@@ -1,0 +1,52 @@
+// Compiles the background worker (lib/worker/main.ts and what it imports from lib/) into one
+// JavaScript module, .baton/worker/main.mjs, that plain node runs: no TypeScript loader in the
+// process. Through tsx the worker carried tsx's compiler and its loader thread, about 40 MB of
+// its memory (docs/scale.md, "The worker's memory"). Packages stay in node_modules (not bundled).
+// `npm start` and `npm run worker` build it each time they start (a fraction of a second).
+// Run alone: node tools/build-worker.mjs (prints the module's path).
+import { build } from "esbuild";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The node arguments that run the built worker: the "react-server" condition lets `server-only` load. */
+export const WORKER_NODE_CONDITIONS = ["--conditions=react-server"];
+
+/**
+ * Builds the worker module; resolves to its path. Each file is written under another name and
+ * renamed into place, so that a worker starting meanwhile reads the old module or the new one,
+ * never half of one.
+ */
+export async function buildWorker(projectRoot = root) {
+  const outfile = path.join(projectRoot, ".baton", "worker", "main.mjs");
+  const { outputFiles } = await build({
+    absWorkingDir: projectRoot,
+    entryPoints: [path.join(projectRoot, "lib", "worker", "main.ts")],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    conditions: ["react-server"],
+    tsconfig: path.join(projectRoot, "tsconfig.json"),
+    // A linked map for reading a stack trace against the sources; node does not load it.
+    sourcemap: "linked",
+    logLevel: "warning",
+    write: false,
+  });
+  mkdirSync(path.dirname(outfile), { recursive: true });
+  for (const file of outputFiles) {
+    const partial = `${file.path}.${process.pid}.partial`;
+    writeFileSync(partial, file.contents);
+    renameSync(partial, file.path);
+  }
+  return outfile;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // No top-level await: tools/start.ts loads this module through tsx, which may compile it to CommonJS.
+  buildWorker().then((module) => console.log(module));
+}
