@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import type { HoldState } from "@/lib/poller/hold-state";
 import { NO_HOLD_STATS } from "@/lib/poller/hold-state";
-import { compareHoldRows, compareSubscriptionPartitionRows, flushIntervalMs, isMovingFiguresFlushDue, MOVING_FIGURES_FLUSH_MS, signSubscriptionPartitionRow } from "@/lib/poller/row-changes";
+import { compareHoldRows, compareSubscriptionPartitionRows, digestText, flushIntervalMs, isMovingFiguresFlushDue, MOVING_FIGURES_FLUSH_MS, signSubscriptionPartitionRow } from "@/lib/poller/row-changes";
 import { consumer, observation, stateFrom, T0, T1 } from "@/tests/unit/sources/pulsar/builders";
 
 // Which states need their held_resource row written: the holder, consumers, ranges and gap
@@ -156,3 +156,20 @@ describe("a Key_Shared split's signature", () => {
     expect(signatures.size).toBe(seen.size);
   });
 });
+
+describe("digestText", () => {
+  it("tells apart texts that differ in one character, at any place, or in length", () => {
+    const base = `${"consumer-".repeat(30)}\u0001/10.0.0.1:6650\u00012026-11-25T03:00:00.000Z`;
+    const variants = [base, base + " ", base.slice(1), ...Array.from({ length: base.length }, (_, i) => base.slice(0, i) + String.fromCharCode(base.charCodeAt(i) ^ 1) + base.slice(i + 1))];
+    expect(new Set(variants.map(digestText)).size).toBe(variants.length);
+    expect(digestText(base)).toBe(digestText(`${base}`));
+  });
+
+  it("keeps what a row is remembered by small, whatever its consumers' names", () => {
+    const longNames = [consumer(`w1-${"x".repeat(200)}`), consumer(`w2-${"y".repeat(200)}`)];
+    const signature = signSubscriptionPartitionRow(stateFrom(observation({ holder: longNames[0]!.name, consumers: longNames }), T0));
+    expect(signature.changed.length).toBeLessThanOrEqual(22);
+    expect(signature.moving.length).toBeLessThanOrEqual(22);
+  });
+});
+
