@@ -39,6 +39,14 @@ describe("admin transport", () => {
     expect(body).toEqual({ auth: "Bearer s3cret", url: "/admin/v2/persistent/t/ns/x/stats?a=1&authoritative=true" });
   });
 
+  it("asks for the answer uncompressed", async () => {
+    const adminUrl = await serve((req, res) => {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ acceptEncoding: req.headers["accept-encoding"] ?? null }));
+    });
+    expect(await requestAdminJson(target(adminUrl), "admin/v2/clusters")).toEqual({ acceptEncoding: "identity" });
+  });
+
   it("stops after the hop limit on a redirect loop", async () => {
     let hits = 0;
     const loop: string = await serve((req, res) => {
