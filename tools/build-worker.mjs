@@ -2,6 +2,8 @@
 // JavaScript module, .baton/worker/main.mjs, that plain node runs: no TypeScript loader in the
 // process. Through tsx the worker carried tsx's compiler and its loader thread, about 40 MB of
 // its memory (docs/scale.md, "The worker's memory"). Packages stay in node_modules (not bundled).
+// The client libraries of the lock kinds (ioredis, node-zookeeper-client, the AWS SDK) are split
+// into chunks beside it, loaded only when a cluster of that kind is configured.
 // `npm start` and `npm run worker` build it each time they start (a fraction of a second).
 // Run alone: node tools/build-worker.mjs (prints the module's path).
 import { build } from "esbuild";
@@ -20,11 +22,15 @@ export const WORKER_NODE_CONDITIONS = ["--conditions=react-server"];
  * never half of one.
  */
 export async function buildWorker(projectRoot = root) {
-  const outfile = path.join(projectRoot, ".baton", "worker", "main.mjs");
+  const outdir = path.join(projectRoot, ".baton", "worker");
   const { outputFiles } = await build({
     absWorkingDir: projectRoot,
     entryPoints: [path.join(projectRoot, "lib", "worker", "main.ts")],
-    outfile,
+    outdir,
+    entryNames: "main",
+    chunkNames: "chunks/[name]-[hash]",
+    outExtension: { ".js": ".mjs" },
+    splitting: true,
     bundle: true,
     platform: "node",
     format: "esm",
@@ -37,8 +43,12 @@ export async function buildWorker(projectRoot = root) {
     logLevel: "warning",
     write: false,
   });
-  mkdirSync(path.dirname(outfile), { recursive: true });
-  for (const file of outputFiles) {
+  const outfile = path.join(outdir, "main.mjs");
+  // The chunks first, the module that imports them last. Chunks are named by their content: one a
+  // running worker may still load is never replaced by another.
+  const ordered = [...outputFiles].sort((a, b) => Number(a.path.startsWith(outfile)) - Number(b.path.startsWith(outfile)));
+  for (const file of ordered) {
+    mkdirSync(path.dirname(file.path), { recursive: true });
     const partial = `${file.path}.${process.pid}.partial`;
     writeFileSync(partial, file.contents);
     renameSync(partial, file.path);

@@ -1,14 +1,8 @@
 import "server-only";
 
-import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
-
-import { openHoldCycles } from "@/lib/poller/hold-cycles";
-import { holdResourceKindOf } from "@/lib/sources/hold-resource-kind";
 import { defineSourceKind } from "@/lib/sources/source-kind";
 
-import { createDynamodbClient, describeDynamodbError, describeTableLocation } from "./dynamodb-client";
 import { type DynamodbClusterConfig, dynamodbClusterSchema } from "./dynamodb-config";
-import { createDynamodbHoldSource } from "./index";
 
 export type DynamodbSourceConfig = DynamodbClusterConfig & { pollIntervalMs: number };
 
@@ -38,24 +32,7 @@ export const dynamodbKind = defineSourceKind<DynamodbSourceConfig>({
     sortKeyName: config.sortKeyName ?? null,
   }),
   stateShape: "hold",
-  openCycles: (config, saved, log) =>
-    openHoldCycles(createDynamodbHoldSource(config, { log }), saved.shape === "hold" ? saved.states : [], {
-      resourceKind: holdResourceKindOf("DYNAMODB"),
-      discoveryIntervalMs: config.discoveryIntervalMs,
-      pollIntervalMs: config.pollIntervalMs,
-      log,
-    }),
-  // DescribeTable: the table answers and is ACTIVE (ok), answers in another state (degraded), or not (down).
-  async checkReachable(config, timeoutMs) {
-    const client = createDynamodbClient({ ...config, requestTimeoutMs: timeoutMs });
-    try {
-      const answer = await client.send(new DescribeTableCommand({ TableName: config.tableName }));
-      const status = answer.Table?.TableStatus ?? "UNKNOWN";
-      return status === "ACTIVE" ? { status: "ok", reason: null } : { status: "degraded", reason: `table ${config.tableName} is ${status}` };
-    } catch (error) {
-      return { status: "down", reason: describeDynamodbError(error, describeTableLocation(config)) };
-    } finally {
-      client.destroy();
-    }
-  },
+  // The AWS SDK loads when a DynamoDB cluster is polled or checked, not in every process.
+  openCycles: async (config, saved, log) => (await import("./dynamodb-runtime")).openDynamodbCycles(config, saved, log),
+  checkReachable: async (config, timeoutMs) => (await import("./dynamodb-runtime")).checkDynamodbReachable(config, timeoutMs),
 });

@@ -1,14 +1,10 @@
 import "server-only";
 
 import { ConfigError, readConfigText } from "@/lib/config-files";
-import { openHoldCycles } from "@/lib/poller/hold-cycles";
-import { createRateLimiter } from "@/lib/poller/rate-limiter";
-import { holdResourceKindOf } from "@/lib/sources/hold-resource-kind";
 import { defineSourceKind } from "@/lib/sources/source-kind";
 
 import { type ZookeeperClusterConfig, zookeeperClusterSchema } from "./zookeeper-config";
-import { createZookeeperConnection } from "./zookeeper-connection";
-import { createZookeeperSource, type ZookeeperSourceConfig } from "./zookeeper-source";
+import type { ZookeeperSourceConfig } from "./zookeeper-source";
 
 // Baton's ZooKeeper kind: who holds each lock and election of Apache Curator's and Kazoo's
 // recipes. The files, in the order a poll uses them:
@@ -65,29 +61,7 @@ export const zookeeperKind = defineSourceKind<ZookeeperKindConfig>({
     sessionDump: config.sessionDump,
   }),
   stateShape: "hold",
-  openCycles: (config, saved, log) =>
-    openHoldCycles(createZookeeperSource(config), saved.shape === "hold" ? saved.states : [], {
-      resourceKind: holdResourceKindOf("ZOOKEEPER"),
-      discoveryIntervalMs: config.discoveryIntervalMs,
-      pollIntervalMs: config.pollIntervalMs,
-      log,
-    }),
-  // A session and a read of the root node: proves the ensemble answers and accepts the auth.
-  async checkReachable(config, timeoutMs) {
-    const connection = createZookeeperConnection({
-      connectString: config.connectString,
-      sessionTimeoutMs: config.sessionTimeoutMs,
-      requestTimeoutMs: timeoutMs,
-      digest: config.digestSecret ?? config.digest,
-      limiter: createRateLimiter({ requestsPerSecond: 10, maxConcurrency: 1 }),
-    });
-    try {
-      await connection.getData("/");
-      return { status: "ok", reason: null };
-    } catch (error) {
-      return { status: "down", reason: (error as Error).message };
-    } finally {
-      await connection.close();
-    }
-  },
+  // node-zookeeper-client loads when a ZooKeeper cluster is polled or checked, not in every process.
+  openCycles: async (config, saved, log) => (await import("./zookeeper-runtime")).openZookeeperCycles(config, saved, log),
+  checkReachable: async (config, timeoutMs) => (await import("./zookeeper-runtime")).checkZookeeperReachable(config, timeoutMs),
 });
