@@ -13,11 +13,11 @@ import type { SqlDb } from "@/lib/db/sql-db";
 // order. Delivery is at least once: the webhook body's `id` lets a receiver drop a repeat.
 
 const BATCH = 500;
+const MAX_BACKOFF_MS = 300_000;
+const ALERTMANAGER_TIMEOUT_MS = 10_000;
 
 /** An undelivered notification with its alert (the alert's columns as AlertRow). */
 type UndeliveredRow = AlertRow & { notification_id: bigint; receiver: string; kind: string; attempts: number; next_attempt_at: Date };
-const MAX_BACKOFF_MS = 300_000;
-const ALERTMANAGER_TIMEOUT_MS = 10_000;
 
 export function backoffMs(attempts: number): number {
   return Math.min(MAX_BACKOFF_MS, 1_000 * 2 ** Math.max(0, attempts - 1));

@@ -7,6 +7,7 @@ import type { HoldState } from "@/lib/poller/hold-state";
 import { markStale } from "@/lib/poller/mark-gaps";
 import { loadCycleStates, saveCycle } from "@/lib/poller/resource-store";
 import type { CycleStates } from "@/lib/poller/source-cycles";
+import { isMovingFiguresFlushDue } from "@/lib/poller/row-changes";
 import { WrittenRows } from "@/lib/poller/written-rows";
 import { ALL_LEADERS, listLeaders } from "@/lib/queries/list-leaders";
 import { ALL_LOCKS, listLocks } from "@/lib/queries/list-locks";
@@ -202,6 +203,12 @@ describe("a Pulsar cluster's cycles", () => {
 describe("a lock cluster's cycles", () => {
   const lockSides: Side[] = [];
   const keys = ["lock:a", "lock:b", "lock:c"];
+  // A lock's expiry and TTL move on every read: moving figures, flushed once a flush interval at
+  // each key's own phase (the cadence is tested above). The scenario's few seconds are placed where
+  // no key's flush falls, so that the one row written is the one that changed, whatever the day.
+  let lockBase = BASE;
+  while (keys.some((key) => isMovingFiguresFlushDue(key, lockBase, lockBase + 5_000))) lockBase += 1_000;
+  const at = (s: number) => new Date(lockBase + s * 1000).toISOString();
   function locks(seenAt: number, overrides: (key: string) => Partial<HoldState> = () => ({})): HoldState[] {
     return keys.map((key) => ({
       resourceKey: key, pattern: "lock:*", holder: "pod-a", holderToken: `pod-a:${key}`, expiresAt: at(30), ttlMs: (30 - seenAt) * 1000, waiters: [], isSplit: false,
@@ -233,13 +240,13 @@ describe("a lock cluster's cycles", () => {
       }
     }
     expect(writtenBetween(before, await readHeldRows(db, lockSides[0]!.clusterId))).toEqual(["lock:c"]);
-    for (const nowMs of [BASE + 3_500, BASE + 600_000]) {
+    for (const nowMs of [lockBase + 3_500, lockBase + 600_000]) {
       const board = await locksBoard(lockSides[0]!, nowMs);
       const old = await locksBoard(lockSides[1]!, nowMs);
       // TTL left is worked out from the expiry: the old path stored it, rounded to the read's millisecond.
       expect(board.map((l) => ({ ...l, ttlMs: Math.round(l.ttlMs! / 10) }))).toEqual(old.map((l) => ({ ...l, ttlMs: Math.round(l.ttlMs! / 10) })));
     }
-    const fresh = await locksBoard(lockSides[0]!, BASE + 3_500);
+    const fresh = await locksBoard(lockSides[0]!, lockBase + 3_500);
     expect(fresh.find((l) => l.key === "lock:a")).toMatchObject({ lastObservedAt: at(3), staleSince: null });
     expect(fresh.find((l) => l.key === "lock:c")).toMatchObject({ lastObservedAt: at(2), staleSince: at(3) });
   });
