@@ -11,7 +11,7 @@ import { type Config, ConfigError, loadConfig } from "@/lib/config";
 import { createDb } from "@/lib/db/client";
 import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { prepareDatabase, StartupError } from "@/lib/launcher/prepare-database";
-import { buildWorker, WORKER_NODE_CONDITIONS } from "@/tools/build-worker.mjs";
+import { buildWorker, WORKER_NODE_ARGS, workerEnv } from "@/tools/build-worker.mjs";
 
 const root = process.cwd();
 const log = (line: string) => console.log(`[baton] ${line}`);
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   // Not `next start`: tools/serve-web.ts gives the app each request's peer address (trusted-proxy mode).
   const web = spawn(process.execPath, ["--import", "tsx", path.join(root, "tools", "serve-web.ts"), String(config.port)], { cwd: root, env, stdio: "inherit" });
   children.push(web);
-  const worker = spawn(process.execPath, [...WORKER_NODE_CONDITIONS, workerModule], { cwd: root, env, stdio: "inherit" });
+  const worker = spawn(process.execPath, [...WORKER_NODE_ARGS, workerModule], { cwd: root, env: workerEnv(env), stdio: "inherit" });
   children.push(worker);
   log(`Baton is at http://localhost:${config.port}`);
 

@@ -7,6 +7,7 @@ import { isoOrNull } from "@/lib/board/iso-time";
 import { evaluateLock } from "@/lib/board/lock-health-rules";
 import { predictNextWaiter } from "@/lib/poller/predict-next-waiter";
 import type { LockClusterStatus, LockLastChange, LockResourceKind, LockRow, LocksBoard, LockSnapshot, LockSourceKind } from "@/lib/board/lock-types";
+import { compareText } from "@/lib/compare-text";
 
 /** A lock as loaded: the snapshot the rules judge plus what the board shows as it is. */
 export type LoadedLock = {
@@ -27,10 +28,6 @@ export type LocksInput = {
   clusters: (ClusterSnapshot & { sourceKind: LockSourceKind })[];
   locks: LoadedLock[];
 };
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 export function buildLocksBoard(input: LocksInput): LocksBoard {
   const { nowMs, thresholds } = input;

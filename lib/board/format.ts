@@ -59,11 +59,17 @@ export function formatAgo(iso: string, nowMs: number): string {
   return ms < SECOND ? "just now" : `${formatDuration(ms)} ago`;
 }
 
-const counts = new Intl.NumberFormat("en-US");
+let fractionCounts: Intl.NumberFormat | undefined;
 
-/** "12,345", or "?" when unknown. */
+/**
+ * "12,345", or "?" when unknown. Whole numbers are grouped here rather than through Intl: the
+ * worker's health and alert rules describe backlogs with it, and Intl's first use loads ICU's
+ * data into the process (about 10 MB of the worker's memory).
+ */
 export function formatCount(value: number | null): string {
-  return value === null ? "?" : counts.format(value);
+  if (value === null) return "?";
+  if (!Number.isSafeInteger(value)) return (fractionCounts ??= new Intl.NumberFormat("en-US")).format(value);
+  return `${value < 0 ? "-" : ""}${String(Math.abs(value)).replace(/\B(?=(\d{3})+$)/g, ",")}`;
 }
 
 /** "33.3%" */

@@ -3,6 +3,7 @@ import "server-only";
 import { raw, sql } from "@/lib/db/sql";
 import type { SqlDb } from "@/lib/db/sql-db";
 import { splitBySize } from "@/lib/retention/split-by-size";
+import { compareText } from "@/lib/compare-text";
 
 export type PartitionCutoffs = {
   /** Hour partitions of events that are not violations ending at or before this instant are dropped. */
@@ -65,7 +66,7 @@ async function listTimePartitions(db: SqlDb): Promise<(TimePartition & { isAttac
       partitions.push({ name, parent: "exclusivity_event_other", isViolation: false, isAttached, bytes, endMs: Date.UTC(Number(match[5]), Number(match[6]) - 1, Number(match[7]), Number(match[8])) + HOUR_MS });
     }
   }
-  return partitions.sort((a, b) => a.endMs - b.endMs || a.name.localeCompare(b.name));
+  return partitions.sort((a, b) => a.endMs - b.endMs || compareText(a.name, b.name));
 }
 
 /**

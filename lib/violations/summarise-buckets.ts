@@ -6,6 +6,7 @@
 
 import { bucketIndexOf, type TimeBucket } from "@/lib/violations/time-buckets";
 import type { NamedCounts, SubscriptionCounts, TimelineBucket, TopRanking, ViolationCounts } from "@/lib/violations/violation-types";
+import { compareText } from "@/lib/compare-text";
 
 /** A row as the query returns it: binned with a fixed stride from the origin of its time-zone span. */
 export type BinnedRow = {
@@ -70,7 +71,7 @@ type Rankable = { violations: number; outside: number; name?: string };
 function compareBy(ranking: TopRanking): (a: Rankable, b: Rankable) => number {
   return (a, b) =>
     (ranking === "outside" ? b.outside - a.outside || b.violations - a.violations : b.violations - a.violations || b.outside - a.outside) ||
-    (a.name ?? "").localeCompare(b.name ?? "");
+    compareText(a.name ?? "", b.name ?? "");
 }
 
 export type SummarisedBuckets = {
@@ -116,6 +117,6 @@ export function summariseBuckets(
     buckets: out,
     totals,
     services: [...services.values()].sort(compare),
-    subscriptions: [...subscriptions.values()].sort((a, b) => compare(a, b) || a.service.localeCompare(b.service) || a.subscription.localeCompare(b.subscription)),
+    subscriptions: [...subscriptions.values()].sort((a, b) => compare(a, b) || compareText(a.service, b.service) || compareText(a.subscription, b.subscription)),
   };
 }

@@ -12,6 +12,7 @@ import { createTestDb, waitFor } from "@/tests/support/poller-harness";
 import { startTestBroker } from "@/tests/support/pulsar";
 import { startTestDatabase } from "@/tests/support/test-database";
 import { workerNodeArgs } from "@/tests/support/worker-process";
+import { workerEnv } from "@/tools/build-worker.mjs";
 
 const { values } = parseArgs({ options: { topics: { type: "string", default: "100" }, partitions: { type: "string", default: "10" }, cycles: { type: "string", default: "6" }, "with-consumers": { type: "string", default: "20" } } });
 const TOPICS = Number(values.topics);
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
     }
     const clusters = JSON.stringify([{ name: "scale", adminUrl: broker.adminUrl, scope: { namespaces: [scratch.namespace] }, pollIntervalMs: INTERVAL_MS }]);
     worker = spawn(process.execPath, await workerNodeArgs(), {
-      env: { ...process.env, DATABASE_URL: database.url, BATON_CLUSTERS: clusters },
+      env: workerEnv({ ...process.env, DATABASE_URL: database.url, BATON_CLUSTERS: clusters }),
       stdio: ["ignore", "ignore", "inherit"],
     });
     const pid = worker.pid!;

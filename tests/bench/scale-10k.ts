@@ -4,7 +4,7 @@
 // request-budget bound, detection latency of killed active consumers, worker and broker CPU/RSS,
 // and database rows written per cycle next to the changes and the resources; and, once, what a
 // /metrics/ scrape costs. Run: npm run bench:scale [-- --topics 1000 --partitions 10 --kills 20
-// --phases off,on]. `--phases today` runs the signal-free configuration of the code before the
+// --phases off,on --warmup-minutes 0]. `--phases today` runs the signal-free configuration of the code before the
 // signal existed (no consumerSignal field). Timed phases hold /tmp/baton-bench.lock.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, readFileSync } from "node:fs";
@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 
 import { sql } from "@/lib/db/sql";
 import { createFleetConsumer, type FleetConsumer } from "@/lib/fleet/fleet-consumer";
+import { workerEnv } from "@/tools/build-worker.mjs";
 import { findFreePort } from "@/tools/free-port";
 import { createPartitionedTopic, createScratchNamespace } from "@/tools/pulsar/admin-setup";
 import { startBroker } from "@/tools/pulsar/broker";
@@ -31,6 +32,12 @@ const { values } = parseArgs({
     rps: { type: "string", default: "50" },
     phases: { type: "string", default: "off,on" },
     "kill-spacing-ms": { type: "string", default: "2000" },
+    /**
+     * Minutes the worker runs before the measured window, after its first three sweeps: a state
+     * keeps a backlog sample a minute (up to MAX_RECENT_SAMPLES), so 12 gives the memory of a
+     * worker that has run for a while rather than of one just started.
+     */
+    "warmup-minutes": { type: "string", default: "0" },
     "scrape-interval-ms": { type: "string", default: "1000" },
     "heap-mb": { type: "string", default: "3072" },
     /**
@@ -51,6 +58,7 @@ const KILLS = Number(values.kills);
 const RPS = Number(values.rps);
 const PHASES = values.phases!.split(",") as ("today" | "off" | "on")[];
 const KILL_SPACING_MS = Number(values["kill-spacing-ms"]);
+const WARMUP_MS = Number(values["warmup-minutes"]) * 60_000;
 const SCRAPE_INTERVAL_MS = Number(values["scrape-interval-ms"]);
 const SUBSCRIPTION = "workers";
 const BOUND_MS = (TOPICS / RPS) * 1000;
@@ -289,7 +297,7 @@ async function main(): Promise<void> {
       const metricsPort = await findFreePort();
       const nodeOptions = values["worker-node-options"]!.split(" ").filter(Boolean);
       const worker = spawn(process.execPath, [...nodeOptions, ...(await workerNodeArgs())], {
-        env: { ...process.env, DATABASE_URL: database.url, BATON_CLUSTERS: JSON.stringify([cluster]), BATON_WORKER_METRICS_PORT: String(metricsPort) },
+        env: workerEnv({ ...process.env, DATABASE_URL: database.url, BATON_CLUSTERS: JSON.stringify([cluster]), BATON_WORKER_METRICS_PORT: String(metricsPort) }),
         stdio: ["ignore", "pipe", "pipe"],
       });
       workers.push(worker);
@@ -304,6 +312,11 @@ async function main(): Promise<void> {
       }
       // The first sweep inserts every row; the second is the first ordinary one.
       await waitForCycles(db, clusterId, 3, "three sweeps");
+      if (WARMUP_MS > 0) {
+        console.log(`  warm-up: the worker runs ${fmt(WARMUP_MS / 60_000)} min before the measured window (RSS now ${fmt(rssMb(worker.pid!))} MB)`);
+        await sleep(WARMUP_MS);
+        console.log(`  warm-up done: RSS ${fmt(rssMb(worker.pid!))} MB`);
+      }
       const phaseLock = await holdBenchLock();
       try {
         // Quiet: nothing changes; what a cycle writes when nothing changed.

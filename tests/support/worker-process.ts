@@ -1,4 +1,4 @@
-import { buildWorker, WORKER_NODE_CONDITIONS } from "@/tools/build-worker.mjs";
+import { buildWorker, WORKER_NODE_ARGS, workerEnv } from "@/tools/build-worker.mjs";
 
 let built: Promise<string> | undefined;
 
@@ -8,5 +8,5 @@ let built: Promise<string> | undefined;
  */
 export async function workerNodeArgs(): Promise<string[]> {
   built ??= buildWorker();
-  return [...WORKER_NODE_CONDITIONS, await built];
+  return [...WORKER_NODE_ARGS, await built];
 }

@@ -4,6 +4,7 @@ import type { PulsarClusterConfig, ScopeConfig } from "@/lib/sources/pulsar/puls
 import type { RateLimiter } from "@/lib/poller/rate-limiter";
 import { listNamespaces, listPartitionedTopics, listTenants, listTopics } from "@/lib/pulsar/admin-client";
 import { formatTopicName, isSystemTopic, parseStandaloneTopicName, parseTopicName, type TopicName } from "@/lib/pulsar/topic-name";
+import { compareText } from "@/lib/compare-text";
 
 export type WatchedTopic = {
   name: TopicName;
@@ -75,5 +76,5 @@ export async function discoverTopics(target: PulsarClusterConfig, limiter: RateL
         wholeNamespaces.has(`${topic.name.tenant}/${topic.name.namespace}`) ||
         patterns.some((p) => p.test(topic.fullName)),
     )
-    .sort((a, b) => a.fullName.localeCompare(b.fullName));
+    .sort((a, b) => compareText(a.fullName, b.fullName));
 }

@@ -30,6 +30,9 @@ describe("board formatting", () => {
     expect(formatAgo("2026-11-22T17:10:30.000Z", NOW)).toBe("4 m ago");
     expect(formatCount(1234567)).toBe("1,234,567");
     expect(formatCount(null)).toBe("?");
+    // Whole numbers are grouped without Intl, the same way Intl groups them.
+    for (const n of [0, 7, 999, 1000, 12_345, 100_000, -1_234_567, 9_007_199_254_740_991]) expect(formatCount(n)).toBe(n.toLocaleString("en-US"));
+    expect(formatCount(1234.5)).toBe("1,234.5");
     expect(formatShare(1 / 3)).toBe("33.3%");
     expect(formatWindow(600_000)).toBe("10 min");
     expect(formatWindow(3_600_000)).toBe("1 h");

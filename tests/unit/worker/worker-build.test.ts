@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 
 import { describe, expect, it } from "vitest";
 
+import { workerEnv } from "@/tools/build-worker.mjs";
 import { findFreePort } from "@/tools/free-port";
 import { workerNodeArgs } from "@/tests/support/worker-process";
 
@@ -28,7 +29,7 @@ function importedPackages(module: string, seen = new Set<string>()): Set<string>
 
 describe("the built worker", () => {
   it("runs its SQL through pg and never loads the Prisma client or its query compiler", async () => {
-    const [, module] = await workerNodeArgs();
+    const module = (await workerNodeArgs()).at(-1);
     const packages = importedPackages(module!);
     expect(packages).toContain("pg");
     expect(packages).toContain("@prisma/client-runtime-utils");
@@ -38,6 +39,22 @@ describe("the built worker", () => {
     // Nothing TypeScript is left for a loader to compile.
     expect(readFileSync(module!, "utf8")).not.toMatch(/from "@\/lib\//);
   }, 60_000);
+
+  it("orders and counts without ICU: no collation, and no Intl object made at start", async () => {
+    const module = (await workerNodeArgs()).at(-1);
+    // ICU's data is mapped from the node binary and stays resident once touched: about 10 MB of
+    // the worker's memory for sorting topic names (docs/scale.md, "The worker's memory").
+    const source = readFileSync(module!, "utf8");
+    expect(source).not.toMatch(/\.localeCompare\(/);
+    expect(source).not.toMatch(/^(var|let|const) \w+ = new Intl\./m);
+  }, 60_000);
+
+  it("runs with the node arguments and environment that keep its memory down, and lets the operator choose the arenas", async () => {
+    const args = await workerNodeArgs();
+    expect(args).toContain("--max-semi-space-size=2");
+    expect(workerEnv({}).MALLOC_ARENA_MAX).toBe("2");
+    expect(workerEnv({ MALLOC_ARENA_MAX: "4", PATH: "/bin" })).toEqual({ MALLOC_ARENA_MAX: "4", PATH: "/bin" });
+  });
 
   it("starts under plain node and says why it cannot run when the database refuses", async () => {
     const port = await findFreePort();

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { diffConsumerSnapshots } from "@/lib/sources/pulsar/consumer-signal/diff-consumer-snapshots";
-import { createConsumerMetricsParser, parseLabels, snapshotKey } from "@/lib/sources/pulsar/consumer-signal/parse-consumer-metrics";
+import { createConsumerMetricsParser, readLabels, snapshotKey } from "@/lib/sources/pulsar/consumer-signal/parse-consumer-metrics";
 
 // Recorded from a real Pulsar 4.2.4 standalone with exposeConsumerLevelMetricsInPrometheus=true
 // by `npm run fixtures:consumer-metrics` (tools/pulsar/record-consumer-metrics.ts): a Failover
@@ -75,9 +75,18 @@ describe("consumer metrics parser", () => {
     for (const size of [1, 5, body.length]) expect([...parseInChunks(body, size).consumers.values()]).toEqual(["x#1", "y#2"]);
   });
 
-  it("reads escaped label values", () => {
-    expect(parseLabels('a="x\\"y",b="back\\\\slash",c="new\\nline"} 1', 0)?.labels).toEqual(new Map([["a", 'x"y'], ["b", "back\\slash"], ["c", "new\nline"]]));
-    expect(parseLabels('a="unterminated', 0)).toBeNull();
+  it("reads escaped label values, only those asked for, in the order asked", () => {
+    const names = ["c", "a", "b", "absent"].map((name) => Buffer.from(name));
+    const line = Buffer.from('a="x\\"y",b="back\\\\slash",c="new\\nline",d="ünïcode"} 1');
+    const parsed = readLabels(line, 0, line.length, names);
+    expect(parsed?.values).toEqual(["new\nline", 'x"y', "back\\slash", undefined]);
+    expect(line.toString("utf8", parsed!.end)).toBe(" 1");
+    const unicode = Buffer.from('d="ünïcode",x="1"}');
+    expect(readLabels(unicode, 0, unicode.length, [Buffer.from("d")])?.values).toEqual(["ünïcode"]);
+  });
+
+  it("gives no labels for a line cut inside them", () => {
+    for (const cut of ['a="unterminated', 'a="x",b', 'a="x"', 'a=x"}']) expect(readLabels(Buffer.from(cut), 0, Buffer.byteLength(cut), [Buffer.from("a")])).toBeNull();
   });
 });
 
