@@ -52,8 +52,8 @@ describe("the built worker", () => {
   it("runs with the node arguments and environment that keep its memory down, and lets the operator choose the arenas", async () => {
     const args = await workerNodeArgs();
     expect(args).toContain("--max-semi-space-size=2");
-    expect(workerEnv({}).MALLOC_ARENA_MAX).toBe("2");
-    expect(workerEnv({ MALLOC_ARENA_MAX: "4", PATH: "/bin" })).toEqual({ MALLOC_ARENA_MAX: "4", PATH: "/bin" });
+    expect(workerEnv({})).toEqual({ MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072", MALLOC_TRIM_THRESHOLD_: "131072" });
+    expect(workerEnv({ MALLOC_ARENA_MAX: "4", PATH: "/bin" })).toMatchObject({ MALLOC_ARENA_MAX: "4", MALLOC_TRIM_THRESHOLD_: "131072", PATH: "/bin" });
   });
 
   it("starts under plain node and says why it cannot run when the database refuses", async () => {
