@@ -78,7 +78,9 @@ export function digestText(text: string): string {
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return `${text.length.toString(36)}:${(h1 >>> 0).toString(36)}:${(h2 >>> 0).toString(36)}`;
+  // Joined, not a template: join makes one flat string; a template of parts keeps them as a tree
+  // of strings (about 50 bytes more, for each of the 20,000 digests a poller keeps at 10,000 rows).
+  return [text.length.toString(36), (h1 >>> 0).toString(36), (h2 >>> 0).toString(36)].join(":");
 }
 
 /** JSON with every object's keys sorted: the same text for a value and its jsonb round trip. */

@@ -45,9 +45,9 @@ export type ConsumerMetricsParser = {
   finish(): ParsedConsumerMetrics;
 };
 
-/** The key of one (topic partition, subscription) in a snapshot. */
+/** The key of one (topic partition, subscription) in a snapshot: one flat string (join), kept until the next scrape. */
 export function snapshotKey(topic: string, subscription: string): string {
-  return `${topic}\n${subscription}`;
+  return [topic, subscription].join("\n");
 }
 
 /** The topic partition of a snapshot key. */
