@@ -17,10 +17,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
  * The node arguments that run the built worker. The "react-server" condition lets `server-only`
  * load. A young generation of 2 MB semi-spaces instead of V8's 16: the worker's short-lived
  * garbage (stats answers, scrape lines, row digests) is collected as often as it comes, and the
- * 28 MB the larger semi-spaces kept resident are not. `gc` exposed: the worker collects right
- * after a sweep is saved (lib/worker/collect-at-low-water.ts). docs/scale.md, "The worker's memory".
+ * 28 MB the larger semi-spaces kept resident are not (docs/scale.md, "The worker's memory").
  */
-export const WORKER_NODE_ARGS = ["--conditions=react-server", "--max-semi-space-size=2", "--expose-gc"];
+export const WORKER_NODE_ARGS = ["--conditions=react-server", "--max-semi-space-size=2"];
 
 /**
  * The worker's environment: glibc's malloc tuned to give back what it freed, unless the operator

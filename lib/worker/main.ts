@@ -22,7 +22,6 @@ import { createIngestPool } from "@/lib/ingest/ingest-pool";
 import { serveWorkerMetrics } from "@/lib/metrics/serve-worker-metrics";
 import { runTopicSource } from "@/lib/ingest/topic-source/run-topic-source";
 import { runRetentionLoop } from "@/lib/retention/retention-loop";
-import { createLowWaterCollector } from "@/lib/worker/collect-at-low-water";
 import { limitHeapGrowth } from "@/lib/worker/limit-heap-growth";
 import { pollClusterWhileLeader } from "@/lib/worker/poll-cluster-while-leader";
 
@@ -48,11 +47,9 @@ async function main(): Promise<void> {
   if (config.metrics.workerPort > 0) await serveWorkerMetrics(config.metrics.workerPort, shutdown.signal, log);
   const ingestPool = config.ingest.topic ? createIngestPool(databaseUrl) : null;
   const stopped = new Promise<void>((resolve) => shutdown.signal.addEventListener("abort", () => resolve(), { once: true }));
-  // One collector for every cluster: its interval bounds the collections of the whole process.
-  const collectAtLowWater = createLowWaterCollector();
   await Promise.all([
     ...config.clusters.map((cluster) =>
-      pollClusterWhileLeader({ db, databaseUrl, cluster, clusterId: ids.get(cluster.name)!, pollerId, signal: shutdown.signal, log, onSweepSaved: () => void collectAtLowWater() }),
+      pollClusterWhileLeader({ db, databaseUrl, cluster, clusterId: ids.get(cluster.name)!, pollerId, signal: shutdown.signal, log }),
     ),
     config.ingest.topic && ingestPool
       ? runTopicSource({ topic: config.ingest.topic, db: ingestPool, consumerName: `baton-${pollerId.replace(/[^\w.-]/g, "-")}`, retentionDays: config.violations.retentionDays, violationRetentionDays: config.violations.violationRetentionDays, signal: shutdown.signal, log })

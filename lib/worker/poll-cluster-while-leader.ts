@@ -6,17 +6,7 @@ import { runSourcePoller } from "@/lib/poller/run-source-poller";
 import { acquirePollerLease } from "@/lib/poller/poller-lease";
 import { PollerDeposedError } from "@/lib/poller/resource-store";
 
-type Options = {
-  db: SqlDb;
-  databaseUrl: string;
-  cluster: ClusterConfig;
-  clusterId: number;
-  pollerId: string;
-  signal: AbortSignal;
-  log: (line: string) => void;
-  /** Called after each saved full sweep (the worker collects its garbage there: collect-at-low-water.ts). */
-  onSweepSaved?: () => void;
-};
+type Options = { db: SqlDb; databaseUrl: string; cluster: ClusterConfig; clusterId: number; pollerId: string; signal: AbortSignal; log: (line: string) => void };
 
 const RESTART_DELAY_MS = 2_000;
 
@@ -38,7 +28,7 @@ export async function pollClusterWhileLeader(options: Options): Promise<void> {
       stop.abort();
     });
     try {
-      await runSourcePoller({ ...options, epoch: lease.epoch, signal: stop.signal, onCycle: options.onSweepSaved });
+      await runSourcePoller({ ...options, epoch: lease.epoch, signal: stop.signal });
     } catch (error) {
       if (error instanceof PollerDeposedError) log(`${cluster.name}: ${error.message}; standing by`);
       else log(`${cluster.name}: poller failed: ${(error as Error).message}; restarting`);
