@@ -17,7 +17,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
  * The node arguments that run the built worker. The "react-server" condition lets `server-only`
  * load. A young generation of 2 MB semi-spaces instead of V8's 16: the worker's short-lived
  * garbage (stats answers, scrape lines, row digests) is collected as often as it comes, and the
- * 28 MB the larger semi-spaces kept resident are not (docs/scale.md, "The worker's memory").
+ * up to 32 MB the larger semi-spaces kept resident are not (docs/scale.md, "The worker's memory").
  */
 export const WORKER_NODE_ARGS = ["--conditions=react-server", "--max-semi-space-size=2"];
 
@@ -25,15 +25,20 @@ export const WORKER_NODE_ARGS = ["--conditions=react-server", "--max-semi-space-
  * The worker's environment: glibc's malloc tuned to give back what it freed, unless the operator
  * chose otherwise. By default it makes up to eight arenas per core (one for each thread that
  * allocates at once) and, once a large block was freed, raises its mmap and trim thresholds to as
- * much as 32 and 64 MB, so that freed memory stays in the process: 25-30 MB of the worker's at
- * 10,000 partition-subscriptions (docs/scale.md, "The worker's memory"). Two arenas, and fixed
- * thresholds of 128 KB: blocks that large are mapped and unmapped, and a free top of the heap
- * past 128 KB is returned.
+ * much as 32 and 64 MB, so that freed memory stays in the process: 36-48 MB of the worker's at
+ * 10,000 partition-subscriptions, 11-27 MB with these (docs/scale.md, "The worker's memory").
+ * Two arenas, and fixed thresholds of 128 KB: blocks that large are mapped and unmapped, and a
+ * free top of the heap past 128 KB is returned.
  */
 export function workerEnv(env = process.env) {
   return { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072", MALLOC_TRIM_THRESHOLD_: "131072", ...env };
 }
 
+/**
+ * Builds the worker module; resolves to its path. Each file is written under another name and
+ * renamed into place, so that a worker starting meanwhile reads the old module or the new one,
+ * never half of one.
+ */
 export async function buildWorker(projectRoot = root) {
   const outdir = path.join(projectRoot, ".baton", "worker");
   const { outputFiles } = await build({

@@ -1,4 +1,4 @@
-import { buildWorker, WORKER_NODE_ARGS, workerEnv } from "@/tools/build-worker.mjs";
+import { buildWorker, WORKER_NODE_ARGS } from "@/tools/build-worker.mjs";
 
 let built: Promise<string> | undefined;
 
