@@ -34,7 +34,7 @@ const { values } = parseArgs({
     "kill-spacing-ms": { type: "string", default: "2000" },
     /**
      * Minutes the worker runs before the measured window, after its first three sweeps: a state
-     * keeps a backlog sample a minute (up to MAX_RECENT_SAMPLES), so 12 gives the memory of a
+     * keeps backlog samples over minutes (up to MAX_RECENT_SAMPLES), so 12 gives the memory of a
      * worker that has run for a while rather than of one just started.
      */
     "warmup-minutes": { type: "string", default: "0" },

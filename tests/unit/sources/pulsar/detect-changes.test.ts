@@ -126,7 +126,28 @@ describe("detectChanges", () => {
     let state = stateFrom(observation({ holder: "w1", consumers: [consumer("w1")] }), T0);
     const at = (seconds: number) => new Date(Date.parse(T1) + seconds * 1000).toISOString();
     for (let s = 0; s <= 125; s += 5) state = detectChanges(state, observation({ holder: "w1", consumers: [consumer("w1")], backlog: 7 }), { pollAt: at(s), isBrokerSide: false }).next;
-    expect(state.recentSamples.map((x) => x.at)).toEqual([at(0), at(60), at(120)]);
+    // A still run is kept as its first sample and its latest, which moves with the minutes.
+    expect(state.recentSamples.map((x) => x.at)).toEqual([at(0), at(120)]);
+  });
+
+  it("keeps a still run as its two ends after what moved, and starts a new run when it moves again", () => {
+    let state = stateFrom(observation({ holder: "w1", consumers: [consumer("w1")] }), T0);
+    const at = (seconds: number) => new Date(Date.parse(T1) + seconds * 1000).toISOString();
+    const poll = (seconds: number, backlog: number, holder = "w1") =>
+      (state = detectChanges(state, observation({ holder, consumers: [consumer(holder)], backlog }), { pollAt: at(seconds), isBrokerSide: false }).next);
+    poll(0, 1);
+    poll(5, 2);
+    poll(10, 3);
+    for (let s = 15; s <= 600; s += 5) poll(s, 3);
+    expect(state.recentSamples.map((x) => [x.at, x.backlog])).toEqual([[at(0), 1], [at(5), 2], [at(10), 3], [at(550), 3]]);
+    poll(605, 4);
+    poll(610, 4);
+    for (let s = 615; s <= 740; s += 5) poll(s, 4);
+    expect(state.recentSamples.map((x) => [x.at, x.backlog])).toEqual([[at(0), 1], [at(5), 2], [at(10), 3], [at(550), 3], [at(605), 4], [at(725), 4]]);
+    // The same backlog under another holder is not the same run.
+    poll(745, 4, "w2");
+    expect(state.recentSamples.at(-1)).toMatchObject({ at: at(745), backlog: 4, holder: "w2" });
+    expect(state.recentSamples).toHaveLength(7);
   });
 });
 
