@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { diffConsumerSnapshots } from "@/lib/sources/pulsar/consumer-signal/diff-consumer-snapshots";
-import { createConsumerMetricsParser, readLabels, snapshotKey } from "@/lib/sources/pulsar/consumer-signal/parse-consumer-metrics";
+import { consumerSetFingerprint, createConsumerMetricsParser, readLabels, snapshotKey } from "@/lib/sources/pulsar/consumer-signal/parse-consumer-metrics";
 
 // Recorded from a real Pulsar 4.2.4 standalone with exposeConsumerLevelMetricsInPrometheus=true
 // by `npm run fixtures:consumer-metrics` (tools/pulsar/record-consumer-metrics.ts): a Failover
@@ -22,6 +22,13 @@ function seriesOf(body: Buffer, family: string): string[] {
   return body.toString("utf8").split("\n").filter((line) => line.startsWith(`${family}{`));
 }
 
+/** The consumers (name, id) that a family's lines list for one topic partition and subscription, read with a regular expression. */
+function membersIn(body: Buffer, family: string, topic: string, subscription: string): { name: string; id: string }[] {
+  return seriesOf(body, family)
+    .filter((line) => line.includes(`topic="${topic}"`) && line.includes(`subscription="${subscription}"`))
+    .map((line) => ({ name: /consumer_name="([^"]*)"/.exec(line)![1]!, id: /consumer_id="([^"]*)"/.exec(line)![1]! }));
+}
+
 /** Parses a body pushed in chunks of `size` characters (lines cut anywhere, as a stream cuts them). */
 function parseInChunks(body: Buffer, size: number) {
   const parser = createConsumerMetricsParser();
@@ -32,9 +39,16 @@ function parseInChunks(body: Buffer, size: number) {
 describe("consumer metrics parser", () => {
   it("lists every consumer of every topic partition and subscription from a real broker's /metrics/", () => {
     const parsed = parseInChunks(before, 4096);
-    expect(parsed.consumers.get(snapshotKey(`${orders}-partition-0`, "workers"))).toMatch(/^w1#\d+,w2#\d+$/);
-    expect(parsed.consumers.get(snapshotKey(`${orders}-partition-2`, "workers"))).toMatch(/^w1#\d+,w2#\d+$/);
-    expect(parsed.consumers.get(snapshotKey(audit, "auditors"))).toMatch(/^solo#\d+$/);
+    const family = "pulsar_consumer_msg_rate_out";
+    const workers0 = membersIn(before, family, `${orders}-partition-0`, "workers");
+    expect(workers0.map((m) => m.name).sort()).toEqual(["w1", "w2"]);
+    expect(parsed.consumers.get(snapshotKey(`${orders}-partition-0`, "workers"))).toBe(consumerSetFingerprint(workers0));
+    expect(parsed.consumers.get(snapshotKey(`${orders}-partition-2`, "workers"))).toBe(consumerSetFingerprint(membersIn(before, family, `${orders}-partition-2`, "workers")));
+    const solo = membersIn(before, family, audit, "auditors");
+    expect(solo.map((m) => m.name)).toEqual(["solo"]);
+    expect(parsed.consumers.get(snapshotKey(audit, "auditors"))).toBe(consumerSetFingerprint(solo));
+    // Each partition's consumers have ids of their own: their fingerprints differ.
+    expect(parsed.consumers.get(snapshotKey(`${orders}-partition-0`, "workers"))).not.toBe(parsed.consumers.get(snapshotKey(`${orders}-partition-2`, "workers")));
     // Every consumer-level family lists each consumer once: the parser reads one of them.
     expect(parsed.consumerSeriesCount).toBe(seriesOf(before, "pulsar_consumer_msg_rate_out").length);
     expect(parsed.consumerSeriesCount).toBeGreaterThanOrEqual(7);
@@ -72,7 +86,28 @@ describe("consumer metrics parser", () => {
 
   it("reads a series on the first line and on a last line without a newline", () => {
     const body = Buffer.from('pulsar_consumer_msg_rate_out{topic="a",subscription="s",consumer_name="x",consumer_id="1"} 0.0\npulsar_consumer_msg_rate_out{topic="b",subscription="s",consumer_name="y",consumer_id="2"} 0.0');
-    for (const size of [1, 5, body.length]) expect([...parseInChunks(body, size).consumers.values()]).toEqual(["x#1", "y#2"]);
+    const expected = [consumerSetFingerprint([{ name: "x", id: "1" }]), consumerSetFingerprint([{ name: "y", id: "2" }])];
+    for (const size of [1, 5, body.length]) expect([...parseInChunks(body, size).consumers.values()]).toEqual(expected);
+  });
+
+  it("fingerprints a set of consumers whatever their order, and tells a join, a leave and a reconnect apart", () => {
+    const line = (topic: string, name: string, id: string) => `pulsar_consumer_msg_rate_out{topic="${topic}",subscription="s",consumer_name="${name}",consumer_id="${id}"} 0.0`;
+    // Lines of one subscription apart from each other (another topic between them) still add up.
+    const body = Buffer.from([line("t", "b", "2"), line("u", "x", "9"), line("t", "a", "1")].join("\n") + "\n");
+    const parsed = parseInChunks(body, 3);
+    const ab = consumerSetFingerprint([{ name: "a", id: "1" }, { name: "b", id: "2" }]);
+    expect(parsed.consumers.get(snapshotKey("t", "s"))).toBe(ab);
+    expect(consumerSetFingerprint([{ name: "b", id: "2" }, { name: "a", id: "1" }])).toBe(ab);
+    const others = [
+      [{ name: "a", id: "1" }],
+      [{ name: "a", id: "1" }, { name: "b", id: "2" }, { name: "c", id: "3" }],
+      [{ name: "a", id: "3" }, { name: "b", id: "2" }],
+      // The same bytes cut elsewhere between name and id are another consumer.
+      [{ name: "a", id: "12" }],
+      [{ name: "a1", id: "2" }],
+    ];
+    const fingerprints = new Set([ab, ...others.map(consumerSetFingerprint)]);
+    expect(fingerprints.size).toBe(others.length + 1);
   });
 
   it("reads escaped label values, only those asked for, in the order asked", () => {
@@ -97,8 +132,9 @@ describe("consumer snapshot diff", () => {
   });
 
   it("sees a reconnect (same name, new consumer id), a new subscription and a vanished one", () => {
-    const previous = new Map([[snapshotKey("t-partition-0", "s"), "a#1,b#2"], [snapshotKey("gone", "s"), "x#1"], [snapshotKey("same", "s"), "y#1"]]);
-    const next = new Map([[snapshotKey("t-partition-0", "s"), "a#3,b#2"], [snapshotKey("new", "s"), "z#1"], [snapshotKey("same", "s"), "y#1"]]);
+    const set = (...members: [string, string][]) => consumerSetFingerprint(members.map(([name, id]) => ({ name, id })));
+    const previous = new Map([[snapshotKey("t-partition-0", "s"), set(["a", "1"], ["b", "2"])], [snapshotKey("gone", "s"), set(["x", "1"])], [snapshotKey("same", "s"), set(["y", "1"])]]);
+    const next = new Map([[snapshotKey("t-partition-0", "s"), set(["a", "3"], ["b", "2"])], [snapshotKey("new", "s"), set(["z", "1"])], [snapshotKey("same", "s"), set(["y", "1"])]]);
     expect([...diffConsumerSnapshots(previous, next)].sort()).toEqual(["gone", "new", "t-partition-0"]);
   });
 });
