@@ -13,6 +13,7 @@ import type { ResourceState } from "@/lib/sources/pulsar/observation";
 import { planRepolls } from "@/lib/sources/pulsar/plan-repolls";
 import { ReadTimes } from "@/lib/sources/pulsar/read-times";
 import { ResourceStateIndex } from "@/lib/sources/pulsar/resource-state-index";
+import { shareKnownParts } from "@/lib/sources/pulsar/share-known-parts";
 import { parseStandaloneTopicName, parseTopicName } from "@/lib/pulsar/topic-name";
 
 /** After an outage, for this long, a resource that lost every connection is put down to the broker. */
@@ -93,7 +94,7 @@ export function openPulsarCycles(cluster: PulsarClusterConfig, saved: ResourceSt
           ? fetchTopicObservations(cluster, topic, limiter, { isUrgent: true })
           : fetchPartitionObservations(cluster, topic, partition, limiter, { isUrgent: true });
       void read.then((result) => {
-        readyRepolls.push(result);
+        readyRepolls.push(shareKnownParts(result, states));
         wake?.();
       });
     }
@@ -123,7 +124,7 @@ export function openPulsarCycles(cluster: PulsarClusterConfig, saved: ResourceSt
       }
       discoveryMs = performance.now() - discoveryStart;
     }
-    const results = await Promise.all(rotate(topics, cycle++).map((topic) => fetchTopicObservations(cluster, topic, limiter)));
+    const results = await Promise.all(rotate(topics, cycle++).map((topic) => fetchTopicObservations(cluster, topic, limiter).then((result) => shareKnownParts(result, states))));
     return { startedAtMs, results, errors, removedTopics, isDiscoveryDown, discoveryMs };
   }
 
