@@ -94,6 +94,19 @@ describe("admin transport", () => {
     expect(error.isOutage).toBe(true);
   });
 
+  it("reports an answer cut in the middle as unreachable, not as a body that is not JSON", async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": 1000 });
+      res.write('{"partitions": {');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    for (const maxBytes of [undefined, 10_000]) {
+      const error = await caught(requestAdminJson(target(url), "admin/v2/persistent/t/ns/x/stats?a=1", { maxBytes }));
+      expect(error.kind).toBe("unreachable");
+      expect(error.message).toMatch(/^the answer to admin\/v2\/persistent\/t\/ns\/x\/stats was cut: /);
+    }
+  });
+
   it("rejects a 200 whose body does not match the schema, naming the field", async () => {
     const url = await serve((_req, res) => {
       res.setHeader("content-type", "application/json");
@@ -105,10 +118,11 @@ describe("admin transport", () => {
   });
 });
 
-describe("admin transport, ports fetch refuses", () => {
-  it("says why instead of a bare 'fetch failed'", async () => {
+describe("admin transport, what it names", () => {
+  it("tries a port that fetch would refuse (9) like any other, and names the network error", async () => {
     const error = await caught(requestAdminJson(target("http://127.0.0.1:9"), "admin/v2/x"));
-    expect(error.message).toBe("cannot reach 127.0.0.1:9: bad port");
+    expect(error.kind).toBe("unreachable");
+    expect(error.message).toBe("cannot reach 127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9");
   });
 
   describe("an answer larger than maxBytes", () => {

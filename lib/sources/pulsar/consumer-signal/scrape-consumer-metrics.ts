@@ -1,6 +1,6 @@
 import "server-only";
 
-import { fetch as undiciFetch } from "undici";
+import { request } from "undici";
 
 import { type AdminTarget, dispatcherFor } from "@/lib/pulsar/transport";
 import { createConsumerMetricsParser, type ParsedConsumerMetrics } from "@/lib/sources/pulsar/consumer-signal/parse-consumer-metrics";
@@ -28,18 +28,20 @@ export async function scrapeConsumerMetrics(target: AdminTarget, brokerUrl: stri
   const signal = AbortSignal.timeout(timeoutMs);
   let response;
   try {
-    response = await undiciFetch(url, { headers, signal, dispatcher: dispatcherFor({ ...target, adminUrl: brokerUrl }) });
+    // undici's request, not fetch: the body comes as a Node stream of Buffers, without the WHATWG
+    // stream's cost per chunk (a scrape reads some 9 MB every other second).
+    response = await request(url, { headers, signal, dispatcher: dispatcherFor({ ...target, adminUrl: brokerUrl }) });
   } catch (error) {
     throw new Error(signal.aborted ? `no answer from ${host}/metrics/ within ${timeoutMs} ms` : `cannot reach ${host}/metrics/: ${(error as Error).message}`);
   }
-  if (!response.ok || !response.body) {
-    await response.body?.cancel();
-    throw new Error(`${host}/metrics/ answered HTTP ${response.status}`);
+  if (response.statusCode < 200 || response.statusCode > 299) {
+    await response.body.dump().catch(() => undefined);
+    throw new Error(`${host}/metrics/ answered HTTP ${response.statusCode}`);
   }
   const parser = createConsumerMetricsParser();
   let bytes = 0;
   try {
-    for await (const chunk of response.body) {
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
       bytes += chunk.byteLength;
       // Leaving the loop cancels the body: the connection is closed, not drained.
       if (!parser.push(chunk)) break;
