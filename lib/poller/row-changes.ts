@@ -136,11 +136,12 @@ function signConsumerFigures(consumers: readonly ConsumerObservation[]): string 
 }
 
 /**
- * Samples are only ever appended (and the oldest dropped), so the newest one's figures tell them
- * apart. Not its time: a still resource gets a sample a minute with the same figures (so the
- * board's trend reaches the present), and signing that time made every quiet row "moving" and
- * rewrote it once a flush interval (a third of 10,000 quiet rows every 20 s cycle). Such a
- * sample is written with the resource's next real change or flush.
+ * Samples are only ever appended (and the oldest dropped), or the latest of a still run moved
+ * forward, so the newest one's figures tell them apart. Not its time: a still resource's latest
+ * sample moves a minute at a time with the same figures (so the board's trend reaches the
+ * present), and signing that time made every quiet row "moving" and rewrote it once a flush
+ * interval (a third of 10,000 quiet rows every 20 s cycle). Such a sample is written with the
+ * resource's next real change or flush.
  */
 function signSamples(samples: readonly BacklogSample[]): string {
   const last = samples[samples.length - 1];
