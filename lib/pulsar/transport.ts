@@ -131,10 +131,11 @@ function parseRetryAfter(value: string | null): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
 }
 
+/** "ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:8080": the code first, as the board and the health link show it. */
 function describeNetworkError(error: unknown): string {
   const { code, message } = error as { code?: string; message?: string };
-  if (code && message && !message.includes(code)) return `${code}: ${message}`;
-  return message ?? code ?? String(error);
+  if (code) return message ? `${code}: ${message}` : code;
+  return message ?? String(error);
 }
 
 /**

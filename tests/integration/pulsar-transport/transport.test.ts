@@ -122,7 +122,7 @@ describe("admin transport, what it names", () => {
   it("tries a port that fetch would refuse (9) like any other, and names the network error", async () => {
     const error = await caught(requestAdminJson(target("http://127.0.0.1:9"), "admin/v2/x"));
     expect(error.kind).toBe("unreachable");
-    expect(error.message).toBe("cannot reach 127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9");
+    expect(error.message).toBe("cannot reach 127.0.0.1:9: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9");
   });
 
   describe("an answer larger than maxBytes", () => {
