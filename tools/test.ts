@@ -11,7 +11,7 @@ import { applyMigrations } from "@/lib/db/migrate";
 import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { ensureChromium } from "@/tests/support/ensure-chromium";
 import { ensureFaketime } from "@/tests/support/ensure-faketime";
-import { addCounts, readPlaywrightCounts } from "@/tests/support/read-test-reports";
+import { addCounts, formatFailures, brokenRun, readPlaywrightCounts, type TestCounts } from "@/tests/support/read-test-reports";
 import { CLOCK_OFFSET, runVitest, withoutSharedServers } from "@/tests/support/run-vitest";
 import { startTestBroker, TEST_PULSAR_ADMIN_URL_ENV, TEST_PULSAR_WS_URL_ENV } from "@/tests/support/pulsar";
 import { createScratchDatabase, startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-database";
@@ -44,6 +44,12 @@ async function cleanUp(): Promise<void> {
   for (const cleanup of cleanups.splice(0).reverse()) {
     await cleanup().catch((error: unknown) => console.error(`[test] cleanup failed: ${(error as Error).message}`));
   }
+}
+
+/** The last lines of the log: what failed, by name, then the counts (a CI log is often read from its tail). */
+function printSummary(counts: TestCounts): void {
+  if (counts.failures.length > 0) console.log(formatFailures(counts.failures));
+  console.log(`\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
 }
 
 async function main(): Promise<number> {
@@ -83,7 +89,7 @@ async function main(): Promise<number> {
   } catch (error) {
     // The build type-checks every file, tests included: its failure is a failed run, not a crash.
     console.error(`[test] ${(error as Error).message}`);
-    counts = addCounts(counts, { passed: 0, failed: 1, skipped: 0 });
+    counts = addCounts(counts, brokenRun(`browser tests: ${(error as Error).message.split("\n")[0]}`));
   }
   const clockOffset = env[CLOCK_OFFSET_ENV] ?? DEFAULT_CLOCK_OFFSET;
   if (clockOffset !== "off") {
@@ -98,9 +104,9 @@ async function main(): Promise<number> {
       onSpawn: track,
     });
     log(`clock ${clockOffset}: ${clockCounts.passed} passed, ${clockCounts.failed} failed, ${clockCounts.skipped} skipped`);
-    counts = addCounts(counts, clockCounts);
+    counts = addCounts(counts, { ...clockCounts, failures: clockCounts.failures.map((failure) => `(clock ${clockOffset}) ${failure}`) });
   }
-  console.log(`\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+  printSummary(counts);
   return counts.failed > 0 || counts.passed === 0 ? 1 : 0;
 }
 

@@ -1,26 +1,89 @@
 import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 
-export type TestCounts = { passed: number; failed: number; skipped: number };
+/** A run's counts, and a line per failure naming the file and the test, so a log's tail says what failed. */
+export type TestCounts = { passed: number; failed: number; skipped: number; failures: string[] };
 
-const NONE: TestCounts = { passed: 0, failed: 0, skipped: 0 };
+export const NO_TESTS: TestCounts = { passed: 0, failed: 0, skipped: 0, failures: [] };
 
 export function addCounts(a: TestCounts, b: TestCounts): TestCounts {
-  return { passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped };
+  return { passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped, failures: [...a.failures, ...b.failures] };
+}
+
+/** A run that broke before it reported: one failure, named. */
+export function brokenRun(what: string): TestCounts {
+  return { ...NO_TESTS, failed: 1, failures: [what] };
+}
+
+type VitestReport = {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests: number;
+  success: boolean;
+  testResults?: { name: string; status: string; message?: string; assertionResults?: { fullName: string; status: string; failureMessages?: string[] }[] }[];
+};
+
+// Playwright colours its messages; a summary line is read in plain text.
+const ANSI_ESCAPE = /\u001b\[[0-9;]*m/g;
+const firstLine = (text: string | undefined) => (text ?? "").replace(ANSI_ESCAPE, "").trim().split("\n")[0]!.slice(0, 300);
+
+/** The lines a log ends with when something failed: each failure by name (empty when none did). */
+export function formatFailures(failures: string[]): string {
+  return failures.length === 0 ? "" : `\nfailed:\n${failures.map((failure) => `  ${failure}`).join("\n")}`;
 }
 
 /** Counts from vitest's JSON reporter; a missing report counts as one failure (the run broke). */
-export function readVitestCounts(file: string): TestCounts {
-  if (!existsSync(file)) return { ...NONE, failed: 1 };
-  const report = JSON.parse(readFileSync(file, "utf8")) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number; success: boolean };
+export function readVitestCounts(file: string, root = process.cwd()): TestCounts {
+  if (!existsSync(file)) return brokenRun(`vitest wrote no report (${path.relative(root, file)}): the run broke, see above`);
+  const report = JSON.parse(readFileSync(file, "utf8")) as VitestReport;
+  const failures: string[] = [];
+  for (const suite of report.testResults ?? []) {
+    const where = path.relative(root, suite.name);
+    const failedTests = (suite.assertionResults ?? []).filter((test) => test.status === "failed");
+    for (const test of failedTests) failures.push(`${where} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
+    if (suite.status === "failed" && failedTests.length === 0) failures.push(`${where}: ${firstLine(suite.message) || "the file failed to run"}`);
+  }
   // A suite that failed to load has no failed tests but is not a success.
   const brokenSuites = report.success || report.numFailedTests > 0 ? 0 : 1;
-  return { passed: report.numPassedTests, failed: report.numFailedTests + brokenSuites, skipped: report.numPendingTests + report.numTodoTests };
+  if (brokenSuites > 0 && failures.length === 0) failures.push("vitest reported no success and no failed test: a file failed to load, see above");
+  return { passed: report.numPassedTests, failed: report.numFailedTests + brokenSuites, skipped: report.numPendingTests + report.numTodoTests, failures };
+}
+
+type PlaywrightSuite = {
+  file?: string;
+  title: string;
+  suites?: PlaywrightSuite[];
+  specs?: { title: string; file: string; tests: { status: string; results: { error?: { message?: string } }[] }[] }[];
+};
+type PlaywrightReport = { stats: { expected: number; unexpected: number; flaky: number; skipped: number }; errors?: { message?: string }[]; suites?: PlaywrightSuite[] };
+
+function unexpectedSpecs(suites: PlaywrightSuite[], titles: string[], into: string[]): void {
+  for (const suite of suites) {
+    const path = suite.file === suite.title ? titles : [...titles, suite.title];
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests) {
+        if (test.status !== "unexpected") continue;
+        const error = test.results.map((result) => result.error?.message).find(Boolean);
+        into.push(`${spec.file} > ${[...path, spec.title].join(" > ")}: ${firstLine(error)}`);
+      }
+    }
+    unexpectedSpecs(suite.suites ?? [], path, into);
+  }
 }
 
 /** Counts from Playwright's JSON reporter. */
 export function readPlaywrightCounts(file: string): TestCounts {
-  if (!existsSync(file)) return { ...NONE, failed: 1 };
-  const report = JSON.parse(readFileSync(file, "utf8")) as { stats: { expected: number; unexpected: number; flaky: number; skipped: number }; errors?: unknown[] };
+  if (!existsSync(file)) return brokenRun(`Playwright wrote no report (${file}): the run broke, see above`);
+  const report = JSON.parse(readFileSync(file, "utf8")) as PlaywrightReport;
+  const failures: string[] = [];
+  unexpectedSpecs(report.suites ?? [], [], failures);
   const globalErrors = report.errors?.length ?? 0;
-  return { passed: report.stats.expected + report.stats.flaky, failed: report.stats.unexpected + (globalErrors > 0 && report.stats.unexpected === 0 ? 1 : 0), skipped: report.stats.skipped };
+  for (const error of report.errors ?? []) failures.push(`Playwright: ${firstLine(error.message)}`);
+  return {
+    passed: report.stats.expected + report.stats.flaky,
+    failed: report.stats.unexpected + (globalErrors > 0 && report.stats.unexpected === 0 ? 1 : 0),
+    skipped: report.stats.skipped,
+    failures,
+  };
 }
