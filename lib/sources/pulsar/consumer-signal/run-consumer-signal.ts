@@ -7,6 +7,7 @@ import { diffConsumerSnapshots } from "@/lib/sources/pulsar/consumer-signal/diff
 import { listBrokerUrls } from "@/lib/sources/pulsar/consumer-signal/list-brokers";
 import type { ConsumerSnapshot } from "@/lib/sources/pulsar/consumer-signal/parse-consumer-metrics";
 import { scrapeConsumerMetrics } from "@/lib/sources/pulsar/consumer-signal/scrape-consumer-metrics";
+import { rememberRound, scrapePeriodMs } from "@/lib/sources/pulsar/consumer-signal/scrape-period";
 
 /**
  * A scrape of a large broker takes seconds (4-5 s for 10,000 partitions on a loaded 2-core box):
@@ -54,6 +55,7 @@ export function startConsumerSignal(options: ConsumerSignalOptions): ConsumerSig
   let isExposed: boolean | null = null;
   let repollCount = 0;
   let lastSignalAt: string | null = null;
+  let recentRoundsMs: number[] = [];
 
   async function refreshBrokers(): Promise<void> {
     try {
@@ -108,10 +110,11 @@ export function startConsumerSignal(options: ConsumerSignalOptions): ConsumerSig
         options.onChanged(changed);
       }
       endFirstRound();
-      // A broker is never scraped more than half of the time: at 10,000 partitions one scrape is
-      // about 190 MB and 2 s of the broker's CPU (README), so a slow scrape stretches the interval.
-      const roundMs = Date.now() - started;
-      const interval = isExposed === false ? options.notExposedIntervalMs : Math.max(options.intervalMs, 2 * roundMs);
+      // A broker spends at most half of its time rendering for Baton: at 10,000 partitions one
+      // scrape is about 190 MB and 2 s of the broker's CPU (README), so slow scrapes stretch the
+      // interval (by the mean of the latest rounds: scrape-period.ts).
+      recentRoundsMs = rememberRound(recentRoundsMs, Date.now() - started);
+      const interval = isExposed === false ? options.notExposedIntervalMs : scrapePeriodMs(recentRoundsMs, options.intervalMs);
       await sleep(started + interval - Date.now(), controller.signal);
     }
   }
