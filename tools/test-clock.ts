@@ -5,7 +5,7 @@
 import path from "node:path";
 
 import { ensureFaketime } from "@/tests/support/ensure-faketime";
-import { addCounts, formatFailures, NO_TESTS, type TestCounts } from "@/tests/support/read-test-reports";
+import { addCounts, formatFailures, markFailures, NO_TESTS, type TestCounts } from "@/tests/support/read-test-reports";
 import { CLOCK_OFFSET, runVitest, withoutSharedServers } from "@/tests/support/run-vitest";
 
 const DEFAULT_OFFSETS = ["+1d", "+40d", "+400d"];
@@ -31,7 +31,7 @@ async function main(): Promise<number> {
     results.push({ offset, counts });
   }
   for (const { offset, counts } of results) log(`clock ${offset}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
-  const total = results.reduce<TestCounts>((sum, r) => addCounts(sum, { ...r.counts, failures: r.counts.failures.map((failure) => `(clock ${r.offset}) ${failure}`) }), NO_TESTS);
+  const total = results.reduce<TestCounts>((sum, r) => addCounts(sum, markFailures(r.counts, `clock ${r.offset}`)), NO_TESTS);
   if (total.failures.length > 0) console.log(formatFailures(total.failures));
   console.log(`\nclock: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
   return total.failed > 0 || total.passed === 0 ? 1 : 0;

@@ -11,7 +11,7 @@ import { applyMigrations } from "@/lib/db/migrate";
 import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { ensureChromium } from "@/tests/support/ensure-chromium";
 import { ensureFaketime } from "@/tests/support/ensure-faketime";
-import { addCounts, formatFailures, brokenRun, readPlaywrightCounts, type TestCounts } from "@/tests/support/read-test-reports";
+import { addCounts, brokenRun, formatFailures, markFailures, readPlaywrightCounts, type TestCounts } from "@/tests/support/read-test-reports";
 import { CLOCK_OFFSET, runVitest, withoutSharedServers } from "@/tests/support/run-vitest";
 import { startTestBroker, TEST_PULSAR_ADMIN_URL_ENV, TEST_PULSAR_WS_URL_ENV } from "@/tests/support/pulsar";
 import { createScratchDatabase, startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-database";
@@ -104,7 +104,7 @@ async function main(): Promise<number> {
       onSpawn: track,
     });
     log(`clock ${clockOffset}: ${clockCounts.passed} passed, ${clockCounts.failed} failed, ${clockCounts.skipped} skipped`);
-    counts = addCounts(counts, { ...clockCounts, failures: clockCounts.failures.map((failure) => `(clock ${clockOffset}) ${failure}`) });
+    counts = addCounts(counts, markFailures(clockCounts, `clock ${clockOffset}`));
   }
   printSummary(counts);
   return counts.failed > 0 || counts.passed === 0 ? 1 : 0;

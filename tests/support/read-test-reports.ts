@@ -28,6 +28,11 @@ type VitestReport = {
 const ANSI_ESCAPE = /\u001b\[[0-9;]*m/g;
 const firstLine = (text: string | undefined) => (text ?? "").replace(ANSI_ESCAPE, "").trim().split("\n")[0]!.slice(0, 300);
 
+/** The same counts with each failure marked as the named pass's, e.g. "(clock +400d) a.test.ts > ...". */
+export function markFailures(counts: TestCounts, pass: string): TestCounts {
+  return { ...counts, failures: counts.failures.map((failure) => `(${pass}) ${failure}`) };
+}
+
 /** The lines a log ends with when something failed: each failure by name (empty when none did). */
 export function formatFailures(failures: string[]): string {
   return failures.length === 0 ? "" : `\nfailed:\n${failures.map((failure) => `  ${failure}`).join("\n")}`;
@@ -60,15 +65,15 @@ type PlaywrightReport = { stats: { expected: number; unexpected: number; flaky: 
 
 function unexpectedSpecs(suites: PlaywrightSuite[], titles: string[], into: string[]): void {
   for (const suite of suites) {
-    const path = suite.file === suite.title ? titles : [...titles, suite.title];
+    const titlePath = suite.file === suite.title ? titles : [...titles, suite.title];
     for (const spec of suite.specs ?? []) {
       for (const test of spec.tests) {
         if (test.status !== "unexpected") continue;
         const error = test.results.map((result) => result.error?.message).find(Boolean);
-        into.push(`${spec.file} > ${[...path, spec.title].join(" > ")}: ${firstLine(error)}`);
+        into.push(`${spec.file} > ${[...titlePath, spec.title].join(" > ")}: ${firstLine(error)}`);
       }
     }
-    unexpectedSpecs(suite.suites ?? [], path, into);
+    unexpectedSpecs(suite.suites ?? [], titlePath, into);
   }
 }
 

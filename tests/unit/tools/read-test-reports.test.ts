@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
-import { addCounts, brokenRun, formatFailures, NO_TESTS, readPlaywrightCounts, readVitestCounts } from "@/tests/support/read-test-reports";
+import { addCounts, brokenRun, formatFailures, markFailures, NO_TESTS, readPlaywrightCounts, readVitestCounts } from "@/tests/support/read-test-reports";
 
 // Both reports were written by the real reporters (vitest 4 and Playwright) for a scratch run in
 // /work/main: a passing, a failing and a skipped test, a file that failed to load, and a
@@ -41,11 +41,20 @@ describe("readPlaywrightCounts", () => {
   });
 });
 
-describe("formatFailures and addCounts", () => {
+describe("formatFailures, addCounts and markFailures", () => {
   it("keeps every failure of both runs, in order, one indented line each, and prints nothing when none failed", () => {
     const total = addCounts(brokenRun("browser tests: the build failed"), { passed: 3, failed: 1, skipped: 0, failures: ["a.test.ts > x: boom"] });
     expect(total).toEqual({ passed: 3, failed: 2, skipped: 0, failures: ["browser tests: the build failed", "a.test.ts > x: boom"] });
     expect(formatFailures(total.failures)).toBe("\nfailed:\n  browser tests: the build failed\n  a.test.ts > x: boom");
     expect(formatFailures(NO_TESTS.failures)).toBe("");
+  });
+
+  it("marks a pass's failures with its name, counts untouched", () => {
+    expect(markFailures({ passed: 2, failed: 1, skipped: 0, failures: ["a.test.ts > x: boom"] }, "clock +400d")).toEqual({
+      passed: 2,
+      failed: 1,
+      skipped: 0,
+      failures: ["(clock +400d) a.test.ts > x: boom"],
+    });
   });
 });
