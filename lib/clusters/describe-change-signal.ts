@@ -29,13 +29,40 @@ function size(bytes: number): string {
 }
 
 /**
+ * The time between two scrape rounds: what the running signal reports, or, before it has one (or
+ * while it only checks now and then whether brokers expose consumers), what it would be for
+ * scrapes of this length: a broker renders for Baton at most half of the time.
+ */
+function periodOf(input: ChangeSignalInput, scrapeMs: number | null): number {
+  const reported = input.status?.mode === "on" ? input.status.periodMs : null;
+  return reported ?? Math.max(input.intervalMs, 2 * (scrapeMs ?? 0));
+}
+
+/** Why the period is longer than configured, when it is: "" or " (1.0 s configured, ...)". */
+function whyLonger(input: ChangeSignalInput, periodMs: number, scrapeMs: number | null): string {
+  if (periodMs <= input.intervalMs) return "";
+  const scrapes = scrapeMs === null ? "" : `: the last scrape took ${seconds(scrapeMs)}`;
+  return ` (${seconds(input.intervalMs)} configured, stretched so a broker renders for Baton at most half of the time${scrapes})`;
+}
+
+/** How soon a consumer change is re-polled with the signal: at most one period, one scrape and one request. */
+function signalLatencyMs(input: ChangeSignalInput, periodMs: number, scrapeMs: number | null): number {
+  return periodMs + (scrapeMs ?? 0) + 1000 / input.requestsPerSecond;
+}
+
+/**
  * What enabling the signal buys: a consumer change is re-polled within about one scrape
- * interval, one scrape and one request of the budget, instead of waiting up to a full cycle.
+ * period, one scrape and one request of the budget, instead of waiting up to a full cycle.
  */
 export function describeGain(input: ChangeSignalInput, scrapeMs: number | null): string {
-  const withSignal = input.intervalMs + (scrapeMs ?? 0) + 1000 / input.requestsPerSecond;
+  const periodMs = periodOf(input, scrapeMs);
   const today = input.lastCycleMs === null ? "up to one full cycle" : `up to one full cycle (${seconds(input.lastCycleMs)} now)`;
-  return `With exposeConsumerLevelMetricsInPrometheus=true on the brokers, a consumer that joins, leaves or dies would be re-polled within about ${seconds(withSignal)} (scrape interval ${seconds(input.intervalMs)} + one scrape + one request at ${input.requestsPerSecond}/s) instead of ${today}.`;
+  return `With exposeConsumerLevelMetricsInPrometheus=true on the brokers, a consumer that joins, leaves or dies would be re-polled within about ${seconds(signalLatencyMs(input, periodMs, scrapeMs))} (a scrape every ${seconds(periodMs)}${whyLonger(input, periodMs, scrapeMs)} + one scrape + one request at ${input.requestsPerSecond}/s) instead of ${today}.`;
+}
+
+/** With the signal on: how soon a consumer change is re-polled, and why not sooner. */
+function describeLatency(input: ChangeSignalInput, periodMs: number, scrapeMs: number | null): string {
+  return `A consumer that joins, leaves or dies is re-polled within about ${seconds(signalLatencyMs(input, periodMs, scrapeMs))}: one period of ${seconds(periodMs)}${whyLonger(input, periodMs, scrapeMs)} + one scrape + one request at ${input.requestsPerSecond}/s.`;
 }
 
 export function describeChangeSignal(input: ChangeSignalInput): ChangeSignalFacts {
@@ -61,9 +88,10 @@ export function describeChangeSignal(input: ChangeSignalInput): ChangeSignalFact
     return { state: "not-exposed", headline: "brokers do not list their consumers: polling only", details: [describeGain(input, scrapeMs), ...details] };
   }
   if (status.mode === "starting") return { state: "starting", headline: "no scrape has answered yet: polling only", details };
+  const periodMs = periodOf(input, scrapeMs);
   return {
     state: "on",
-    headline: `on: ${status.brokers.length} broker${status.brokers.length === 1 ? "" : "s"} scraped every ${seconds(status.intervalMs)}, ${status.repollCount} re-poll${status.repollCount === 1 ? "" : "s"} triggered${status.lastSignalAt ? ` (last ${status.lastSignalAt})` : ""}`,
-    details,
+    headline: `on: ${status.brokers.length} broker${status.brokers.length === 1 ? "" : "s"} scraped every ${seconds(periodMs)}, ${status.repollCount} re-poll${status.repollCount === 1 ? "" : "s"} triggered${status.lastSignalAt ? ` (last ${status.lastSignalAt})` : ""}`,
+    details: [describeLatency(input, periodMs, scrapeMs), ...details],
   };
 }

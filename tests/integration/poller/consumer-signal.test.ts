@@ -130,6 +130,8 @@ describe("the consumer change signal", () => {
     expect(await pollRunCount(clusterId)).toBe(1);
     const status = await waitFor(() => signalStatus(clusterId), (s) => (s?.repollCount ?? 0) >= 3, "the signal's status");
     expect(status).toMatchObject({ mode: "on", brokerListError: null });
+    // The period it keeps: the configured 250 ms, or twice the mean of the latest rounds when longer.
+    expect(status!.periodMs).toBeGreaterThanOrEqual(250);
     expect(status!.brokers).toHaveLength(1);
     expect(status!.brokers[0]).toMatchObject({ url: signalBroker.adminUrl, error: null });
     expect(status!.brokers[0]!.bytes).toBeGreaterThan(0);

@@ -22,6 +22,12 @@ export type ConsumerSignalStatus = {
    */
   mode: "on" | "not-exposed" | "disabled" | "starting";
   intervalMs: number;
+  /**
+   * The time between the starts of two scrape rounds now: intervalMs, or longer while scrapes are
+   * slow (a broker renders for Baton at most half of the time: scrape-period.ts). Null before the
+   * first round; absent from statuses stored before it was kept.
+   */
+  periodMs?: number | null;
   brokers: BrokerScrapeStatus[];
   /** Why the broker list could not be read, when it could not. */
   brokerListError: string | null;
@@ -33,5 +39,5 @@ export type ConsumerSignalStatus = {
 };
 
 export function disabledSignalStatus(intervalMs: number): ConsumerSignalStatus {
-  return { mode: "disabled", intervalMs, brokers: [], brokerListError: null, repollCount: 0, lastSignalAt: null, at: new Date().toISOString() };
+  return { mode: "disabled", intervalMs, periodMs: null, brokers: [], brokerListError: null, repollCount: 0, lastSignalAt: null, at: new Date().toISOString() };
 }

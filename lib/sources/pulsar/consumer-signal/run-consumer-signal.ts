@@ -56,6 +56,7 @@ export function startConsumerSignal(options: ConsumerSignalOptions): ConsumerSig
   let repollCount = 0;
   let lastSignalAt: string | null = null;
   let recentRoundsMs: number[] = [];
+  let periodMs: number | null = null;
 
   async function refreshBrokers(): Promise<void> {
     try {
@@ -114,8 +115,8 @@ export function startConsumerSignal(options: ConsumerSignalOptions): ConsumerSig
       // scrape is about 190 MB and 2 s of the broker's CPU (README), so slow scrapes stretch the
       // interval (by the mean of the latest rounds: scrape-period.ts).
       recentRoundsMs = rememberRound(recentRoundsMs, Date.now() - started);
-      const interval = isExposed === false ? options.notExposedIntervalMs : scrapePeriodMs(recentRoundsMs, options.intervalMs);
-      await sleep(started + interval - Date.now(), controller.signal);
+      periodMs = isExposed === false ? options.notExposedIntervalMs : scrapePeriodMs(recentRoundsMs, options.intervalMs);
+      await sleep(started + periodMs - Date.now(), controller.signal);
     }
   }
 
@@ -128,6 +129,7 @@ export function startConsumerSignal(options: ConsumerSignalOptions): ConsumerSig
     status: () => ({
       mode: isExposed === null ? "starting" : isExposed ? "on" : "not-exposed",
       intervalMs: options.intervalMs,
+      periodMs: periodMs === null ? null : Math.round(periodMs),
       brokers: [...brokers.values()].map((b) => ({ ...b })),
       brokerListError,
       repollCount,
