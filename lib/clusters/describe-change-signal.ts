@@ -3,6 +3,7 @@
 // them on would buy, from this cluster's own figures. Pure (client-safe).
 
 import type { ConsumerSignalStatus } from "@/lib/sources/pulsar/consumer-signal/consumer-signal-status";
+import { scrapePeriodMs } from "@/lib/sources/pulsar/consumer-signal/scrape-period";
 
 export type ChangeSignalFacts = {
   state: "on" | "not-exposed" | "disabled" | "starting" | "no-poller";
@@ -35,7 +36,7 @@ function size(bytes: number): string {
  */
 function periodOf(input: ChangeSignalInput, scrapeMs: number | null): number {
   const reported = input.status?.mode === "on" ? input.status.periodMs : null;
-  return reported ?? Math.max(input.intervalMs, 2 * (scrapeMs ?? 0));
+  return reported ?? scrapePeriodMs(scrapeMs === null ? [] : [scrapeMs], input.intervalMs);
 }
 
 /** Why the period is longer than configured, when it is: "" or " (1.0 s configured, ...)". */
