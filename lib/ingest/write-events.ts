@@ -1,6 +1,7 @@
 import "server-only";
 
 import { numberArrayLiteral, textArrayLiteral } from "@/lib/ingest/array-literal";
+import { compactIdHex } from "@/lib/ingest/compact-id";
 import { DatabaseUnavailableError } from "@/lib/ingest/database-unavailable-error";
 import type { IngestDb } from "@/lib/ingest/ingest-pool";
 import type { IngestSource, ValidEvent } from "@/lib/ingest/types";
@@ -34,18 +35,20 @@ function rollupCte(name: string, table: "violation_minute" | "violation_hour", u
 // - The idempotency key is the table's primary key (observed_at, event_id, is_violation): a
 //   unique key of a partitioned table must hold every partition-key column. A re-sent event
 //   carries the same id, time and counter; the same id at another time is another event.
+// - Ids and trace ids travel as the hex of their packed bytes (lib/ingest/compact-id.ts) and
+//   become bytea here with decode(), which costs the database less than packing them in SQL.
 // - Rows are inserted in primary-key order and rollup rows upserted in key order, so two batches
 //   that share events or minutes wait for each other instead of deadlocking.
 const INSERT_EVENTS_SQL = `
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int4[], $9::text[], $10::float8[], $11::text[], $12::text[], $13::text[])
-    AS t(event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_ms, attributes, others_inside, lock)
+    AS t(event_id_hex, key, counter, service, worker, topic, subscription, partition, trace_id_hex, observed_ms, attributes, others_inside, lock)
 ),
 inserted AS (
   INSERT INTO exclusivity_event (event_id, key, counter, is_violation, service, worker, topic, subscription, partition, trace_id, observed_at, source, attributes, others_inside, lock)
-  SELECT event_id, key, counter, counter > 0, service, worker, topic, subscription, partition, trace_id, to_timestamp(observed_ms / 1000.0), $14::ingest_source, attributes::jsonb, others_inside::jsonb, lock
+  SELECT decode(event_id_hex, 'hex'), key, counter, counter > 0, service, worker, topic, subscription, partition, decode(trace_id_hex, 'hex'), to_timestamp(observed_ms / 1000.0), $14::ingest_source, attributes::jsonb, others_inside::jsonb, lock
   FROM input
-  ORDER BY observed_ms, event_id COLLATE "C"
+  ORDER BY observed_ms, event_id_hex COLLATE "C"
   ON CONFLICT (observed_at, event_id, is_violation) DO NOTHING
   RETURNING observed_at, service, subscription, counter
 ),
@@ -79,7 +82,7 @@ function toColumns(events: readonly ValidEvent[]): string[] {
   const locks = new Array<string | null>(n);
   for (let i = 0; i < n; i++) {
     const event = events[i]!;
-    eventIds[i] = event.eventId;
+    eventIds[i] = compactIdHex(event.eventId);
     keys[i] = event.key;
     counters[i] = event.counter;
     services[i] = event.service;
@@ -87,7 +90,7 @@ function toColumns(events: readonly ValidEvent[]): string[] {
     topics[i] = event.topic;
     subscriptions[i] = event.subscription;
     partitions[i] = event.partition;
-    traceIds[i] = event.traceId;
+    traceIds[i] = event.traceId === null ? null : compactIdHex(event.traceId);
     observedMs[i] = event.observedAtMs;
     attributes[i] = event.attributesJson;
     othersInside[i] = event.othersInsideJson;

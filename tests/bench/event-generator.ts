@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 
+import { compactIdHex } from "@/lib/ingest/compact-id";
+
 // Realistic counter events for the benchmark: random UUID-shaped ids (what the client library
 // sends, and the worst case for the unique index: random insert positions), 20 services, 8
 // subscriptions, 100,000 keys, 2% violations, small attributes on one event in ten.
@@ -115,10 +117,18 @@ export const COPY_COLUMNS = "(event_id, key, counter, is_violation, service, wor
 /** The columns of the layout before partitioning (no is_violation), for the old-layout figures. */
 export const OLD_LAYOUT_COPY_COLUMNS = "(event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_at, source, attributes)";
 
-/** The event as one line of COPY text format, in COPY_COLUMNS (or OLD_LAYOUT_COPY_COLUMNS) order (\N is NULL). */
+/**
+ * The event as one line of COPY text format, in COPY_COLUMNS (or OLD_LAYOUT_COPY_COLUMNS) order
+ * (\N is NULL). In today's layout the ids are packed bytes (bytea's hex input, its backslash
+ * doubled for COPY); in the old one, text.
+ */
 export function toCopyLine(event: BenchEvent, layout: "partitioned" | "old" = "partitioned"): string {
-  const head = layout === "partitioned" ? [event.id, event.key, event.counter, event.counter > 0 ? "t" : "f"] : [event.id, event.key, event.counter];
-  return [...head, event.service, event.worker, event.topic, event.subscription, event.partition, event.traceId, event.observedAt, "HTTP", event.attributes ?? "\\N"].join("\t");
+  if (layout === "old") {
+    return [event.id, event.key, event.counter, event.service, event.worker, event.topic, event.subscription, event.partition, event.traceId, event.observedAt, "HTTP", event.attributes ?? "\\N"].join("\t");
+  }
+  const id = `\\\\x${compactIdHex(event.id)}`;
+  const traceId = `\\\\x${compactIdHex(event.traceId)}`;
+  return [id, event.key, event.counter, event.counter > 0 ? "t" : "f", event.service, event.worker, event.topic, event.subscription, event.partition, traceId, event.observedAt, "HTTP", event.attributes ?? "\\N"].join("\t");
 }
 
 /**

@@ -14,6 +14,7 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 
 import { createDb, type Db } from "@/lib/db/client";
+import { compactId } from "@/lib/ingest/compact-id";
 import { digestHashRangeSplit } from "@/lib/poller/split-digest";
 import type { HashRange, HashRangeSplit } from "@/lib/pulsar/hash-ranges";
 import { getViolationOwners } from "@/lib/violations/queries/get-violation-owners";
@@ -108,7 +109,7 @@ async function seed(db: Db): Promise<void> {
   const events = Array.from({ length: VIOLATIONS }, (_, i) => {
     const target = topics[i % topics.length]!;
     return {
-      eventId: `bench-owner-${i}`,
+      eventId: compactId(`bench-owner-${i}`),
       key: `user-${Math.floor(next() * 100_000)}`,
       counter: 1,
       isViolation: true,

@@ -118,11 +118,11 @@ export async function generateDataset(url: string, shape: DatasetShape, endMs: n
       withClient(url, (client) =>
         client.query(
           `insert into exclusivity_event (event_id, key, counter, is_violation, service, worker, topic, subscription, partition, trace_id, observed_at, source)
-           select 'bench-' || g.i, 'user-' || g.k, v.counter, v.counter > 0, g.service,
+           select baton_compact_id('bench-' || g.i), 'user-' || g.k, v.counter, v.counter > 0, g.service,
              g.service || '-w' || ((g.partition + (v.counter > 0)::int) % ${WORKERS_PER_SERVICE}),
              'persistent://acme/bench/' || g.service || '-events' || case when g.i % 2 = 0 then '-partition-' || g.partition else '' end,
              g.service || '-sub-' || g.sub, g.partition,
-             case when g.i % 3 = 0 then null else to_hex(g.i * 2654435761) || to_hex(g.k) end,
+             case when g.i % 3 = 0 then null else baton_compact_id(to_hex(g.i * 2654435761) || to_hex(g.k)) end,
              g.t, 'HTTP'
            from (
              select i, k, 'svc-' || lpad((i % $2)::text, 2, '0') as service, chr(97 + ((i / $2) % $3)::int) as sub, (k % ${PARTITIONS})::int as partition,

@@ -105,7 +105,7 @@ const CHART_BASELINE_SQL = `
 
 /** The drill-down's question in plain SQL: the key's events, each with the leader changes and deployments around it. */
 const DRILLDOWN_BASELINE_SQL = `
-  select e.event_id, e.worker, e.counter, e.observed_at, e.trace_id,
+  select baton_id_text(e.event_id) as event_id, e.worker, e.counter, e.observed_at, baton_id_text(e.trace_id) as trace_id,
     (select json_agg(h.id) from holder_change h join held_resource r on r.id = h.resource_id
       where r.topic = regexp_replace(e.topic, '-partition-[0-9]+$', '') and r.subscription = e.subscription
         and h.new_seen_at >= e.observed_at - interval '2 minutes' and coalesce(h.old_seen_at, h.new_seen_at) <= e.observed_at + interval '2 minutes') as changes,

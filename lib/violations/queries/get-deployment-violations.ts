@@ -53,7 +53,7 @@ export async function getDeploymentViolations(
   const inWindow = sql`e.service = ${band.service} and e.observed_at >= date_trunc('minute', ${band.started_at}::timestamptz, 'UTC') and e.observed_at < ${band.window_end}::timestamptz and e.is_violation and e.counter > 0`;
   const [events, groups] = await Promise.all([
     db.$queryRaw<EventRow[]>(sql`
-      select e.event_id, e.key, e.worker, e.subscription, e.counter, e.trace_id, e.observed_at
+      select baton_id_text(e.event_id) as event_id, e.key, e.worker, e.subscription, e.counter, baton_id_text(e.trace_id) as trace_id, e.observed_at
       from exclusivity_event e where ${inWindow}
       order by e.observed_at desc, e.event_id desc limit ${DEPLOYMENT_EVENT_LIMIT}`),
     db.$queryRaw<{ list: "key" | "worker" | "total"; name: string; violations: number }[]>(sql`

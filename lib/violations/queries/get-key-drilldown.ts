@@ -3,6 +3,7 @@ import "server-only";
 import type { Db } from "@/lib/db/client";
 import { sql, type Sql } from "@/lib/db/sql";
 import { ApiError } from "@/lib/http/api-error";
+import { compactId } from "@/lib/ingest/compact-id";
 import { OWNERSHIP_CHANGE_KINDS } from "@/lib/violations/change-kinds";
 import type { DrilldownEvent, KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { HashingScheme } from "@/lib/pulsar/producer-routing";
@@ -64,10 +65,11 @@ type EventRow = {
 /** The key's latest events in the range (one more than shown, to tell a truncation), newest first. */
 function latestEventsSql(key: string, fromMs: number, toMs: number): Sql {
   return sql`
-    select event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_at, received_at, others_inside, lock
+    select baton_id_text(event_id) as event_id, key, counter, service, worker, topic, subscription, partition, baton_id_text(trace_id) as trace_id,
+      observed_at, received_at, others_inside, lock
     from exclusivity_event
     where key = ${key} and observed_at >= ${iso(fromMs)}::timestamptz and observed_at < ${iso(toMs)}::timestamptz
-    order by observed_at desc, event_id desc
+    order by observed_at desc, exclusivity_event.event_id desc
     limit ${DRILLDOWN_EVENT_LIMIT + 1}`;
 }
 
@@ -224,7 +226,8 @@ export type EventLookup = { eventId: string; atMs: number | null };
  * an index on every row's random id is what made ingest slow at scale).
  */
 async function findEvent(db: Db, lookup: EventLookup): Promise<{ key: string; observedAt: Date } | null> {
-  const { eventId, atMs } = lookup;
+  const eventId = compactId(lookup.eventId);
+  const { atMs } = lookup;
   const select = { key: true, observedAt: true } as const;
   if (atMs !== null) return db.exclusivityEvent.findFirst({ where: { eventId, observedAt: new Date(atMs) }, select });
   const violation = await db.exclusivityEvent.findFirst({ where: { eventId, isViolation: true, counter: { gt: 0 } }, select });

@@ -62,7 +62,7 @@ async function readViolations(db: Db, query: ViolationOwnersQuery): Promise<Row[
   if (query.subscription !== null) conditions.push(sql`coalesce(e.subscription, '') = ${query.subscription}`);
   const [result] = await db.$queryRaw<{ rows: Row[] }[]>(sql`
     select coalesce(json_agg(x), '[]') as rows from (
-      select e.event_id, e.key, e.service, e.worker, e.topic, e.subscription, e.partition, e.observed_at
+      select baton_id_text(e.event_id) as event_id, e.key, e.service, e.worker, e.topic, e.subscription, e.partition, e.observed_at
       from exclusivity_event e
       where ${join(conditions, " and ")}
       order by e.observed_at desc, e.event_id desc

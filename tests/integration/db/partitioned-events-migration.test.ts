@@ -11,6 +11,8 @@ import { createScratchDatabase, getTestDatabaseUrl } from "@/tests/support/test-
 // kept (counts per day and kind, and a sample compared column by column), each lands in its
 // partition (a violation in its day's, any other event in its hour's; none in the DEFAULT ones),
 // is_violation says counter > 0, and the new hourly rollup holds the per-minute rollup's sums.
+// The migrations after it run too: the ids and trace ids (text ids, md5 trace ids), packed into
+// bytes by 20261127120000_compact_ids, read back as they were.
 
 const DAY = 86_400_000;
 const EVENTS = 5_000;
@@ -45,11 +47,17 @@ const MINUTES_PER_HOUR_SQL = `
 const HOURS_SQL = `
   select bucket || ' ' || service || ' ' || subscription || ' ' || violations || ' ' || events as line from violation_hour order by 1`;
 
-/** Every column the two layouts share, as one JSON text per row, for a fixed sample of ids. */
-const SAMPLE_SQL = `
-  select json_build_array(event_id, key, counter, service, worker, topic, subscription, partition, trace_id,
+/**
+ * Every column the two layouts share, as one JSON text per row, for a fixed sample of ids. The
+ * ids are text in the old layout and packed bytes since 20261127120000_compact_ids: `id` is the
+ * SQL that reads one back as text.
+ */
+const sampleSql = (id: (column: string) => string) => `
+  select json_build_array(${id("event_id")}, key, counter, service, worker, topic, subscription, partition, ${id("trace_id")},
     observed_at, received_at, source, attributes, others_inside, lock)::text as row
-  from exclusivity_event where event_id in (select 'mig-' || g from generate_series(1, $1, 37) g) order by event_id`;
+  from exclusivity_event where ${id("event_id")} in (select 'mig-' || g from generate_series(1, $1, 37) g) order by 1`;
+const SAMPLE_SQL_OLD = sampleSql((column) => column);
+const SAMPLE_SQL = sampleSql((column) => `baton_id_text(${column})`);
 
 describe("the migration to the partitioned event store", () => {
   it("keeps every row of a populated old-layout store, each in its day's or hour's partition, and fills the hourly rollup", async () => {
@@ -85,7 +93,7 @@ describe("the migration to the partitioned event store", () => {
        from exclusivity_event group by 1, 2, 3`,
     );
     const countsBefore = await query<{ line: string }>(database.url, COUNTS_SQL);
-    const sampleBefore = await query<{ row: string }>(database.url, SAMPLE_SQL, [EVENTS]);
+    const sampleBefore = await query<{ row: string }>(database.url, SAMPLE_SQL_OLD, [EVENTS]);
     expect(countsBefore.length).toBeGreaterThanOrEqual(2 * SPAN_DAYS);
     expect(sampleBefore.length).toBe(Math.ceil(EVENTS / 37));
 

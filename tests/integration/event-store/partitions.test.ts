@@ -44,7 +44,7 @@ function event(overrides: Partial<ValidEvent> & Pick<ValidEvent, "observedAtMs">
 
 /** The partition holding each event id. */
 async function placements(ids: string[]): Promise<Record<string, string>> {
-  const { rows } = await pool.query<{ event_id: string; partition: string }>("select event_id, tableoid::regclass::text as partition from exclusivity_event where event_id = any($1)", [ids]);
+  const { rows } = await pool.query<{ event_id: string; partition: string }>("select baton_id_text(event_id) as event_id, tableoid::regclass::text as partition from exclusivity_event where baton_id_text(event_id) = any($1)", [ids]);
   return Object.fromEntries(rows.map((r) => [r.event_id, r.partition]));
 }
 
@@ -92,7 +92,7 @@ describe("the partitioned event store", () => {
       [other.eventId]: `exclusivity_event_other_p${compactHour(farMs)}`,
       [violation.eventId]: `exclusivity_event_violation_p${compact(farMs + 1)}`,
     });
-    const { rows } = await pool.query<{ n: number }>("select count(*)::int as n from exclusivity_event where event_id = any($1)", [[other.eventId, violation.eventId]]);
+    const { rows } = await pool.query<{ n: number }>("select count(*)::int as n from exclusivity_event where baton_id_text(event_id) = any($1)", [[other.eventId, violation.eventId]]);
     expect(rows[0]!.n).toBe(2);
   });
 

@@ -45,7 +45,7 @@ async function startWorker(): Promise<ChildProcess> {
 }
 
 async function countRows(): Promise<{ events: number; deadLetters: number }> {
-  const events = await db.query<{ n: string }>("select count(*) as n from exclusivity_event where event_id like $1 and source = 'PULSAR_TOPIC'", [`${run}-%`]);
+  const events = await db.query<{ n: string }>("select count(*) as n from exclusivity_event where baton_id_text(event_id) like $1 and source = 'PULSAR_TOPIC'", [`${run}-%`]);
   const dead = await db.query<{ n: string }>("select count(*) as n from dead_letter where source = $1", [`ingest-${run}/${topic}`]);
   return { events: Number(events.rows[0]!.n), deadLetters: Number(dead.rows[0]!.n) };
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { POST } from "@/app/api/v1/exclusivity-events/route";
 import { revokeApiToken } from "@/lib/auth/revoke-api-token";
+import { compactId, idText } from "@/lib/ingest/compact-id";
 import { DatabaseUnavailableError } from "@/lib/ingest/database-unavailable-error";
 import { ingestEvents } from "@/lib/ingest/ingest-events";
 import { createIngestPool } from "@/lib/ingest/ingest-pool";
@@ -47,7 +48,7 @@ describe("POST /api/v1/exclusivity-events", () => {
     expect(status).toBe(200);
     expect(body).toEqual({ accepted: 3, duplicates: 0, rejected: 0, errors: [] });
 
-    const row = await db.exclusivityEvent.findFirstOrThrow({ where: { eventId: `${service}-1` } });
+    const row = await db.exclusivityEvent.findFirstOrThrow({ where: { eventId: compactId(`${service}-1`) } });
     expect(row).toMatchObject({
       key: events[0]!.key,
       counter: 0,
@@ -56,12 +57,12 @@ describe("POST /api/v1/exclusivity-events", () => {
       topic: "persistent://acme/orders/events",
       subscription: "orders-sub",
       partition: 1,
-      traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
       source: "HTTP",
       attributes: { region: "eu", tries: 2 },
     });
+    expect(idText(row.traceId!)).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
     expect(row.observedAt.toISOString()).toBe(new Date(minute + 5_000).toISOString());
-    const third = await db.exclusivityEvent.findFirstOrThrow({ where: { eventId: `${service}-3` } });
+    const third = await db.exclusivityEvent.findFirstOrThrow({ where: { eventId: compactId(`${service}-3`) } });
     expect(third).toMatchObject({ topic: null, subscription: null, partition: null, traceId: null, attributes: null });
 
     const rollup = await db.violationMinute.findMany({ where: { service }, orderBy: { bucket: "asc" }, select: { bucket: true, subscription: true, events: true, violations: true } });
@@ -76,7 +77,8 @@ describe("POST /api/v1/exclusivity-events", () => {
     const awkward = ['quote " inside', "back\\slash", "comma, {braces}", "NULL", " padded ", "tab\tnewline\n", "ümlaut \u{1F600}", "\\\"\\"];
     const events = awkward.map((text, i) => makeEvent(service, `${service}-${i}-${text}`, { key: text, worker: text, topic: text, traceId: text, attributes: { text } }));
     expect((await post(eventsRequest(JSON.stringify(events), { token }))).body).toMatchObject({ accepted: awkward.length, rejected: 0 });
-    const rows = await db.exclusivityEvent.findMany({ where: { service }, select: { eventId: true, key: true, worker: true, topic: true, traceId: true, attributes: true } });
+    const stored = await db.exclusivityEvent.findMany({ where: { service }, select: { eventId: true, key: true, worker: true, topic: true, traceId: true, attributes: true } });
+    const rows = stored.map((row) => ({ ...row, eventId: idText(row.eventId), traceId: row.traceId && idText(row.traceId) }));
     for (const [i, text] of awkward.entries()) {
       expect(rows.find((r) => r.eventId === `${service}-${i}-${text}`)).toEqual({ eventId: `${service}-${i}-${text}`, key: text, worker: text, topic: text, traceId: text, attributes: { text } });
     }
@@ -126,7 +128,7 @@ describe("POST /api/v1/exclusivity-events", () => {
       ],
     });
     const written = await db.exclusivityEvent.findMany({ where: { service }, select: { eventId: true }, orderBy: { eventId: "asc" } });
-    expect(written.map((r) => r.eventId)).toEqual([`${service}-ok-1`, `${service}-ok-2`]);
+    expect(written.map((r) => idText(r.eventId))).toEqual([`${service}-ok-1`, `${service}-ok-2`]);
   });
 
   it("answers 200 with every item rejected, and 200 with zeros for an empty array", async () => {
@@ -225,11 +227,12 @@ describe("all or nothing", () => {
   afterAll(() => admin.end());
 
   /** A trigger that fails the INSERT when it meets one row: a database failure mid-batch. */
-  async function failOn(table: "exclusivity_event" | "violation_minute", column: string, value: string): Promise<() => Promise<void>> {
+  /** Makes inserts into the table fail on the row whose `expression` (SQL over the row `new`) equals value. */
+  async function failOn(table: "exclusivity_event" | "violation_minute", expression: string, value: string): Promise<() => Promise<void>> {
     const name = `fail_${Math.random().toString(36).slice(2, 10)}`;
     // DDL takes no bind parameters: the names are generated above and the value is quoted.
     await admin.query(`create function ${name}() returns trigger language plpgsql as $$ begin
-      if new.${column} = ${pg.escapeLiteral(value)} then raise exception 'injected failure on %', new.${column}; end if; return new; end $$`);
+      if ${expression} = ${pg.escapeLiteral(value)} then raise exception 'injected failure on %', ${expression}; end if; return new; end $$`);
     await admin.query(`create trigger ${name} before insert on ${table} for each row execute function ${name}()`);
     return async () => {
       await admin.query(`drop trigger ${name} on ${table}`);
@@ -241,7 +244,7 @@ describe("all or nothing", () => {
     const service = uniquePrefix("svc");
     const events = Array.from({ length: 1_000 }, (_, i) => makeEvent(service, `${service}-${String(i).padStart(4, "0")}`, { counter: i % 10 === 0 ? 1 : 0 }));
     const poison = `${service}-0500`;
-    const restore = await failOn("exclusivity_event", "event_id", poison);
+    const restore = await failOn("exclusivity_event", "baton_id_text(new.event_id)", poison);
     try {
       const answer = await post(eventsRequest(JSON.stringify(events), { token }));
       expect(answer.status).toBe(503);
@@ -259,7 +262,7 @@ describe("all or nothing", () => {
   it("writes no event when the rollup fails", async () => {
     const service = uniquePrefix("svc");
     const events = Array.from({ length: 100 }, (_, i) => makeEvent(service, `${service}-${i}`));
-    const restore = await failOn("violation_minute", "service", service);
+    const restore = await failOn("violation_minute", "new.service", service);
     try {
       expect((await post(eventsRequest(JSON.stringify(events), { token }))).status).toBe(503);
       expect(await countEvents(db, service)).toBe(0);
@@ -287,6 +290,6 @@ describe("ingestEvents (the core the topic consumer shares)", () => {
     const service = uniquePrefix("svc");
     const result = await ingestEvents(getIngestPool(), [makeEvent(service, `${service}-1`), { nope: true }, makeEvent(service, `${service}-1`)], "PULSAR_TOPIC", { retentionDays: 30 });
     expect(result).toEqual({ accepted: 1, duplicates: 1, rejected: [{ index: 1, field: "nope", message: expect.stringMatching(/not a known field/) }] });
-    expect(await db.exclusivityEvent.findFirstOrThrow({ where: { eventId: `${service}-1` }, select: { source: true } })).toEqual({ source: "PULSAR_TOPIC" });
+    expect(await db.exclusivityEvent.findFirstOrThrow({ where: { eventId: compactId(`${service}-1`) }, select: { source: true } })).toEqual({ source: "PULSAR_TOPIC" });
   });
 });

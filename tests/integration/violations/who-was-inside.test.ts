@@ -8,6 +8,7 @@ import { POST as postEvents } from "@/app/api/v1/exclusivity-events/route";
 import { GET as getEvent } from "@/app/api/v1/violations/event/route";
 import { GET as getTimeline } from "@/app/api/v1/violations/timeline/route";
 import { createExclusivityClient } from "@/lib/exclusivity-client";
+import { idText } from "@/lib/ingest/compact-id";
 import { describeExplanation } from "@/lib/violations/describe-explanation";
 import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { ViolationTimeline } from "@/lib/violations/violation-types";
@@ -64,11 +65,12 @@ describe("a violation that explains itself", () => {
     expect(clientErrors).toEqual([]);
     const stored = await db.exclusivityEvent.findMany({ where: { service }, select: { eventId: true, worker: true, counter: true } });
     expect(stored.map((e) => [e.worker, e.counter])).toEqual([["pod-b", 1]]);
+    const eventId = idText(stored[0]!.eventId);
 
-    const { status, body } = await getJson(getEvent, `${BASE}/event?id=${encodeURIComponent(stored[0]!.eventId)}`);
+    const { status, body } = await getJson(getEvent, `${BASE}/event?id=${encodeURIComponent(eventId)}`);
     expect(status).toBe(200);
     const drilldown = body as unknown as KeyDrilldown;
-    const violation = drilldown.events.find((e) => e.eventId === stored[0]!.eventId)!;
+    const violation = drilldown.events.find((e) => e.eventId === eventId)!;
     expect(violation.othersInside).toHaveLength(1);
     expect(violation.othersInside![0]!.worker).toBe("pod-a");
     expect(Date.parse(violation.othersInside![0]!.enteredAt)).toBeLessThan(Date.parse(violation.observedAt));
