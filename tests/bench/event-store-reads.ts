@@ -85,7 +85,7 @@ function plannedStatements(nowMs: number, key: string): { label: string; sql: st
     },
     {
       label: "key drill-down, 24 hours (get-key-drilldown.ts)",
-      sql: "select baton_id_text(event_id) as event_id, observed_at from exclusivity_event where key = $1 and observed_at >= $2::timestamptz and observed_at < $3::timestamptz order by observed_at desc, event_id desc limit 1001",
+      sql: "select baton_id_text(event_id) as event_id, observed_at from exclusivity_event where key = $1 and observed_at >= $2::timestamptz and observed_at < $3::timestamptz order by observed_at desc, exclusivity_event.event_id desc limit 1001",
       values: [key, from24h, to],
     },
     {
