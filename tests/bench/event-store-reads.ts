@@ -10,10 +10,10 @@
 //      they bind it: each must name only the partitions of its range (partition pruning), with
 //      their planning time (EXPLAIN (SUMMARY): the cost of the number of partitions);
 //   3. with --drop-a-day: retention drops the oldest (partial) day untimed, then the next, whole
-//      day (24 hour partitions of events and the day of violations), timed (target 1 s); with
-//      --drop-days N, the N next whole days one after another the same way (a CHECKPOINT first
-//      each time, untimed: days as old as retention drops were written to disk long ago), and
-//      their median; with --compare-drops, the four next whole days are dropped in other ways, for comparison: what
+//      day (24 hour partitions of events and the day of violations), timed (target 1 s), after an
+//      untimed CHECKPOINT (a day as old as retention drops was written to disk long ago; right
+//      after a load it was not); with --drop-days N, the N next whole days one after another the
+//      same way, and their median; with --compare-drops, the four next whole days are dropped in other ways, for comparison: what
 //      retention does in SQL alone (a DETACH per partition, then one DROP of them all), a DETACH
 //      and a DROP per partition, a DROP per partition (the lock on the parent held through each
 //      unlink), and every DROP in one transaction; each prints its total and the longest time the
