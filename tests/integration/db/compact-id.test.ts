@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { applyMigrations } from "@/lib/db/migrate";
 import { compactId, compactIdHex, idText } from "@/lib/ingest/compact-id";
+import { createIngestPool } from "@/lib/ingest/ingest-pool";
+import { writeEvents } from "@/lib/ingest/write-events";
 import { createScratchDatabase, getTestDatabaseUrl } from "@/tests/support/test-database";
 
 // The writer packs ids in TypeScript (lib/ingest/compact-id.ts); lookups and reads use the SQL
@@ -27,11 +29,13 @@ const IDS = [
 ];
 
 let pool: pg.Pool;
+let databaseUrl: string;
 let drop: () => Promise<void>;
 
 beforeAll(async () => {
   const database = await createScratchDatabase(getTestDatabaseUrl(), "compact_id");
   drop = database.drop;
+  databaseUrl = database.url;
   await applyMigrations(database.url);
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
 });
@@ -58,6 +62,27 @@ describe("packed ids", () => {
     expect(compactId("4bf92f3577b34da6a3ce929d0e0e4736")).toHaveLength(17);
     expect(compactId("order-42")).toHaveLength(9);
     expect(compactId("ümlaut")).toHaveLength(1 + Buffer.byteLength("ümlaut"));
+  });
+
+  it("are what ingest stores: a UUID id and a W3C trace id in 17 bytes each, read back by the SQL function", async () => {
+    const ingestPool = createIngestPool(databaseUrl);
+    try {
+      const event = { key: "k", counter: 0, service: "svc-packed", worker: "w", topic: null, subscription: null, partition: null, observedAtMs: Date.now(), attributesJson: null, othersInsideJson: null, lock: null };
+      const written = await writeEvents(ingestPool, [
+        { ...event, eventId: IDS[0]!, traceId: IDS[3]! },
+        { ...event, eventId: IDS[9]!, traceId: IDS[5]! },
+      ], "HTTP");
+      expect(written).toBe(2);
+    } finally {
+      await ingestPool.end();
+    }
+    const { rows } = await pool.query<{ id: string; id_bytes: number; trace: string; trace_bytes: number }>(
+      "select baton_id_text(event_id) as id, octet_length(event_id) as id_bytes, baton_id_text(trace_id) as trace, octet_length(trace_id) as trace_bytes from exclusivity_event where service = 'svc-packed' order by 1",
+    );
+    expect(rows).toEqual([
+      { id: IDS[0], id_bytes: 17, trace: IDS[3], trace_bytes: 17 },
+      { id: IDS[9], id_bytes: 1 + IDS[9]!.length, trace: IDS[5], trace_bytes: 1 + IDS[5]!.length },
+    ]);
   });
 
   it("refuse bytes that no id packs to", () => {
