@@ -68,12 +68,14 @@ export async function watchHolds(options: WatchHoldsOptions): Promise<HoldWatche
   async function follow(watched: EtcdWatchedPrefix, settled: () => void): Promise<void> {
     let nextRevision: number | null = null;
     let lastFailure: string | null = null;
+    /** The first revision was read after a failure: what changed before it is unknown until a full read. */
+    let startedLate = false;
     while (!controller.signal.aborted) {
       let isOpen = false;
       try {
         if (nextRevision === null) {
           nextRevision = (await readCurrentRevision(transport, watched.prefix)) + 1;
-          if (lastFailure !== null) options.onResync(`etcd watch of "${watched.prefix}" started late, from revision ${nextRevision}`);
+          startedLate = lastFailure !== null;
         }
         const stream = await transport.stream(
           "watch",
@@ -91,6 +93,10 @@ export async function watchHolds(options: WatchHoldsOptions): Promise<HoldWatche
             if (lastFailure !== null) options.log?.(`etcd watch of "${watched.prefix}" resumed from revision ${nextRevision}`);
             lastFailure = null;
             settled();
+            // Asked once the watch is in force: the full read it asks for then sees the same
+            // revision the watch follows from, and `mode` already says "watch".
+            if (startedLate) options.onResync(`etcd watch of "${watched.prefix}" started late, from revision ${nextRevision}`);
+            startedLate = false;
           }
           if (Number(result.compact_revision) > 0) {
             // The revisions from nextRevision on are gone: what changed in between is unknown.
