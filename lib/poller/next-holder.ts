@@ -5,7 +5,7 @@
 // board showed.
 
 import type { ChangeKind } from "@/lib/poller/change";
-import type { CannotComputeReason, RuleResult } from "@/lib/pulsar/rule-result";
+import type { CannotComputeReason, RuleResult } from "@/lib/poller/contract/rule-result";
 
 export type NextHolderReason =
   | CannotComputeReason

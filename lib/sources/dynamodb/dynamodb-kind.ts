@@ -1,6 +1,6 @@
 import "server-only";
 
-import { defineSourceKind } from "@/lib/sources/source-kind";
+import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 
 import { type DynamodbClusterConfig, dynamodbClusterSchema } from "./dynamodb-config";
 
@@ -31,7 +31,7 @@ export const dynamodbKind = defineSourceKind<DynamodbSourceConfig>({
     partitionKeyName: config.partitionKeyName,
     sortKeyName: config.sortKeyName ?? null,
   }),
-  stateShape: "hold",
+  stored: { shape: "hold", resourceKind: "DYNAMODB_LOCK" },
   // The AWS SDK loads when a DynamoDB cluster is polled or checked, not in every process.
   openCycles: async (config, saved, log) => (await import("./dynamodb-runtime")).openDynamodbCycles(config, saved, log),
   checkReachable: async (config, timeoutMs) => (await import("./dynamodb-runtime")).checkDynamodbReachable(config, timeoutMs),

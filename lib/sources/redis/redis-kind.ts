@@ -1,7 +1,7 @@
 import "server-only";
 
 import { listMasterUrls, type RedisClusterConfig, redisClusterSchema } from "@/lib/sources/redis/redis-config";
-import { defineSourceKind } from "@/lib/sources/source-kind";
+import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 
 export type RedisSourceConfig = RedisClusterConfig & { pollIntervalMs: number };
 
@@ -34,7 +34,7 @@ export const redisKind = defineSourceKind<RedisSourceConfig>({
     isRedlock: config.urls !== undefined,
     isCluster: config.cluster,
   }),
-  stateShape: "hold",
+  stored: { shape: "hold", resourceKind: "REDIS_LOCK" },
   // ioredis loads when a Redis cluster is polled or checked, not in every process.
   openCycles: async (config, saved, log) => (await import("./redis-runtime")).openRedisCycles(config, saved, log),
   checkReachable: async (config, timeoutMs) => (await import("./redis-runtime")).checkRedisReachable(config, timeoutMs),

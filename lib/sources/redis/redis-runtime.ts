@@ -2,7 +2,7 @@ import "server-only";
 
 import { openHoldCycles } from "@/lib/poller/hold-cycles";
 import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
-import type { HoldSource } from "@/lib/sources/hold-source";
+import type { HoldSource } from "@/lib/poller/contract/hold-source";
 import { createRedisLockSource } from "@/lib/sources/redis/index";
 import { listMasterUrls } from "@/lib/sources/redis/redis-config";
 import { createMaster, describeEndpoint, resolveEndpoints } from "@/lib/sources/redis/redis-connection";

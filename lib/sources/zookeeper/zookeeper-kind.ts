@@ -1,7 +1,7 @@
 import "server-only";
 
 import { ConfigError, readConfigText } from "@/lib/config-files";
-import { defineSourceKind } from "@/lib/sources/source-kind";
+import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 
 import { type ZookeeperClusterConfig, zookeeperClusterSchema } from "./zookeeper-config";
 import type { ZookeeperSourceConfig } from "./zookeeper-source";
@@ -60,7 +60,7 @@ export const zookeeperKind = defineSourceKind<ZookeeperKindConfig>({
     sessionTimeoutMs: config.sessionTimeoutMs,
     sessionDump: config.sessionDump,
   }),
-  stateShape: "hold",
+  stored: { shape: "hold", resourceKind: "ZOOKEEPER_LOCK" },
   // node-zookeeper-client loads when a ZooKeeper cluster is polled or checked, not in every process.
   openCycles: async (config, saved, log) => (await import("./zookeeper-runtime")).openZookeeperCycles(config, saved, log),
   checkReachable: async (config, timeoutMs) => (await import("./zookeeper-runtime")).checkZookeeperReachable(config, timeoutMs),

@@ -1,6 +1,6 @@
 import { createRateLimiter } from "@/lib/poller/rate-limiter";
-import type { HoldHint } from "@/lib/sources/hold-observation";
-import type { HoldReadError, HoldSource } from "@/lib/sources/hold-source";
+import type { HoldHint } from "@/lib/poller/contract/hold-observation";
+import type { HoldReadError, HoldSource } from "@/lib/poller/contract/hold-source";
 
 import { createDiscovery } from "./discover-lock-paths";
 import { toLockObservation } from "./lock-observation";
