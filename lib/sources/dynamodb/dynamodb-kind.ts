@@ -2,9 +2,7 @@ import "server-only";
 
 import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 
-import { type DynamodbClusterConfig, dynamodbClusterSchema } from "./dynamodb-config";
-
-export type DynamodbSourceConfig = DynamodbClusterConfig & { pollIntervalMs: number };
+import { type DynamodbClusterConfig, dynamodbClusterSchema, type DynamodbSourceConfig } from "./dynamodb-config";
 
 /** DynamoDB lock tables: Amazon's dynamodb-lock-client (ownerName, leaseDuration, recordVersionNumber, isReleased). */
 export const dynamodbKind = defineSourceKind<DynamodbSourceConfig>({

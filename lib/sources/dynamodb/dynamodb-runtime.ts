@@ -6,7 +6,7 @@ import { openHoldCycles } from "@/lib/poller/hold-cycles";
 import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
 
 import { createDynamodbClient, describeDynamodbError, describeTableLocation } from "./dynamodb-client";
-import type { DynamodbSourceConfig } from "./dynamodb-kind";
+import type { DynamodbSourceConfig } from "./dynamodb-config";
 import { createDynamodbHoldSource } from "./index";
 
 // What the DynamoDB kind does with the AWS SDK: dynamodb-kind.ts loads this module when a

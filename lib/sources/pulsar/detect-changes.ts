@@ -6,7 +6,8 @@ import { classifyHolderTransition } from "@/lib/poller/classify-holder-transitio
 import { signHashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 import { computeShares } from "@/lib/pulsar/hash-ranges";
 import type { ChangeCause, ChangeKind, DetectedChange } from "@/lib/poller/change";
-import { type ChangePrediction, scorePrediction } from "@/lib/poller/next-holder";
+import type { ChangePrediction } from "@/lib/poller/change";
+import { scorePrediction } from "@/lib/poller/next-holder";
 import { predictNextConsumer } from "@/lib/sources/pulsar/predict-next-consumer";
 import {
   type BacklogSample,

@@ -1,9 +1,7 @@
 import "server-only";
 
-import { listMasterUrls, type RedisClusterConfig, redisClusterSchema } from "@/lib/sources/redis/redis-config";
+import { listMasterUrls, type RedisClusterConfig, redisClusterSchema, type RedisSourceConfig } from "@/lib/sources/redis/redis-config";
 import { defineSourceKind } from "@/lib/poller/contract/source-kind";
-
-export type RedisSourceConfig = RedisClusterConfig & { pollIntervalMs: number };
 
 /** A Redis URL as the pages show it: the password never leaves the configuration. */
 function redactUrl(url: string): string {

@@ -8,7 +8,7 @@ import { listMasterUrls } from "@/lib/sources/redis/redis-config";
 import { createMaster, describeEndpoint, resolveEndpoints } from "@/lib/sources/redis/redis-connection";
 import { toRedisSourceError } from "@/lib/sources/redis/redis-error";
 import { globToRegExp } from "@/lib/sources/redis/redis-glob";
-import type { RedisSourceConfig } from "@/lib/sources/redis/redis-kind";
+import type { RedisSourceConfig } from "@/lib/sources/redis/redis-config";
 
 // What the Redis kind does with connections: redis-kind.ts loads this module (and with it ioredis)
 // when a Redis cluster is polled or checked.

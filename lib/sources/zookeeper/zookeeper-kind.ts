@@ -4,7 +4,7 @@ import { ConfigError, readConfigText } from "@/lib/config-files";
 import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 
 import { type ZookeeperClusterConfig, zookeeperClusterSchema } from "./zookeeper-config";
-import type { ZookeeperSourceConfig } from "./zookeeper-source";
+import type { ZookeeperKindConfig, ZookeeperSourceConfig } from "./zookeeper-source";
 
 // Baton's ZooKeeper kind: who holds each lock and election of Apache Curator's and Kazoo's
 // recipes. The files, in the order a poll uses them:
@@ -17,8 +17,6 @@ import type { ZookeeperSourceConfig } from "./zookeeper-source";
 //   lock-observation.ts      one lock's reads -> HoldObservation (pure)
 //   zookeeper-source.ts      all of it as the HoldSource the shared hold cycles read
 // No Next and no Prisma here: the poller owns storage.
-
-export type ZookeeperKindConfig = ZookeeperSourceConfig & { pollIntervalMs: number };
 
 function describeScope(config: ZookeeperClusterConfig): string {
   const paths = (config.paths ?? []).map((p) => `${p.path} (${p.recipe}${p.mustBeHeld ? ", must be held" : ""})`);

@@ -5,7 +5,7 @@ import { createRateLimiter } from "@/lib/poller/rate-limiter";
 import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
 
 import { createZookeeperConnection } from "./zookeeper-connection";
-import type { ZookeeperKindConfig } from "./zookeeper-kind";
+import type { ZookeeperKindConfig } from "./zookeeper-source";
 import { createZookeeperSource } from "./zookeeper-source";
 
 // What the ZooKeeper kind does with a session: zookeeper-kind.ts loads this module (and with it

@@ -14,6 +14,8 @@ import { createZookeeperConnection } from "./zookeeper-connection";
 // arming a child watch), the server's session deadlines, and watch fires as change hints.
 
 export type ZookeeperSourceConfig = ZookeeperClusterConfig & { digestSecret?: string };
+/** A ZooKeeper cluster entry made ready: its secret read, its poll interval defaulted. */
+export type ZookeeperKindConfig = ZookeeperSourceConfig & { pollIntervalMs: number };
 
 /**
  * Requests in flight at once: the client pipelines them on one connection and the server answers
