@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { loadConfig } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
-import { createFleet, type Fleet } from "@/lib/fleet/fleet";
+import { createFleet, type Fleet } from "@/tools/fleet/fleet";
 import { getPartitionedStats } from "@/lib/pulsar/admin-client";
 import { parseTopicName } from "@/lib/pulsar/topic-name";
 import type { ConsumerSignalStatus } from "@/lib/sources/pulsar/consumer-signal/consumer-signal-status";
