@@ -14,7 +14,7 @@ import type { RedisSourceConfig } from "@/lib/sources/redis/redis-kind";
 // when a Redis cluster is polled or checked.
 
 /** The Redis source as the shared hold cycles read it. */
-function toHoldSource(config: RedisSourceConfig): HoldSource {
+export function toHoldSource(config: RedisSourceConfig): HoldSource {
   const redis = createRedisLockSource(config);
   const matchers = config.patterns.map((pattern) => ({ pattern: pattern.match, regex: globToRegExp(pattern.match) }));
   let commands = 0;
