@@ -9,6 +9,7 @@ import type { CycleResult } from "@/lib/poller/source-cycles";
 import { sourceKindOf } from "@/lib/sources/registry";
 import { holdResourceKindOf } from "@/lib/sources/hold-resource-kind";
 import { WrittenRows } from "@/lib/poller/written-rows";
+import { nextFailureStreak, NO_FAILURES } from "@/lib/poller/failure-streak";
 
 export type SourcePollerOptions = {
   db: SqlDb;
@@ -47,6 +48,7 @@ export async function runSourcePoller(options: SourcePollerOptions): Promise<voi
   const cycles = await source.openCycles(cluster, saved, (line) => log(`${cluster.name}: ${line}`));
   let previousCycleStart: number | null = null;
   let nextCycleDueMs = Date.now();
+  let failures = NO_FAILURES;
   try {
     while (!signal.aborted) {
       const callStart = Date.now();
@@ -85,6 +87,9 @@ export async function runSourcePoller(options: SourcePollerOptions): Promise<voi
       });
       cycles.commit(result);
       logChanges(log, cluster.name, result.changes);
+      const streak = nextFailureStreak(failures, result.errors, new Date().toISOString());
+      failures = streak.streak;
+      if (streak.line !== null) log(`${cluster.name}: ${streak.line}`);
       if (cycles.describeSignal) await saveChangeSignal(db, clusterId, cycles.describeSignal());
       options.onCycle?.({ changeCount, errorCount: result.errors.length, topicCount: result.targetCount, cycleMs });
       nextCycleDueMs = Math.max(cycleStart + cluster.pollIntervalMs, Date.now() + result.retryAfterMs);
