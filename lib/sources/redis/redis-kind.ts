@@ -1,6 +1,7 @@
 import "server-only";
 
 import { listMasterUrls, type RedisClusterConfig, redisClusterSchema } from "@/lib/sources/redis/redis-config";
+import { findRedlockOverlaps } from "@/lib/sources/redis/redlock-overlaps";
 import { defineSourceKind } from "@/lib/sources/source-kind";
 
 export type RedisSourceConfig = RedisClusterConfig & { pollIntervalMs: number };
@@ -34,6 +35,7 @@ export const redisKind = defineSourceKind<RedisSourceConfig>({
     isRedlock: config.urls !== undefined,
     isCluster: config.cluster,
   }),
+  findConflicts: findRedlockOverlaps,
   stateShape: "hold",
   // ioredis loads when a Redis cluster is polled or checked, not in every process.
   openCycles: async (config, saved, log) => (await import("./redis-runtime")).openRedisCycles(config, saved, log),
