@@ -57,17 +57,28 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
     for (const hint of hints) pending.set(hint.key, keepEnding(pending.get(hint.key), hint.event));
     poke();
   };
+  let watch: HoldWatch | null = null;
+  let loggedMode: string | null = null;
+  /** Says what signals are in force whenever that changes: "none" at start must not outlive the signals' return. */
+  const logMode = () => {
+    const mode = watch?.mode;
+    if (mode === undefined || mode === loggedMode) return;
+    options.log?.(loggedMode === null ? `lock change signals: ${mode}` : `lock change signals: ${mode} (${mode === "none" ? "lost" : "resumed"}; were ${loggedMode})`);
+    loggedMode = mode;
+  };
   const onResync = (reason: string) => {
     options.log?.(`lock change signals lost (${reason}); reading every lock again`);
     lastFullReadAt = Number.NEGATIVE_INFINITY;
+    logMode();
     poke();
   };
   // Signals only make reads come sooner: without them (refused, unreachable) polls carry on.
-  const watch = await source.watch(onHints, onResync).catch((error: unknown): HoldWatch => {
+  const opened = await source.watch(onHints, onResync).catch((error: unknown): HoldWatch => {
     options.log?.(`no lock change signals (${(error as Error).message}); polling only`);
     return { mode: "none", stop: async () => {} };
   });
-  options.log?.(`lock change signals: ${watch.mode}`);
+  watch = opened;
+  logMode();
 
   function isFullReadDue(now: number): boolean {
     return now - lastFullReadAt >= options.pollIntervalMs;
@@ -75,6 +86,7 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
 
   return {
     async run(): Promise<CycleResult> {
+      logMode();
       const now = Date.now();
       const errors: CycleResult["errors"] = [];
       let discovered: Set<string> | null = null;
@@ -168,7 +180,7 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
       await waitUntilWoken(dueMs, signal, (next) => (wake = next));
     },
     async close() {
-      await watch.stop();
+      await opened.stop();
       await source.close();
     },
   };

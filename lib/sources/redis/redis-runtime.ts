@@ -32,7 +32,13 @@ export function toHoldSource(config: RedisSourceConfig): HoldSource {
     patternOf: (key) => matchers.find((m) => m.regex.test(key))?.pattern ?? null,
     async watch(onHints, onResync) {
       const watch = await redis.watch(onHints, onResync);
-      return { mode: watch.mode, stop: watch.stop };
+      // A getter: the mode changes as connections drop and come back.
+      return {
+        get mode() {
+          return watch.mode;
+        },
+        stop: () => watch.stop(),
+      };
     },
     takeRequestCount() {
       const count = commands;
