@@ -2,7 +2,7 @@
 // board, its API and its pages get back (plain JSON: ISO strings, numbers). Client-safe.
 
 import type { NextHolder } from "@/lib/poller/next-holder";
-import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 
 /** How bad a health flag is. "unknown": Baton cannot tell (stale data), which is itself an alarm. */
 export type Severity = "critical" | "unknown" | "warning" | "info";

@@ -4,7 +4,8 @@
 import type { BoardThresholds, DeploymentWindow, HealthFlag, ResourceSnapshot, Severity } from "@/lib/board/board-types";
 import { formatCount, formatDuration, formatShare, formatWindow } from "@/lib/board/format";
 import { isoOrNull } from "@/lib/board/iso-time";
-import { findHashRangeProblems, type HashRange, type HashRangeProblems, type HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import { type HashRange, type HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
+import { findHashRangeProblems, type HashRangeProblems } from "@/lib/pulsar/hash-ranges";
 
 /** However fast a cluster is polled, data is called stale only after this long without a poll. */
 export const STALE_FLOOR_MS = 10_000;

@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { ClusterConfig } from "@/lib/config";
-import type { ClusterFacts } from "@/lib/sources/source-kind";
+import type { ClusterFacts } from "@/lib/poller/contract/source-kind";
 import { sourceKindOf } from "@/lib/sources/registry";
 
 /** A configured cluster in words, whatever its kind: for the Clusters page. */

@@ -1,11 +1,14 @@
 // A holder change as every source kind records it (a row of holder_change). Client-safe types.
 
-import type { ChangePrediction } from "@/lib/poller/next-holder";
-
 export type ChangeKind = "HOLDER_CHANGED" | "HOLDER_LOST" | "HOLDER_APPEARED" | "HIDDEN_FLAP" | "REPLAYED_FLAP" | "CONSUMERS_CHANGED" | "RANGES_MOVED";
 export type ChangeCause = "CLIENT" | "BROKER" | "UNKNOWN";
 /** How the previous hold ended, for the kinds that can tell (locks). */
 export type HoldEnding = "RELEASED" | "EXPIRED" | "TAKEN_OVER";
+
+export type PredictionOutcome = "CONFIRMED" | "WRONG" | "NOT_PREDICTED";
+
+/** What a change records of the prediction: the predicted holder and how the change compares. */
+export type ChangePrediction = { predictedHolder: string | null; outcome: PredictionOutcome };
 
 export type DetectedChange = {
   resourceKey: string;

@@ -11,9 +11,10 @@
 
 import { classifyHolderTransition, type HolderTransition } from "@/lib/poller/classify-holder-transition";
 import type { HoldChange, HoldEnding, HoldState, HoldStats } from "@/lib/poller/hold-state";
-import { type ChangePrediction, scorePrediction } from "@/lib/poller/next-holder";
+import type { ChangePrediction } from "@/lib/poller/change";
+import { scorePrediction } from "@/lib/poller/next-holder";
 import { type NextWaiterInput, predictNextWaiter } from "@/lib/poller/predict-next-waiter";
-import { EXPIRY_EVENTS, type HoldObservation, RELEASE_EVENTS } from "@/lib/sources/hold-observation";
+import { EXPIRY_EVENTS, type HoldObservation, RELEASE_EVENTS } from "@/lib/poller/contract/hold-observation";
 
 export type HoldDetection = { next: HoldState; changes: HoldChange[] };
 

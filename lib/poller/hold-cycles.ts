@@ -5,8 +5,8 @@ import type { HoldChange, HoldState } from "@/lib/poller/hold-state";
 import { markGone, markStale } from "@/lib/poller/mark-gaps";
 import type { CycleResult, HoldResourceKind, SourceCycles } from "@/lib/poller/source-cycles";
 import { waitUntilWoken } from "@/lib/poller/wait-until-woken";
-import { EXPIRY_EVENTS, type HoldHint, RELEASE_EVENTS } from "@/lib/sources/hold-observation";
-import type { HoldReadError, HoldSource, HoldWatch, LockRef } from "@/lib/sources/hold-source";
+import { EXPIRY_EVENTS, type HoldHint, RELEASE_EVENTS } from "@/lib/poller/contract/hold-observation";
+import type { HoldReadError, HoldSource, HoldWatch, LockRef } from "@/lib/poller/contract/hold-source";
 
 export type HoldCyclesOptions = {
   resourceKind: HoldResourceKind;

@@ -2,7 +2,7 @@
 // kind. Client-safe types.
 
 import type { DetectedChange, HoldEnding } from "@/lib/poller/change";
-import type { HoldObservation } from "@/lib/sources/hold-observation";
+import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
 
 export type { HoldEnding };
 

@@ -4,7 +4,7 @@ import { sql } from "@/lib/db/sql";
 import type { SqlQueries } from "@/lib/db/sql-db";
 import type { DetectedChange } from "@/lib/poller/change";
 import { digestHashRangeSplit } from "@/lib/poller/split-digest";
-import type { ResourceState } from "@/lib/sources/pulsar/observation";
+import type { ResourceState } from "@/lib/poller/contract/partition-state";
 
 // The Key_Shared split history (key_shared_range_split): a row per split of a subscription
 // partition with the interval it was in force. Written in the cycle's transaction, after the

@@ -4,8 +4,8 @@
 // change, from the state it held before the change: the same inputs, so the same answer the
 // board showed.
 
-import type { ChangeKind } from "@/lib/poller/change";
-import type { CannotComputeReason, RuleResult } from "@/lib/pulsar/rule-result";
+import type { ChangeKind, ChangePrediction } from "@/lib/poller/change";
+import type { CannotComputeReason, RuleResult } from "@/lib/poller/contract/rule-result";
 
 export type NextHolderReason =
   | CannotComputeReason
@@ -18,11 +18,6 @@ export type NextHolderReason =
  * say why it cannot be computed: never a guess.
  */
 export type NextHolder = { holder: string | null; reason: NextHolderReason | null; detail: string | null };
-
-export type PredictionOutcome = "CONFIRMED" | "WRONG" | "NOT_PREDICTED";
-
-/** What a change records of the prediction: the predicted holder and how the change compares. */
-export type ChangePrediction = { predictedHolder: string | null; outcome: PredictionOutcome };
 
 export function nextHolderOf(result: RuleResult<string | null>): NextHolder {
   return result.ok ? { holder: result.value, reason: null, detail: null } : { holder: null, reason: result.reason, detail: result.detail };

@@ -5,7 +5,7 @@ import type { SqlDb, SqlQueries } from "@/lib/db/sql-db";
 import type { DetectedChange } from "@/lib/poller/change";
 import { loadHoldStates, upsertHoldStates } from "@/lib/poller/hold-rows";
 import { recordKeySharedSplits } from "@/lib/poller/key-shared-range-history";
-import type { CycleStates, HoldResourceKind } from "@/lib/poller/source-cycles";
+import type { CycleStates, StoredShape } from "@/lib/poller/source-cycles";
 import { loadSubscriptionPartitionStates, upsertSubscriptionPartitionStates } from "@/lib/poller/subscription-partition-rows";
 import { deriveLastObservations, loadObservationSweep, saveObservationSweep, sweepTimeOf } from "@/lib/poller/observation-sweep";
 import type { WrittenRows } from "@/lib/poller/written-rows";
@@ -29,12 +29,12 @@ export type PollRunRecord = {
  * The last saved states of a cluster, in the shape its kind keeps: what a restarted poller
  * resumes from, with each one's last observation (or failure) derived from the latest full cycle.
  */
-export async function loadCycleStates(db: SqlDb, clusterId: number, shape: CycleStates["shape"], holdKind: HoldResourceKind): Promise<CycleStates> {
-  const kind = shape === "subscription-partition" ? "PULSAR_SUBSCRIPTION_PARTITION" : holdKind;
+export async function loadCycleStates(db: SqlDb, clusterId: number, stored: StoredShape): Promise<CycleStates> {
+  const kind = stored.shape === "subscription-partition" ? "PULSAR_SUBSCRIPTION_PARTITION" : stored.resourceKind;
   const sweptAt = await loadObservationSweep(db, clusterId, kind);
-  return shape === "subscription-partition"
-    ? { shape, states: deriveLastObservations(await loadSubscriptionPartitionStates(db, clusterId), sweptAt) }
-    : { shape, resourceKind: holdKind, states: deriveLastObservations(await loadHoldStates(db, clusterId, holdKind), sweptAt) };
+  return stored.shape === "subscription-partition"
+    ? { shape: stored.shape, states: deriveLastObservations(await loadSubscriptionPartitionStates(db, clusterId), sweptAt) }
+    : { shape: stored.shape, resourceKind: stored.resourceKind, states: deriveLastObservations(await loadHoldStates(db, clusterId, stored.resourceKind), sweptAt) };
 }
 
 function resourceKindOf(states: CycleStates) {

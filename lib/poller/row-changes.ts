@@ -5,8 +5,8 @@
 // per-resource cadence. Pure.
 
 import type { HoldState, HoldStats } from "@/lib/poller/hold-state";
-import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
-import type { BacklogSample, ConsumerObservation, ResourceState } from "@/lib/sources/pulsar/observation";
+import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
+import type { BacklogSample, ConsumerObservation, ResourceState } from "@/lib/poller/contract/partition-state";
 
 /**
  * How often, at least, a resource whose only news is its moving figures has its row written.

@@ -1,19 +1,19 @@
 import "server-only";
 
-import type { ClusterConfig } from "@/lib/config";
 import type { SqlDb } from "@/lib/db/sql-db";
 import { getProcessMetrics } from "@/lib/metrics/process-registry";
 import { loadCycleStates, saveCycle } from "@/lib/poller/resource-store";
 import { saveChangeSignal } from "@/lib/poller/save-change-signal";
+import type { BaseClusterConfig, SourceKind } from "@/lib/poller/contract/source-kind";
 import type { CycleResult } from "@/lib/poller/source-cycles";
-import { sourceKindOf } from "@/lib/sources/registry";
-import { holdResourceKindOf } from "@/lib/sources/hold-resource-kind";
 import { WrittenRows } from "@/lib/poller/written-rows";
 import { nextFailureStreak, NO_FAILURES } from "@/lib/poller/failure-streak";
 
-export type SourcePollerOptions = {
+export type SourcePollerOptions<C extends BaseClusterConfig> = {
   db: SqlDb;
-  cluster: ClusterConfig;
+  cluster: C;
+  /** The cluster's kind, resolved by the caller (the worker): the poller itself knows no kind. */
+  kind: SourceKind<C>;
   clusterId: number;
   epoch: bigint;
   pollerId: string;
@@ -40,10 +40,9 @@ function logChanges(log: (line: string) => void, clusterName: string, changes: C
  * hand back re-polls of what a signal named while a cycle is still reading: those are saved at
  * once (states and changes, no poll-run record) and the cycle goes on.
  */
-export async function runSourcePoller(options: SourcePollerOptions): Promise<void> {
-  const { db, cluster, clusterId, epoch, pollerId, signal, log } = options;
-  const source = sourceKindOf(cluster);
-  const saved = await loadCycleStates(db, clusterId, source.stateShape, holdResourceKindOf(source.clusterKind));
+export async function runSourcePoller<C extends BaseClusterConfig>(options: SourcePollerOptions<C>): Promise<void> {
+  const { db, cluster, clusterId, epoch, pollerId, signal, log, kind: source } = options;
+  const saved = await loadCycleStates(db, clusterId, source.stored);
   const written = WrittenRows.from(saved);
   const cycles = await source.openCycles(cluster, saved, (line) => log(`${cluster.name}: ${line}`));
   let previousCycleStart: number | null = null;

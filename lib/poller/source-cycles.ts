@@ -4,10 +4,13 @@
 
 import type { DetectedChange } from "@/lib/poller/change";
 import type { HoldState } from "@/lib/poller/hold-state";
-import type { ResourceState } from "@/lib/sources/pulsar/observation";
+import type { ResourceState } from "@/lib/poller/contract/partition-state";
 
 /** The resource kinds whose states are holds (locks of any lock-like kind). */
 export type HoldResourceKind = "REDIS_LOCK" | "ZOOKEEPER_LOCK" | "ETCD_LOCK" | "DYNAMODB_LOCK";
+
+/** What a kind's cycles store: subscription partitions, or holds of one resource kind. */
+export type StoredShape = { shape: "subscription-partition" } | { shape: "hold"; resourceKind: HoldResourceKind };
 
 /** What a cycle touched, in one of the two shapes held_resource stores. */
 export type CycleStates =

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 
-import { type HashRangeSplit, signHashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import { type HashRangeSplit, signHashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 
 /**
  * A Key_Shared split's identity as stored (key_shared_range_split.signature): the md5 of its hash

@@ -3,8 +3,8 @@ import "server-only";
 import { sql } from "@/lib/db/sql";
 import type { SqlDb, SqlQueries } from "@/lib/db/sql-db";
 import { iso } from "@/lib/poller/iso";
-import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
-import type { BacklogSample, ConsumerObservation, ResourceState } from "@/lib/sources/pulsar/observation";
+import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
+import type { BacklogSample, ConsumerObservation, ResourceState } from "@/lib/poller/contract/partition-state";
 
 // Pulsar subscription partitions in held_resource: its own columns (topic, partition,
 // subscription, consumers, hash ranges, backlog).

@@ -6,7 +6,7 @@
 import type { HoldState } from "@/lib/poller/hold-state";
 import { compareRowSignatures, flushIntervalMs, isMovingFiguresFlushDue, type RowSignature, signHoldRow, signSubscriptionPartitionRow } from "@/lib/poller/row-changes";
 import type { CycleStates } from "@/lib/poller/source-cycles";
-import type { ResourceState } from "@/lib/sources/pulsar/observation";
+import type { ResourceState } from "@/lib/poller/contract/partition-state";
 
 type AnyState = CycleStates["states"][number];
 type Written = { signature: RowSignature; writtenAtMs: number };

@@ -8,7 +8,7 @@
 
 import type { BrokerLine } from "@/lib/pulsar/broker-line";
 import { pulsarMurmur3Hash } from "@/lib/pulsar/murmur3";
-import { cannotCompute, computed, type RuleResult } from "@/lib/pulsar/rule-result";
+import { cannotCompute, computed, type RuleResult } from "@/lib/poller/contract/rule-result";
 import type { ConsumerStats } from "@/lib/pulsar/schemas";
 import { encodeAscii, encodeUtf8Exactly, isAscii } from "@/lib/pulsar/utf8";
 

@@ -1,18 +1,8 @@
 // Key_Shared hash ranges: parsing both broker formats, and the facts the board needs (share
 // of the hash space per consumer, gaps, overlaps). Client-safe and pure.
 
+import type { ConsumerRanges, HashRange, HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 import type { ConsumerStats } from "@/lib/pulsar/schemas";
-
-/** An inclusive [start, end] range of sticky-key hashes. */
-export type HashRange = [number, number];
-
-export type ConsumerRanges = { consumer: string; ranges: HashRange[] };
-
-export type HashRangeSplit = {
-  /** The size of the hash space: 65,536 (4.x, and 3.x auto-split) or 2,147,483,647 (3.x consistent hashing). */
-  space: number;
-  consumers: ConsumerRanges[];
-};
 
 const RANGE_STRING = /^\[\s*(\d+)\s*,\s*(\d+)\s*\]$/;
 const SMALL_SPACE = 65_536;
@@ -88,13 +78,4 @@ export function findHashRangeProblems(split: HashRangeSplit): HashRangeProblems 
   }
   if (all.length > 0 && coveredTo <= lastHash) gaps.push([coveredTo, lastHash]);
   return { gaps, overlaps };
-}
-
-/** A compact signature: equal signatures mean the same split. */
-export function signHashRangeSplit(split: HashRangeSplit | null): string {
-  if (!split) return "";
-  return split.consumers
-    .map((c) => `${c.consumer}:${c.ranges.map(([s, e]) => `${s}-${e}`).join(",")}`)
-    .sort()
-    .join("|");
 }

@@ -3,8 +3,8 @@
 // Pure and client-safe.
 
 import type { BrokerLine } from "@/lib/pulsar/broker-line";
-import type { HashRange, HashRangeSplit } from "@/lib/pulsar/hash-ranges";
-import { cannotCompute, computed, type RuleResult } from "@/lib/pulsar/rule-result";
+import type { HashRange, HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
+import { cannotCompute, computed, type RuleResult } from "@/lib/poller/contract/rule-result";
 import {
   computeStickyKeyHash,
   type KeySharedSelector,

@@ -4,7 +4,7 @@
 // Pure and client-safe; docs/owner-rules.md cites the client source.
 
 import { pulsarMurmur3Hash } from "@/lib/pulsar/murmur3";
-import { cannotCompute, computed, type RuleResult } from "@/lib/pulsar/rule-result";
+import { cannotCompute, computed, type RuleResult } from "@/lib/poller/contract/rule-result";
 import { encodeUtf8Exactly } from "@/lib/pulsar/utf8";
 
 export const HASHING_SCHEMES = ["JavaStringHash", "Murmur3_32Hash"] as const;

@@ -4,7 +4,7 @@
 
 import type { BrokerLine } from "@/lib/pulsar/broker-line";
 import { pulsarMurmur3Hash } from "@/lib/pulsar/murmur3";
-import { cannotCompute, computed, type RuleResult } from "@/lib/pulsar/rule-result";
+import { cannotCompute, computed, type RuleResult } from "@/lib/poller/contract/rule-result";
 import { encodeUtf8Exactly } from "@/lib/pulsar/utf8";
 
 /** The broker's sticky-key selector: consistent hashing is the default for AUTO_SPLIT

@@ -5,7 +5,6 @@ import { readFileSync } from "node:fs";
 import { Agent, type Dispatcher, request } from "undici";
 import type { z } from "zod";
 
-import type { PulsarClusterConfig } from "@/lib/sources/pulsar/pulsar-config";
 
 // The one way Baton talks to a Pulsar admin API: base URL, bearer token, TLS, a timeout per
 // request, redirects followed by hand, and every failure mapped to a PulsarAdminError.
@@ -43,7 +42,9 @@ export class PulsarAdminError extends Error {
   }
 }
 
-export type AdminTarget = Pick<PulsarClusterConfig, "adminUrl" | "token" | "tls" | "requestTimeoutMs">;
+export type AdminTarget = { adminUrl: string; token?: string; tls?: AdminTls; requestTimeoutMs: number };
+/** TLS to the admin endpoint: the CA, a client certificate for mutual TLS, and whether to check the server's certificate. */
+export type AdminTls = { caFile?: string; certFile?: string; keyFile?: string; rejectUnauthorized: boolean };
 
 type RequestOptions = {
   method?: "GET" | "PUT" | "POST" | "DELETE";

@@ -8,7 +8,7 @@ import { join, sql, type Sql } from "@/lib/db/sql";
 import type { SqlDb } from "@/lib/db/sql-db";
 import { listPredictionScores } from "@/lib/queries/list-prediction-scores";
 import { createSharedAnswers } from "@/lib/queries/shared-answer";
-import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
 
 export type LeadersQuery = {

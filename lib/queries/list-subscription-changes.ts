@@ -2,7 +2,7 @@ import "server-only";
 
 import type { Db } from "@/lib/db/client";
 import { empty, sql, type Sql } from "@/lib/db/sql";
-import type { PredictionOutcome } from "@/lib/poller/next-holder";
+import type { PredictionOutcome } from "@/lib/poller/change";
 import type { ChangeCause, ChangeKind, HoldEnding } from "@/lib/timeline/timeline-types";
 
 export type ChangeEntry = {

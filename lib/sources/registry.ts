@@ -4,7 +4,7 @@ import { dynamodbKind } from "@/lib/sources/dynamodb/dynamodb-kind";
 import { etcdKind } from "@/lib/sources/etcd/etcd-kind";
 import { pulsarKind } from "@/lib/sources/pulsar/pulsar-kind";
 import { redisKind } from "@/lib/sources/redis/redis-kind";
-import type { SourceKind } from "@/lib/sources/source-kind";
+import type { SourceKind } from "@/lib/poller/contract/source-kind";
 import { zookeeperKind } from "@/lib/sources/zookeeper/zookeeper-kind";
 
 // The kinds of system Baton watches: one line each. A cluster entry in the configuration names

@@ -1,7 +1,7 @@
 // The Key_Shared hash space as ring slices: who owns each stretch of hashes, where nobody does
 // (a gap) and where two consumers do (an overlap). Pure and client-safe.
 
-import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 
 export type RingSlice = {
   start: number;

@@ -3,9 +3,9 @@
 // leader then, the partition routed from the key when the event names none. Whether the owner
 // changed within the window around it, and from whom to whom. Pure and client-safe.
 
-import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 import { type HashingScheme, routeKeyToPartition } from "@/lib/pulsar/producer-routing";
-import type { RuleResult } from "@/lib/pulsar/rule-result";
+import type { RuleResult } from "@/lib/poller/contract/rule-result";
 import type { StickyKeyHashFold } from "@/lib/pulsar/sticky-key-hash";
 import { findOwnerInSplit } from "@/lib/violations/split-index";
 import type { OwnerChange, OwnerCannotComputeReason, ViolationOwner } from "@/lib/violations/owner-types";

@@ -1,7 +1,7 @@
 // Who owned a violation's key when it happened, as the drill-down and the read API return it.
 // Client-safe types.
 
-import type { CannotComputeReason } from "@/lib/pulsar/rule-result";
+import type { CannotComputeReason } from "@/lib/poller/contract/rule-result";
 
 export type OwnerCannotComputeReason =
   | CannotComputeReason

@@ -4,9 +4,9 @@
 // a split that serves a handful of lookups). Gives the answers of findKeyOwner
 // (lib/pulsar/key-owner.ts). Pure and client-safe.
 
-import type { HashRange, HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import type { HashRange, HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 import { inferKeySharedSelector, type KeyOwner } from "@/lib/pulsar/key-owner";
-import { cannotCompute, computed, type RuleResult } from "@/lib/pulsar/rule-result";
+import { cannotCompute, computed, type RuleResult } from "@/lib/poller/contract/rule-result";
 import { computeStickyKeyHash, resolveStickyKeyBytes, selectStickyKeyHashFold, type StickyKeyHashFold } from "@/lib/pulsar/sticky-key-hash";
 import type { BrokerLine } from "@/lib/pulsar/broker-line";
 

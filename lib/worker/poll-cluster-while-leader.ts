@@ -5,6 +5,7 @@ import type { SqlDb } from "@/lib/db/sql-db";
 import { runSourcePoller } from "@/lib/poller/run-source-poller";
 import { acquirePollerLease } from "@/lib/poller/poller-lease";
 import { PollerDeposedError } from "@/lib/poller/resource-store";
+import { sourceKindOf } from "@/lib/sources/registry";
 
 type Options = { db: SqlDb; databaseUrl: string; cluster: ClusterConfig; clusterId: number; pollerId: string; signal: AbortSignal; log: (line: string) => void };
 
@@ -28,7 +29,7 @@ export async function pollClusterWhileLeader(options: Options): Promise<void> {
       stop.abort();
     });
     try {
-      await runSourcePoller({ ...options, epoch: lease.epoch, signal: stop.signal });
+      await runSourcePoller({ ...options, kind: sourceKindOf(cluster), epoch: lease.epoch, signal: stop.signal });
     } catch (error) {
       if (error instanceof PollerDeposedError) log(`${cluster.name}: ${error.message}; standing by`);
       else log(`${cluster.name}: poller failed: ${(error as Error).message}; restarting`);

@@ -2,9 +2,9 @@
 // same JSON), for the board and timeline benchmarks and for looking at a large board by hand.
 import type { Db } from "@/lib/db/client";
 import type { DetectedChange } from "@/lib/poller/change";
-import type { BacklogSample, ConsumerObservation, ResourceState } from "@/lib/sources/pulsar/observation";
+import type { BacklogSample, ConsumerObservation, ResourceState } from "@/lib/poller/contract/partition-state";
 import { saveCycle } from "@/lib/poller/resource-store";
-import type { HashRange } from "@/lib/pulsar/hash-ranges";
+import type { HashRange } from "@/lib/poller/contract/hash-range-split";
 
 export type SeedOptions = {
   cluster: string;

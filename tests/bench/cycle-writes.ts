@@ -21,8 +21,8 @@ import { PrismaClient } from "@/lib/db/generated/client";
 import type { DetectedChange } from "@/lib/poller/change";
 import { saveCycle } from "@/lib/poller/resource-store";
 import { WrittenRows } from "@/lib/poller/written-rows";
-import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
-import { MAX_RECENT_SAMPLES, type ConsumerObservation, type ResourceState } from "@/lib/sources/pulsar/observation";
+import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
+import { MAX_RECENT_SAMPLES, type ConsumerObservation, type ResourceState } from "@/lib/poller/contract/partition-state";
 import { startTestDatabase } from "@/tests/support/test-database";
 import { observation, stateFrom } from "@/tests/unit/sources/pulsar/builders";
 

@@ -3,7 +3,7 @@
 // poll interval + 2 s. Run: npm run bench:latency [-- --interval-ms 1000 --kills 12]
 import { parseArgs } from "node:util";
 
-import { createFleet } from "@/lib/fleet/fleet";
+import { createFleet } from "@/tools/fleet/fleet";
 import { getPartitionedStats } from "@/lib/pulsar/admin-client";
 import { parseTopicName } from "@/lib/pulsar/topic-name";
 import { createPartitionedTopic, createScratchNamespace } from "@/tools/pulsar/admin-setup";

@@ -7,7 +7,7 @@
 // share of it the work takes, in CPU time (process.cpuUsage), median of RUNS.
 // Run: npm run bench:next-in-line
 import { detectChanges } from "@/lib/sources/pulsar/detect-changes";
-import type { ConsumerObservation, Observation, ResourceState } from "@/lib/sources/pulsar/observation";
+import type { ConsumerObservation, Observation, ResourceState } from "@/lib/poller/contract/partition-state";
 import { predictNextConsumer } from "@/lib/sources/pulsar/predict-next-consumer";
 
 const COUNT = 10_000;

@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import { createDb, type Db } from "@/lib/db/client";
 import { compactId } from "@/lib/ingest/compact-id";
 import { digestHashRangeSplit } from "@/lib/poller/split-digest";
-import type { HashRange, HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import type { HashRange, HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 import { getViolationOwners } from "@/lib/violations/queries/get-violation-owners";
 import { computeOwners } from "@/lib/violations/queries/read-owner-history";
 import { startTestDatabase } from "@/tests/support/test-database";

@@ -6,7 +6,7 @@
 // - 10,000 Key_Shared key owners over a 4.2-shaped split of ~200 ranges.
 // Run: node --conditions=react-server --import tsx tests/bench/owner-rules.ts
 import { listFailoverTargets, predictAssignment, predictMovesOnJoin, predictNextInLine } from "@/lib/pulsar/failover-rule";
-import type { HashRange, HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import type { HashRange, HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 import { findKeyOwner } from "@/lib/pulsar/key-owner";
 
 const COUNT = 10_000;

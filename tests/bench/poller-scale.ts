@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
-import { createFleet } from "@/lib/fleet/fleet";
+import { createFleet } from "@/tools/fleet/fleet";
 import { createPartitionedTopic, createScratchNamespace, createSubscription } from "@/tools/pulsar/admin-setup";
 import { createTestDb, waitFor } from "@/tests/support/poller-harness";
 import { startTestBroker } from "@/tests/support/pulsar";

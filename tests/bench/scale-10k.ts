@@ -14,7 +14,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 
 import { sql } from "@/lib/db/sql";
-import { createFleetConsumer, type FleetConsumer } from "@/lib/fleet/fleet-consumer";
+import { createFleetConsumer, type FleetConsumer } from "@/tools/fleet/fleet-consumer";
 import { workerEnv } from "@/tools/build-worker.mjs";
 import { findFreePort } from "@/tools/free-port";
 import { createPartitionedTopic, createScratchNamespace } from "@/tools/pulsar/admin-setup";

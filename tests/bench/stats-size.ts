@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 
 import { fetch as undiciFetch } from "undici";
 
-import { createFleet, type Fleet } from "@/lib/fleet/fleet";
+import { createFleet, type Fleet } from "@/tools/fleet/fleet";
 import { STATS_QUERY } from "@/lib/pulsar/admin-client";
 import { partitionedTopicStatsSchema } from "@/lib/pulsar/schemas";
 import { parseTopicName, topicPath } from "@/lib/pulsar/topic-name";

@@ -29,7 +29,7 @@ const readline = require("node:readline");
 const { startBroker } = require(${JSON.stringify(path.join(ROOT, "tools/pulsar/broker.ts"))});
 const { createPartitionedTopic, createScratchNamespace, createSubscription } = require(${JSON.stringify(path.join(ROOT, "tools/pulsar/admin-setup.ts"))});
 const { requestAdminOk } = require(${JSON.stringify(path.join(ROOT, "tools/pulsar/admin-http.ts"))});
-const { createFleet } = require(${JSON.stringify(path.join(ROOT, "lib/fleet/fleet.ts"))});
+const { createFleet } = require(${JSON.stringify(path.join(ROOT, "tools/fleet/fleet.ts"))});
 
 let broker, fleet, topic, scratch;
 const commands = {

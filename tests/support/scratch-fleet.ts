@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
 
-import { createFleet, type Fleet } from "@/lib/fleet/fleet";
+import { createFleet, type Fleet } from "@/tools/fleet/fleet";
 import { createTestNamespace, getTestBroker } from "@/tests/support/pulsar";
 import type { ScratchNamespace } from "@/tools/pulsar/admin-setup";
 

@@ -5,8 +5,8 @@ import { randomUUID } from "node:crypto";
 
 import type { CounterBackend } from "@/lib/exclusivity-client";
 import { createExclusivityClient, type ExclusivityClient } from "@/lib/exclusivity-client";
-import { createFleetConsumer, type FleetConnection, type FleetConsumer } from "@/lib/fleet/fleet-consumer";
-import { makeKeys, openKeyedProducer, type KeyedProducer } from "@/lib/fleet/keyed-producer";
+import { createFleetConsumer, type FleetConnection, type FleetConsumer } from "@/tools/fleet/fleet-consumer";
+import { makeKeys, openKeyedProducer, type KeyedProducer } from "@/tools/fleet/keyed-producer";
 import type { ConsumerMessage } from "@/lib/pulsar/websocket";
 import type { DemoService } from "@/tools/demo/demo-plan";
 import { readMessagePartition } from "@/tools/demo/message-partition";

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
-import { createFleet } from "../../lib/fleet/fleet";
+import { createFleet } from "../fleet/fleet";
 import { createPartitionedTopic, createScratchNamespace } from "./admin-setup";
 import { startBroker } from "./broker";
 

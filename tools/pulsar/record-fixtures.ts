@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 
-import { createFleet, type Fleet } from "../../lib/fleet/fleet";
+import { createFleet, type Fleet } from "../fleet/fleet";
 import { openConsumer, WebSocketUpgradeError } from "../../lib/pulsar/websocket";
 import { requestAdmin, type AdminResponse } from "./admin-http";
 import {

@@ -4,7 +4,7 @@ import type { OperationSpec } from "@/lib/openapi/operation-types";
 import { lockChangePageSchema, locksBoardSchema, lockTimelineSchema } from "@/lib/openapi/responses/lock-schemas";
 import { lockChangesParamsSchema, lockTimelineParamsSchema, locksParamsSchema } from "@/lib/queries/read-api-params";
 
-// The read API of locks (Redis today; ZooKeeper, etcd next): the list, a lock's (or a
+// The read API of locks (Redis, ZooKeeper, etcd, DynamoDB): the list, a lock's (or a
 // pattern's) timeline, and its changes. The examples' ranges end at `nowMs`.
 
 const CLUSTER_NOTE = "A `cluster` must name a configured cluster (BATON_CLUSTERS): another name is a 400 that lists them.";

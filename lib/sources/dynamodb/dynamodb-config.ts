@@ -62,6 +62,8 @@ export const dynamodbClusterSchema = z
 
 export type DynamodbClusterInput = z.input<typeof dynamodbClusterSchema>;
 export type DynamodbClusterConfig = z.output<typeof dynamodbClusterSchema>;
+/** A DynamoDB cluster entry made ready: its poll interval defaulted. */
+export type DynamodbSourceConfig = DynamodbClusterConfig & { pollIntervalMs: number };
 
 /**
  * Parses one DynamoDB source, throwing lib/config.ts's one-line ConfigError:

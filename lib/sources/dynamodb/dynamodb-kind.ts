@@ -1,10 +1,8 @@
 import "server-only";
 
-import { defineSourceKind } from "@/lib/sources/source-kind";
+import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 
-import { type DynamodbClusterConfig, dynamodbClusterSchema } from "./dynamodb-config";
-
-export type DynamodbSourceConfig = DynamodbClusterConfig & { pollIntervalMs: number };
+import { type DynamodbClusterConfig, dynamodbClusterSchema, type DynamodbSourceConfig } from "./dynamodb-config";
 
 /** DynamoDB lock tables: Amazon's dynamodb-lock-client (ownerName, leaseDuration, recordVersionNumber, isReleased). */
 export const dynamodbKind = defineSourceKind<DynamodbSourceConfig>({
@@ -31,7 +29,7 @@ export const dynamodbKind = defineSourceKind<DynamodbSourceConfig>({
     partitionKeyName: config.partitionKeyName,
     sortKeyName: config.sortKeyName ?? null,
   }),
-  stateShape: "hold",
+  stored: { shape: "hold", resourceKind: "DYNAMODB_LOCK" },
   // The AWS SDK loads when a DynamoDB cluster is polled or checked, not in every process.
   openCycles: async (config, saved, log) => (await import("./dynamodb-runtime")).openDynamodbCycles(config, saved, log),
   checkReachable: async (config, timeoutMs) => (await import("./dynamodb-runtime")).checkDynamodbReachable(config, timeoutMs),

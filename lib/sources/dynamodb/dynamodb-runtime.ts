@@ -4,10 +4,9 @@ import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
 
 import { openHoldCycles } from "@/lib/poller/hold-cycles";
 import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
-import { holdResourceKindOf } from "@/lib/sources/hold-resource-kind";
 
 import { createDynamodbClient, describeDynamodbError, describeTableLocation } from "./dynamodb-client";
-import type { DynamodbSourceConfig } from "./dynamodb-kind";
+import type { DynamodbSourceConfig } from "./dynamodb-config";
 import { createDynamodbHoldSource } from "./index";
 
 // What the DynamoDB kind does with the AWS SDK: dynamodb-kind.ts loads this module when a
@@ -15,7 +14,7 @@ import { createDynamodbHoldSource } from "./index";
 
 export function openDynamodbCycles(config: DynamodbSourceConfig, saved: CycleStates, log: (line: string) => void): Promise<SourceCycles> {
   return openHoldCycles(createDynamodbHoldSource(config, { log }), saved.shape === "hold" ? saved.states : [], {
-    resourceKind: holdResourceKindOf("DYNAMODB"),
+    resourceKind: "DYNAMODB_LOCK",
     discoveryIntervalMs: config.discoveryIntervalMs,
     pollIntervalMs: config.pollIntervalMs,
     log,

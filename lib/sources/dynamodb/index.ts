@@ -15,8 +15,8 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 
 import { createRateLimiter, type RateLimiter } from "@/lib/poller/rate-limiter";
-import type { HoldHint, HoldObservation } from "@/lib/sources/hold-observation";
-import type { HoldReadError, HoldSource, LockRef } from "@/lib/sources/hold-source";
+import type { HoldHint, HoldObservation } from "@/lib/poller/contract/hold-observation";
+import type { HoldReadError, HoldSource, LockRef } from "@/lib/poller/contract/hold-source";
 
 import { createDynamodbClient, describeDynamodbError, describeTableLocation } from "./dynamodb-client";
 import type { DynamodbClusterConfig } from "./dynamodb-config";

@@ -1,8 +1,7 @@
 import "server-only";
 
 import { openHoldCycles } from "@/lib/poller/hold-cycles";
-import { holdResourceKindOf } from "@/lib/sources/hold-resource-kind";
-import { defineSourceKind } from "@/lib/sources/source-kind";
+import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 
 import { readStatus } from "./etcd-api";
 import { type EtcdClusterConfig, etcdClusterSchema } from "./etcd-config";
@@ -36,10 +35,10 @@ export const etcdKind = defineSourceKind<EtcdSourceConfig>({
     prefixes: config.prefixes.map(({ prefix, layout, mustBeHeld }) => ({ prefix, layout, mustBeHeld })),
     members: config.endpoints.length,
   }),
-  stateShape: "hold",
+  stored: { shape: "hold", resourceKind: "ETCD_LOCK" },
   openCycles: (config, saved, log) =>
     openHoldCycles(createEtcdHoldSource(config, log), saved.shape === "hold" ? saved.states : [], {
-      resourceKind: holdResourceKindOf("ETCD"),
+      resourceKind: "ETCD_LOCK",
       discoveryIntervalMs: config.discoveryIntervalMs,
       pollIntervalMs: config.pollIntervalMs,
       log,

@@ -1,4 +1,4 @@
-import type { HoldObservation } from "@/lib/sources/hold-observation";
+import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
 
 import type { LeaseTimeToLive } from "./etcd-api";
 import { type Contender, nameOf } from "./etcd-layout";

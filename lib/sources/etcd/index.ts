@@ -10,7 +10,7 @@
 //   key-index.ts         what the reads learned that the watch's DELETE events need
 // No Next and no Prisma here: the poller owns storage.
 
-import type { HoldSource } from "@/lib/sources/hold-source";
+import type { HoldSource } from "@/lib/poller/contract/hold-source";
 
 import type { EtcdClusterConfig } from "./etcd-config";
 import { isUnderPrefix } from "./etcd-layout";

@@ -1,5 +1,5 @@
-import type { HoldObservation } from "@/lib/sources/hold-observation";
-import type { HoldReadError, LockRef } from "@/lib/sources/hold-source";
+import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
+import type { HoldReadError, LockRef } from "@/lib/poller/contract/hold-source";
 
 import { type LeaseTimeToLive, readLeaseTimeToLive, readRange } from "./etcd-api";
 import type { EtcdWatchedPrefix } from "./etcd-config";

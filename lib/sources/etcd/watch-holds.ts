@@ -1,4 +1,4 @@
-import type { HoldHint } from "@/lib/sources/hold-observation";
+import type { HoldHint } from "@/lib/poller/contract/hold-observation";
 
 import { prefixRangeEnd, readCurrentRevision, toBase64, toWatchEvents, type WatchEvent, watchResponseSchema } from "./etcd-api";
 import type { EtcdWatchedPrefix } from "./etcd-config";

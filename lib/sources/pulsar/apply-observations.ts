@@ -6,7 +6,7 @@ import { markGone, markStale } from "@/lib/poller/mark-gaps";
 import { detectChanges, nextIfUnchanged } from "@/lib/sources/pulsar/detect-changes";
 import type { TopicFetchResult } from "@/lib/sources/pulsar/fetch-topic-observations";
 import type { DetectedChange } from "@/lib/poller/change";
-import type { ResourceState } from "@/lib/sources/pulsar/observation";
+import type { ResourceState } from "@/lib/poller/contract/partition-state";
 import { type ResourceStateIndex, statesOf, type TopicStates } from "@/lib/sources/pulsar/resource-state-index";
 
 export type CycleInput = {

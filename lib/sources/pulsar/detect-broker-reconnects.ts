@@ -3,7 +3,7 @@
 // move at once. One client failing over moves only its own consumers.
 
 import { isSameConsumerSet } from "@/lib/sources/pulsar/detect-changes";
-import type { Observation, ResourceState } from "@/lib/sources/pulsar/observation";
+import type { Observation, ResourceState } from "@/lib/poller/contract/partition-state";
 
 /**
  * Partitions of one topic whose consumers all reconnected between the two polls: at least two

@@ -3,9 +3,11 @@
 // markStale, which keeps the last known holder.
 
 import { classifyHolderTransition } from "@/lib/poller/classify-holder-transition";
-import { computeShares, signHashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import { signHashRangeSplit } from "@/lib/poller/contract/hash-range-split";
+import { computeShares } from "@/lib/pulsar/hash-ranges";
 import type { ChangeCause, ChangeKind, DetectedChange } from "@/lib/poller/change";
-import { type ChangePrediction, scorePrediction } from "@/lib/poller/next-holder";
+import type { ChangePrediction } from "@/lib/poller/change";
+import { scorePrediction } from "@/lib/poller/next-holder";
 import { predictNextConsumer } from "@/lib/sources/pulsar/predict-next-consumer";
 import { replayConsumerChurn } from "@/lib/sources/pulsar/replay-consumer-churn";
 import {
@@ -15,7 +17,7 @@ import {
   type Observation,
   type ResourceIdentity,
   type ResourceState,
-} from "@/lib/sources/pulsar/observation";
+} from "@/lib/poller/contract/partition-state";
 
 export type DetectionContext = {
   /** ISO time of the poll that made the observation. */

@@ -2,7 +2,7 @@ import "server-only";
 
 import type { PulsarClusterConfig } from "@/lib/sources/pulsar/pulsar-config";
 import type { WatchedTopic } from "@/lib/sources/pulsar/discover-topics";
-import type { Observation } from "@/lib/sources/pulsar/observation";
+import type { Observation } from "@/lib/poller/contract/partition-state";
 import { observeTopicStats } from "@/lib/sources/pulsar/observe-topic";
 import type { RateLimiter } from "@/lib/poller/rate-limiter";
 import { getPartitionedStats, getTopicStats } from "@/lib/pulsar/admin-client";

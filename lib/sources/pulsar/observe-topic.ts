@@ -1,7 +1,7 @@
 // Turns a topic's stats (one partition, or a non-partitioned topic) into observations of its
 // subscriptions. Pure but for the shared texts below.
 
-import type { ConsumerObservation, Observation } from "@/lib/sources/pulsar/observation";
+import type { ConsumerObservation, Observation } from "@/lib/poller/contract/partition-state";
 import { buildHashRangeSplit, parseConsumerRanges } from "@/lib/pulsar/hash-ranges";
 import type { ConsumerStats, SubscriptionStats, TopicStats } from "@/lib/pulsar/schemas";
 import { formatTopicName, pulsarResourceKey, type TopicName } from "@/lib/pulsar/topic-name";

@@ -9,7 +9,7 @@ import { disabledSignalStatus } from "@/lib/sources/pulsar/consumer-signal/consu
 import { startConsumerSignal } from "@/lib/sources/pulsar/consumer-signal/run-consumer-signal";
 import { discoverTopics, type WatchedTopic } from "@/lib/sources/pulsar/discover-topics";
 import { fetchPartitionObservations, fetchTopicObservations, type TopicFetchResult } from "@/lib/sources/pulsar/fetch-topic-observations";
-import type { ResourceState } from "@/lib/sources/pulsar/observation";
+import type { ResourceState } from "@/lib/poller/contract/partition-state";
 import { planRepolls } from "@/lib/sources/pulsar/plan-repolls";
 import { ReadTimes } from "@/lib/sources/pulsar/read-times";
 import { ResourceStateIndex } from "@/lib/sources/pulsar/resource-state-index";

@@ -2,7 +2,7 @@ import "server-only";
 
 import { z } from "zod";
 
-import { defineSourceKind } from "@/lib/sources/source-kind";
+import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 import { openPulsarCycles } from "@/lib/sources/pulsar/pulsar-cycles";
 import { type PulsarClusterConfig, pulsarClusterSchema, resolvePulsarCluster, type ScopeConfig } from "@/lib/sources/pulsar/pulsar-config";
 import { PulsarAdminError, requestAdmin } from "@/lib/pulsar/transport";
@@ -28,7 +28,7 @@ export const pulsarKind = defineSourceKind<PulsarClusterConfig>({
     auth: `${config.token ? "bearer token" : "none"}${config.adminUrl.startsWith("https:") ? ", TLS" : ""}`,
   }),
   scopeOf: (config) => config.scope,
-  stateShape: "subscription-partition",
+  stored: { shape: "subscription-partition" },
   openCycles: async (config, saved, log) => openPulsarCycles(config, saved.shape === "subscription-partition" ? saved.states : [], log),
   // The cluster list: the cheapest call that proves the admin API answers and the token is accepted.
   async checkReachable(config, timeoutMs) {

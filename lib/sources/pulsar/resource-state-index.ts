@@ -2,7 +2,7 @@
 // then subscription, then partition. Kept from cycle to cycle (not rebuilt each time): a cycle
 // of 100,000 resources cannot afford to hash 100,000 key strings again.
 
-import type { ResourceState } from "@/lib/sources/pulsar/observation";
+import type { ResourceState } from "@/lib/poller/contract/partition-state";
 
 /** One topic's states: subscription -> states by partition + 1 (index 0: a non-partitioned topic). */
 export type TopicStates = Map<string, (ResourceState | undefined)[]>;

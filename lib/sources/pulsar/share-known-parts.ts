@@ -5,7 +5,7 @@
 // its answer arrives, so that the copies parsed from the answer die young and a sweep keeps one
 // set of consumers, not two. Equal values only: what a cycle computes from it is unchanged.
 
-import type { ConsumerObservation, Observation } from "@/lib/sources/pulsar/observation";
+import type { ConsumerObservation, Observation } from "@/lib/poller/contract/partition-state";
 import type { ResourceStateIndex } from "@/lib/sources/pulsar/resource-state-index";
 import type { TopicFetchResult } from "@/lib/sources/pulsar/fetch-topic-observations";
 

@@ -4,7 +4,7 @@ import { isLiteralKeyPattern } from "./redis-config";
 import { RedisSourceError } from "./redis-error";
 import { literalKey } from "./redis-glob";
 import { type RedisMaster, sendCommand } from "./redis-connection";
-import type { LockRef } from "@/lib/sources/hold-source";
+import type { LockRef } from "@/lib/poller/contract/hold-source";
 
 // Finds lock keys with SCAN ... MATCH (never KEYS: SCAN walks COUNT keys per call, so Redis
 // serves other clients between calls). SCAN's cost is the whole keyspace whatever MATCH says, so

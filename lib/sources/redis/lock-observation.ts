@@ -1,5 +1,5 @@
-import type { HoldObservation } from "@/lib/sources/hold-observation";
-import type { HoldReadError } from "@/lib/sources/hold-source";
+import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
+import type { HoldReadError } from "@/lib/poller/contract/hold-source";
 
 import type { RedisLayout, RedisLockPattern } from "./redis-config";
 import type { KeyToRead, LockReading, MasterReadFailure } from "./read-locks";

@@ -140,6 +140,8 @@ export const redisClusterSchema = z
 
 export type RedisClusterInput = z.input<typeof redisClusterSchema>;
 export type RedisClusterConfig = z.output<typeof redisClusterSchema>;
+/** A Redis cluster entry made ready: its poll interval defaulted. */
+export type RedisSourceConfig = RedisClusterConfig & { pollIntervalMs: number };
 export type RedisLockPattern = RedisClusterConfig["patterns"][number];
 export type RedisLayout = z.output<typeof redisLayoutSchema>;
 

@@ -1,10 +1,8 @@
 import "server-only";
 
-import { listMasterUrls, type RedisClusterConfig, redisClusterSchema } from "@/lib/sources/redis/redis-config";
+import { listMasterUrls, type RedisClusterConfig, redisClusterSchema, type RedisSourceConfig } from "@/lib/sources/redis/redis-config";
 import { findRedlockOverlaps } from "@/lib/sources/redis/redlock-overlaps";
-import { defineSourceKind } from "@/lib/sources/source-kind";
-
-export type RedisSourceConfig = RedisClusterConfig & { pollIntervalMs: number };
+import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 
 /** A Redis URL as the pages show it: the password never leaves the configuration. */
 function redactUrl(url: string): string {
@@ -36,7 +34,7 @@ export const redisKind = defineSourceKind<RedisSourceConfig>({
     isCluster: config.cluster,
   }),
   findConflicts: findRedlockOverlaps,
-  stateShape: "hold",
+  stored: { shape: "hold", resourceKind: "REDIS_LOCK" },
   // ioredis loads when a Redis cluster is polled or checked, not in every process.
   openCycles: async (config, saved, log) => (await import("./redis-runtime")).openRedisCycles(config, saved, log),
   checkReachable: async (config, timeoutMs) => (await import("./redis-runtime")).checkRedisReachable(config, timeoutMs),

@@ -2,13 +2,13 @@ import "server-only";
 
 import { openHoldCycles } from "@/lib/poller/hold-cycles";
 import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
-import type { HoldSource } from "@/lib/sources/hold-source";
+import type { HoldSource } from "@/lib/poller/contract/hold-source";
 import { createRedisLockSource } from "@/lib/sources/redis/index";
 import { listMasterUrls } from "@/lib/sources/redis/redis-config";
 import { createMaster, describeEndpoint, resolveEndpoints } from "@/lib/sources/redis/redis-connection";
 import { toRedisSourceError } from "@/lib/sources/redis/redis-error";
 import { globToRegExp } from "@/lib/sources/redis/redis-glob";
-import type { RedisSourceConfig } from "@/lib/sources/redis/redis-kind";
+import type { RedisSourceConfig } from "@/lib/sources/redis/redis-config";
 
 // What the Redis kind does with connections: redis-kind.ts loads this module (and with it ioredis)
 // when a Redis cluster is polled or checked.

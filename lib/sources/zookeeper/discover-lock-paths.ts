@@ -1,4 +1,4 @@
-import type { HoldReadError, LockRef } from "@/lib/sources/hold-source";
+import type { HoldReadError, LockRef } from "@/lib/poller/contract/hold-source";
 
 import { hasContenders, parseContender } from "./recipe-layout";
 import type { ZookeeperClusterConfig } from "./zookeeper-config";

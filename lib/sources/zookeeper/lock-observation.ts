@@ -1,4 +1,4 @@
-import type { HoldObservation } from "@/lib/sources/hold-observation";
+import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
 
 import { type Contender, orderContenders, readableData } from "./recipe-layout";
 import type { SessionDump } from "./session-dump";

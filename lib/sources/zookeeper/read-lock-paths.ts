@@ -1,4 +1,4 @@
-import type { HoldReadError, LockRef } from "@/lib/sources/hold-source";
+import type { HoldReadError, LockRef } from "@/lib/poller/contract/hold-source";
 
 import type { ContenderReading, LockReading } from "./lock-observation";
 import { isSemaphoreMutex, orderContenders, SEMAPHORE_LEASES } from "./recipe-layout";

@@ -1,11 +1,11 @@
 import "server-only";
 
 import { ConfigError, readConfigText } from "@/lib/config-files";
-import { defineSourceKind } from "@/lib/sources/source-kind";
+import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 
 import { DUMP_WHITELIST_NOTE } from "./session-dump";
 import { type ZookeeperClusterConfig, zookeeperClusterSchema } from "./zookeeper-config";
-import type { ZookeeperSourceConfig } from "./zookeeper-source";
+import type { ZookeeperKindConfig, ZookeeperSourceConfig } from "./zookeeper-source";
 
 // Baton's ZooKeeper kind: who holds each lock and election of Apache Curator's and Kazoo's
 // recipes. The files, in the order a poll uses them:
@@ -18,8 +18,6 @@ import type { ZookeeperSourceConfig } from "./zookeeper-source";
 //   lock-observation.ts      one lock's reads -> HoldObservation (pure)
 //   zookeeper-source.ts      all of it as the HoldSource the shared hold cycles read
 // No Next and no Prisma here: the poller owns storage.
-
-export type ZookeeperKindConfig = ZookeeperSourceConfig & { pollIntervalMs: number };
 
 function describeScope(config: ZookeeperClusterConfig): string {
   const paths = (config.paths ?? []).map((p) => `${p.path} (${p.recipe}${p.mustBeHeld ? ", must be held" : ""})`);
@@ -62,7 +60,7 @@ export const zookeeperKind = defineSourceKind<ZookeeperKindConfig>({
     sessionTimeoutMs: config.sessionTimeoutMs,
     sessionDump: config.sessionDump,
   }),
-  stateShape: "hold",
+  stored: { shape: "hold", resourceKind: "ZOOKEEPER_LOCK" },
   // node-zookeeper-client loads when a ZooKeeper cluster is polled or checked, not in every process.
   openCycles: async (config, saved, log) => (await import("./zookeeper-runtime")).openZookeeperCycles(config, saved, log),
   checkReachable: async (config, timeoutMs) => (await import("./zookeeper-runtime")).checkZookeeperReachable(config, timeoutMs),

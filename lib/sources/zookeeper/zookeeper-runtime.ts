@@ -3,10 +3,9 @@ import "server-only";
 import { openHoldCycles } from "@/lib/poller/hold-cycles";
 import { createRateLimiter } from "@/lib/poller/rate-limiter";
 import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
-import { holdResourceKindOf } from "@/lib/sources/hold-resource-kind";
 
 import { createZookeeperConnection } from "./zookeeper-connection";
-import type { ZookeeperKindConfig } from "./zookeeper-kind";
+import type { ZookeeperKindConfig } from "./zookeeper-source";
 import { createZookeeperSource } from "./zookeeper-source";
 
 // What the ZooKeeper kind does with a session: zookeeper-kind.ts loads this module (and with it
@@ -14,7 +13,7 @@ import { createZookeeperSource } from "./zookeeper-source";
 
 export function openZookeeperCycles(config: ZookeeperKindConfig, saved: CycleStates, log: (line: string) => void): Promise<SourceCycles> {
   return openHoldCycles(createZookeeperSource(config, log), saved.shape === "hold" ? saved.states : [], {
-    resourceKind: holdResourceKindOf("ZOOKEEPER"),
+    resourceKind: "ZOOKEEPER_LOCK",
     discoveryIntervalMs: config.discoveryIntervalMs,
     pollIntervalMs: config.pollIntervalMs,
     log,

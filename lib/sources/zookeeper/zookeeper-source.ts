@@ -1,6 +1,6 @@
 import { createRateLimiter } from "@/lib/poller/rate-limiter";
-import type { HoldHint } from "@/lib/sources/hold-observation";
-import type { HoldReadError, HoldSource } from "@/lib/sources/hold-source";
+import type { HoldHint } from "@/lib/poller/contract/hold-observation";
+import type { HoldReadError, HoldSource } from "@/lib/poller/contract/hold-source";
 
 import { createDiscovery } from "./discover-lock-paths";
 import { toLockObservation } from "./lock-observation";
@@ -14,6 +14,8 @@ import { createZookeeperConnection } from "./zookeeper-connection";
 // arming a child watch), the server's session deadlines, and watch fires as change hints.
 
 export type ZookeeperSourceConfig = ZookeeperClusterConfig & { digestSecret?: string };
+/** A ZooKeeper cluster entry made ready: its secret read, its poll interval defaulted. */
+export type ZookeeperKindConfig = ZookeeperSourceConfig & { pollIntervalMs: number };
 
 /**
  * Requests in flight at once: the client pipelines them on one connection and the server answers

@@ -3,7 +3,8 @@ import "server-only";
 import { sql } from "@/lib/db/sql";
 import type { SqlDb } from "@/lib/db/sql-db";
 import type { ClassificationScope } from "@/lib/violations/queries/classification-sql";
-import { type Binning, originSql, spanIndexSql } from "@/lib/violations/queries/read-violation-rows";
+import type { Binning } from "@/lib/violations/queries/binning";
+import { originSql, spanIndexSql } from "@/lib/violations/queries/read-violation-rows";
 import { chooseRollupResolution, rollupRowsSql, type RollupResolution } from "@/lib/violations/queries/rollup-rows-sql";
 import type { BinnedIncrements } from "@/lib/violations/increments-per-bucket";
 

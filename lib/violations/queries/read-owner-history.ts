@@ -2,7 +2,7 @@ import "server-only";
 
 import type { Db } from "@/lib/db/client";
 import { sql } from "@/lib/db/sql";
-import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 import { DEFAULT_HASHING_SCHEME, type HashingScheme } from "@/lib/pulsar/producer-routing";
 import { computeViolationOwner, type PartitionHistory, type SubscriptionHistory } from "@/lib/violations/compute-violation-owner";
 import type { ViolationOwner } from "@/lib/violations/owner-types";

@@ -2,6 +2,7 @@ import "server-only";
 
 import { empty, join, sql, type Sql } from "@/lib/db/sql";
 import type { SqlDb } from "@/lib/db/sql-db";
+import type { Binning } from "@/lib/violations/queries/binning";
 import { insideViolationsSql, serviceWindowsSql, timestampSql, type ClassificationScope } from "@/lib/violations/queries/classification-sql";
 import { chooseRollupResolution, rollupRowsSql, type RollupResolution } from "@/lib/violations/queries/rollup-rows-sql";
 import type { BinnedRow, Observation } from "@/lib/violations/summarise-buckets";
@@ -16,8 +17,6 @@ const MAX_PROBES = 4_000;
  * fall on the reader's wall clock (date_bin is arithmetic; a per-row search over the bucket
  * boundaries costs more than the scan itself).
  */
-export type Binning = { strideMs: number; spans: readonly { fromMs: number; originMs: number }[] };
-
 /** Bins of the bucket size on the zone's wall clock: per offset span, an origin at a local midnight. */
 export function wallClockBinning(bucketMs: number, spans: readonly OffsetSpan[]): Binning {
   return { strideMs: bucketMs, spans: spans.map((span) => ({ fromMs: span.fromMs, originMs: -span.offsetMs })) };

@@ -1,8 +1,8 @@
 import "server-only";
 
 import { empty, join, sql, type Sql } from "@/lib/db/sql";
+import type { Binning } from "@/lib/violations/queries/binning";
 import { deploymentsInScopeSql, rollupScopeSql, timestampSql, windowEndSql, type ClassificationScope } from "@/lib/violations/queries/classification-sql";
-import type { Binning } from "@/lib/violations/queries/read-violation-rows";
 
 const HOUR_MS = 3_600_000;
 

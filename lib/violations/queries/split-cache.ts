@@ -1,4 +1,4 @@
-import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 
 // Parsed Key_Shared splits by their stored digest (key_shared_range_split.signature, see
 // lib/poller/split-digest.ts): a split's content never changes once written (only its valid_to

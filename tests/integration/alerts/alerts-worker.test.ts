@@ -5,7 +5,7 @@ import type http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { Db } from "@/lib/db/client";
-import { createFleet, type Fleet } from "@/lib/fleet/fleet";
+import { createFleet, type Fleet } from "@/tools/fleet/fleet";
 import { createNonPartitionedTopic } from "@/tools/pulsar/admin-setup";
 import { startHttpServer, type TestServer } from "@/tests/support/http-server";
 import { createTestDb, waitFor } from "@/tests/support/poller-harness";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { Db } from "@/lib/db/client";
-import { createFleet, type Fleet } from "@/lib/fleet/fleet";
+import { createFleet, type Fleet } from "@/tools/fleet/fleet";
 import { createPartitionedTopic, createScratchNamespace } from "@/tools/pulsar/admin-setup";
 import type { BrokerHandle } from "@/tools/pulsar/broker";
 import { createTestDb, registerCluster, startPoller, testClusterConfig, waitFor, type RunningPoller } from "@/tests/support/poller-harness";

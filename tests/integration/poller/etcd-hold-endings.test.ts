@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openHoldCycles } from "@/lib/poller/hold-cycles";
 import type { SourceCycles } from "@/lib/poller/source-cycles";
 import { createEtcdHoldSource, parseEtcdClusterConfig } from "@/lib/sources/etcd";
-import type { HoldHint } from "@/lib/sources/hold-observation";
+import type { HoldHint } from "@/lib/poller/contract/hold-observation";
 import { type Contender, startLockContender } from "@/tests/support/etcd-contenders";
 import { ETCDCTL_BINARY } from "@/tests/support/ensure-etcd";
 import { startEtcdServer, stopEtcdServers, type TestEtcdServer } from "@/tests/support/etcd-servers";

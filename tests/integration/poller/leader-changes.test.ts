@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { Db } from "@/lib/db/client";
-import { createFleet, type Fleet } from "@/lib/fleet/fleet";
+import { createFleet, type Fleet } from "@/tools/fleet/fleet";
 import { getPartitionedStats } from "@/lib/pulsar/admin-client";
 import { parseTopicName } from "@/lib/pulsar/topic-name";
 import { createPartitionedTopic } from "@/tools/pulsar/admin-setup";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { openHoldCycles } from "@/lib/poller/hold-cycles";
 import type { SourceCycles } from "@/lib/poller/source-cycles";
-import type { HoldHint } from "@/lib/sources/hold-observation";
+import type { HoldHint } from "@/lib/poller/contract/hold-observation";
 import { parseRedisClusterConfig } from "@/lib/sources/redis";
 import { toHoldSource } from "@/lib/sources/redis/redis-runtime";
 import { pollUntil } from "@/tests/support/poll-until";

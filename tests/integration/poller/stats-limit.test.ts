@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { loadConfig, type ClusterConfig } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
-import { createFleet, type Fleet } from "@/lib/fleet/fleet";
+import { createFleet, type Fleet } from "@/tools/fleet/fleet";
 import { STATS_QUERY } from "@/lib/pulsar/admin-client";
 import { parseTopicName, topicPath } from "@/lib/pulsar/topic-name";
 import { createPartitionedTopic } from "@/tools/pulsar/admin-setup";

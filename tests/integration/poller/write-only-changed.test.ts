@@ -11,7 +11,7 @@ import { isMovingFiguresFlushDue } from "@/lib/poller/row-changes";
 import { WrittenRows } from "@/lib/poller/written-rows";
 import { ALL_LEADERS, listLeaders } from "@/lib/queries/list-leaders";
 import { ALL_LOCKS, listLocks } from "@/lib/queries/list-locks";
-import type { ResourceState } from "@/lib/sources/pulsar/observation";
+import type { ResourceState } from "@/lib/poller/contract/partition-state";
 import { readHeldRows, writtenBetween } from "@/tests/support/held-rows";
 import { createTestDb } from "@/tests/support/poller-harness";
 import { getTestDatabaseUrl } from "@/tests/support/test-database";
@@ -163,8 +163,8 @@ describe("a Pulsar cluster's cycles", () => {
   });
 
   it("let a restarted poller resume from the same states as the old path", async () => {
-    const resumed = await loadCycleStates(db, changedOnly().clusterId, "subscription-partition", "REDIS_LOCK");
-    const old = await loadCycleStates(db, everyRow().clusterId, "subscription-partition", "REDIS_LOCK");
+    const resumed = await loadCycleStates(db, changedOnly().clusterId, { shape: "subscription-partition" });
+    const old = await loadCycleStates(db, everyRow().clusterId, { shape: "subscription-partition" });
     const pick = (states: CycleStates) => (states.states as ResourceState[]).map((s) => ({ key: s.resourceKey, lastObservedAt: s.lastObservedAt, staleSince: s.staleSince, lastErrorAt: s.lastErrorAt, holder: s.holder })).sort((a, b) => a.key.localeCompare(b.key));
     expect(pick(resumed)).toEqual(pick(old));
     // Its first cycle finds every resource as the rows say: nothing to write.

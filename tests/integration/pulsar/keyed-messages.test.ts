@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
-import type { FleetConsumer } from "@/lib/fleet/fleet-consumer";
-import { makeKeys } from "@/lib/fleet/keyed-producer";
+import type { FleetConsumer } from "@/tools/fleet/fleet-consumer";
+import { makeKeys } from "@/tools/fleet/keyed-producer";
 import {
   getPartitionedTopicStats,
   getTestBroker,

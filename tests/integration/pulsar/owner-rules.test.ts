@@ -13,10 +13,11 @@ import {
   predictMovesOnLeave,
   predictNextInLine,
 } from "@/lib/pulsar/failover-rule";
-import { buildHashRangeSplit, type HashRangeSplit, parseConsumerRanges, signHashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import { type HashRangeSplit, signHashRangeSplit } from "@/lib/poller/contract/hash-range-split";
+import { buildHashRangeSplit, parseConsumerRanges } from "@/lib/pulsar/hash-ranges";
 import { findKeyOwner } from "@/lib/pulsar/key-owner";
 import { type HashingScheme, routeKeyToPartition } from "@/lib/pulsar/producer-routing";
-import type { RuleResult } from "@/lib/pulsar/rule-result";
+import type { RuleResult } from "@/lib/poller/contract/rule-result";
 import type { SubscriptionStats } from "@/lib/pulsar/schemas";
 import { parseStandaloneTopicName, type TopicName } from "@/lib/pulsar/topic-name";
 import { openConsumer, openProducer, type PulsarConsumer, type PulsarProducer, type SubscriptionType } from "@/lib/pulsar/websocket";

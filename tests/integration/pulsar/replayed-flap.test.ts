@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { createFleet, type Fleet } from "@/lib/fleet/fleet";
+import { createFleet, type Fleet } from "@/tools/fleet/fleet";
 import { getPartitionedStats } from "@/lib/pulsar/admin-client";
 import { parseTopicName } from "@/lib/pulsar/topic-name";
 import { detectChanges } from "@/lib/sources/pulsar/detect-changes";
-import type { Observation } from "@/lib/sources/pulsar/observation";
+import type { Observation } from "@/lib/poller/contract/partition-state";
 import { observeTopicStats } from "@/lib/sources/pulsar/observe-topic";
 import { createPartitionedTopic, createSubscription } from "@/tools/pulsar/admin-setup";
 import { pollUntil } from "@/tests/support/poll-until";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createDynamodbHoldSource } from "@/lib/sources/dynamodb";
 import { parseDynamodbClusterConfig } from "@/lib/sources/dynamodb/dynamodb-config";
-import type { HoldHint } from "@/lib/sources/hold-observation";
+import type { HoldHint } from "@/lib/poller/contract/hold-observation";
 import { type DynamodbContender, startDynamodbContender } from "@/tests/support/dynamodb-contender";
 import { startDynamodbServer, TEST_AWS_CREDENTIALS, TEST_AWS_REGION, type TestDynamodbServer } from "@/tests/support/dynamodb-server";
 import { waitFor } from "@/tests/support/poller-harness";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import { detectHoldChanges } from "@/lib/poller/detect-hold-changes";
 import type { HoldState } from "@/lib/poller/hold-state";
-import type { HoldObservation } from "@/lib/sources/hold-observation";
+import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
 
 const T0 = Date.parse("2026-11-22T10:00:00.000Z");
 const at = (offsetMs: number) => new Date(T0 + offsetMs).toISOString();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 
 import { openHoldCycles } from "@/lib/poller/hold-cycles";
-import type { HoldHint, HoldObservation } from "@/lib/sources/hold-observation";
-import type { HoldSource } from "@/lib/sources/hold-source";
+import type { HoldHint, HoldObservation } from "@/lib/poller/contract/hold-observation";
+import type { HoldSource } from "@/lib/poller/contract/hold-source";
 
 // A change signal can arrive while a read is under way: a lock service answers the read with the
 // new holder a moment before its event (a watch, a notification) reaches Baton. The signal then

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { openHoldCycles } from "@/lib/poller/hold-cycles";
-import type { HoldHint, HoldObservation } from "@/lib/sources/hold-observation";
-import type { HoldReadError, HoldSource, LockRef } from "@/lib/sources/hold-source";
+import type { HoldHint, HoldObservation } from "@/lib/poller/contract/hold-observation";
+import type { HoldReadError, HoldSource, LockRef } from "@/lib/poller/contract/hold-source";
 
 // The shared hold cycles' scheduling and gap rules, with the clock and the source in hand. The
 // real sources are tested against their real servers (tests/integration/poller/redis-locks.test.ts);

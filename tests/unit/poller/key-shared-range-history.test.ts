@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 
 import type { DetectedChange } from "@/lib/poller/change";
 import { listSplitInputs } from "@/lib/poller/key-shared-range-history";
-import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 import { digestHashRangeSplit } from "@/lib/poller/split-digest";
-import type { ResourceState } from "@/lib/sources/pulsar/observation";
+import type { ResourceState } from "@/lib/poller/contract/partition-state";
 
 const SEEN = "2026-11-22T10:02:04.200Z";
 const BEFORE = "2026-11-22T10:02:03.700Z";

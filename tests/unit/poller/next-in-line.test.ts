@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { detectHoldChanges } from "@/lib/poller/detect-hold-changes";
 import { scorePrediction } from "@/lib/poller/next-holder";
 import { predictNextWaiter } from "@/lib/poller/predict-next-waiter";
-import type { HoldObservation } from "@/lib/sources/hold-observation";
+import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
 import { detectChanges } from "@/lib/sources/pulsar/detect-changes";
 import { predictNextConsumer } from "@/lib/sources/pulsar/predict-next-consumer";
 import { consumer, observation, stateFrom, T0, T1 } from "@/tests/unit/sources/pulsar/builders";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import type { CycleStates } from "@/lib/poller/source-cycles";
 import { WrittenRows } from "@/lib/poller/written-rows";
-import type { ResourceState } from "@/lib/sources/pulsar/observation";
+import type { ResourceState } from "@/lib/poller/contract/partition-state";
 import { consumer, observation, stateFrom } from "@/tests/unit/sources/pulsar/builders";
 
 // The poll loop's memory of what it wrote: per cycle, only new rows, changed rows and rows whose

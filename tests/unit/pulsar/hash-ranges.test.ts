@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 
-import { buildHashRangeSplit, computeShares, findHashRangeProblems, parseConsumerRanges, signHashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import { signHashRangeSplit } from "@/lib/poller/contract/hash-range-split";
+import { buildHashRangeSplit, computeShares, findHashRangeProblems, parseConsumerRanges } from "@/lib/pulsar/hash-ranges";
 
 describe("Key_Shared hash ranges", () => {
   it("parses the 4.x arrays and the 3.x strings to the same shape", () => {

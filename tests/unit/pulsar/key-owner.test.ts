@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 
-import { buildHashRangeSplit, type HashRange, type HashRangeSplit, parseConsumerRanges } from "@/lib/pulsar/hash-ranges";
+import { type HashRange, type HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
+import { buildHashRangeSplit, parseConsumerRanges } from "@/lib/pulsar/hash-ranges";
 import { findKeyOwner, inferKeySharedSelector } from "@/lib/pulsar/key-owner";
 import { pulsarMurmur3Hash } from "@/lib/pulsar/murmur3";
 import { topicStatsSchema } from "@/lib/pulsar/schemas";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 import { javaStringHash } from "@/lib/pulsar/producer-routing";
 import { computeStickyKeyHash } from "@/lib/pulsar/sticky-key-hash";
 import {

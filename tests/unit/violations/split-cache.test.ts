@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 import { createSplitCache } from "@/lib/violations/queries/split-cache";
 
 const splitOf = (ranges: number): HashRangeSplit => ({

@@ -6,7 +6,7 @@ import path from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import type { HoldHint } from "@/lib/sources/hold-observation";
+import type { HoldHint } from "@/lib/poller/contract/hold-observation";
 import { createEtcdHoldSource } from "@/lib/sources/etcd";
 import { parseEtcdClusterConfig } from "@/lib/sources/etcd/etcd-config";
 import { etcdKind } from "@/lib/sources/etcd/etcd-kind";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { applyObservations } from "@/lib/sources/pulsar/apply-observations";
 import { ResourceStateIndex } from "@/lib/sources/pulsar/resource-state-index";
 import type { TopicFetchResult } from "@/lib/sources/pulsar/fetch-topic-observations";
-import type { ResourceState } from "@/lib/sources/pulsar/observation";
+import type { ResourceState } from "@/lib/poller/contract/partition-state";
 import { parseTopicName } from "@/lib/pulsar/topic-name";
 import { consumer, observation, stateFrom, T0, T1 } from "@/tests/unit/sources/pulsar/builders";
 

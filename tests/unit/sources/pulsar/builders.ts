@@ -1,4 +1,4 @@
-import type { ConsumerObservation, Observation, ResourceState } from "@/lib/sources/pulsar/observation";
+import type { ConsumerObservation, Observation, ResourceState } from "@/lib/poller/contract/partition-state";
 
 export const T0 = "2026-11-22T10:00:00.000Z";
 export const T1 = "2026-11-22T10:00:05.000Z";

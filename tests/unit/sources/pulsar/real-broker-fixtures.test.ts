@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { applyObservations } from "@/lib/sources/pulsar/apply-observations";
 import { ResourceStateIndex } from "@/lib/sources/pulsar/resource-state-index";
 import type { TopicFetchResult } from "@/lib/sources/pulsar/fetch-topic-observations";
-import type { Observation } from "@/lib/sources/pulsar/observation";
+import type { Observation } from "@/lib/poller/contract/partition-state";
 import { observeTopicStats } from "@/lib/sources/pulsar/observe-topic";
 import { findHashRangeProblems, computeShares } from "@/lib/pulsar/hash-ranges";
 import { partitionedTopicStatsSchema, topicStatsSchema } from "@/lib/pulsar/schemas";

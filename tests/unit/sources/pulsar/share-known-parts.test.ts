@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import { applyObservations } from "@/lib/sources/pulsar/apply-observations";
 import type { TopicFetchResult } from "@/lib/sources/pulsar/fetch-topic-observations";
-import type { Observation } from "@/lib/sources/pulsar/observation";
+import type { Observation } from "@/lib/poller/contract/partition-state";
 import { ResourceStateIndex } from "@/lib/sources/pulsar/resource-state-index";
 import { shareConsumers, shareKnownParts } from "@/lib/sources/pulsar/share-known-parts";
 import { parseTopicName } from "@/lib/pulsar/topic-name";

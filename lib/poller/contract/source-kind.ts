@@ -2,7 +2,7 @@ import "server-only";
 
 import type { z } from "zod";
 
-import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
+import type { CycleStates, SourceCycles, StoredShape } from "@/lib/poller/source-cycles";
 
 /** What every cluster entry has, whatever its kind. */
 export type BaseClusterConfig = { kind: string; name: string; pollIntervalMs: number };
@@ -18,7 +18,8 @@ export type ClusterKindName = "PULSAR" | "REDIS" | "ZOOKEEPER" | "ETCD" | "DYNAM
  * A kind of system Baton watches: how to configure it, how to read its held things, and how to
  * tell whether it answers. Everything else (scheduling within the budget, the poller lease and
  * epoch, storage, the read API and the pages) is shared. One folder per kind under
- * lib/sources/, one entry in registry.ts.
+ * lib/sources/, one entry in registry.ts. This contract lives with the core (lib/poller/contract/),
+ * below the kinds: kinds implement it, the poller is handed one by the worker and imports none.
  */
 export type SourceKind<C extends BaseClusterConfig> = {
   /** The `kind` of a cluster entry in the configuration. */
@@ -38,8 +39,8 @@ export type SourceKind<C extends BaseClusterConfig> = {
    * rules read them (lib/board/lock-scope.ts).
    */
   scopeOf(config: C): Record<string, unknown>;
-  /** The shape of state its cycles keep (loaded from storage for a restarted poller). */
-  stateShape: CycleStates["shape"];
+  /** What its cycles store (and a restarted poller loads): subscription partitions, or holds of its resource kind. */
+  stored: StoredShape;
   /** Its cycles, resuming from the saved states, within the kind's own budget (requests or commands per second). */
   openCycles(config: C, saved: CycleStates, log: (line: string) => void): Promise<SourceCycles>;
   /** Configurations of this kind that cannot work side by side, each a one-line reason (the configuration is refused). */

@@ -1,5 +1,5 @@
-// What one read of one lock saw: the shape every lock-like source kind (Redis today; ZooKeeper,
-// etcd and DynamoDB lock tables next) hands the shared poller. Client-safe types only.
+// What one read of one lock saw: the shape every lock-like source kind (Redis, ZooKeeper, etcd,
+// DynamoDB lock tables) hands the shared poller. Part of the seam below the kinds. Client-safe types only.
 
 export type HoldObservation = {
   /** Stable identity within the cluster: the lock's key or path, e.g. "lock:daily-job". */

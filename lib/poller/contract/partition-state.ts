@@ -1,7 +1,7 @@
 // What one successful poll saw of one held resource (a subscription on one partition), and the
 // state Baton keeps between polls. Client-safe types and pure helpers.
 
-import type { HashRangeSplit } from "@/lib/pulsar/hash-ranges";
+import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 
 export type ConsumerObservation = {
   name: string;

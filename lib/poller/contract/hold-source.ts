@@ -1,9 +1,9 @@
-// What a lock-like source kind (Redis today; ZooKeeper, etcd, DynamoDB lock tables next) gives
+// What a lock-like source kind (Redis, ZooKeeper, etcd, DynamoDB lock tables) gives
 // the shared hold cycles (lib/poller/hold-cycles.ts): find its locks, read them, and signal
 // changes between reads. Reads never answer "free" for a lock they could not read: that is an
 // error, and the lock goes stale.
 
-import type { HoldHint, HoldObservation } from "@/lib/sources/hold-observation";
+import type { HoldHint, HoldObservation } from "@/lib/poller/contract/hold-observation";
 
 /** A lock the source knows of, with the pattern (or path) that found it. */
 export type LockRef = { key: string; pattern: string };
