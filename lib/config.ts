@@ -10,7 +10,7 @@ import { ConfigError, describeConfigIssue, describeValue, readConfigText } from 
 import { HASHING_SCHEMES, type HashingScheme } from "@/lib/pulsar/producer-routing";
 import { httpUrl, positiveInt } from "@/lib/sources/config-fields";
 import type { PulsarClusterConfig } from "@/lib/sources/pulsar/pulsar-config";
-import { type ClusterConfig, DEFAULT_SOURCE_KIND, findSourceKind, SOURCE_KINDS } from "@/lib/sources/registry";
+import { type ClusterConfig, DEFAULT_SOURCE_KIND, findSourceKind, SOURCE_KINDS, sourceKindOf } from "@/lib/sources/registry";
 
 // Every setting Baton has, parsed once. Nothing else reads process.env.
 // README.md ("Configuration") documents each one; keep the two in step.
@@ -278,6 +278,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const cluster of clusters) {
     if (names.has(cluster.name)) throw new ConfigError(`Invalid configuration: cluster "${cluster.name}" is configured twice (names must be unique across BATON_CONFIG_FILE, BATON_CLUSTERS and BATON_PULSAR_ADMIN_URL)`);
     names.add(cluster.name);
+  }
+  // Clusters of one kind that cannot work side by side (a Redlock group over a master that a
+  // single-master object reads with the same patterns).
+  for (const kind of new Set(clusters.map((cluster) => cluster.kind))) {
+    const sameKind = clusters.filter((cluster) => cluster.kind === kind);
+    const conflict = sourceKindOf(sameKind[0]!).findConflicts?.(sameKind)[0];
+    if (conflict !== undefined) throw new ConfigError(`Invalid configuration: ${conflict}`);
   }
 
   const access = parseAccessConfig(present);

@@ -109,7 +109,7 @@ function SegmentLayer({ lanes, colors, noHolderWords }: { lanes: Lane[]; colors:
 }
 
 function markerFill(marker: Marker): string {
-  return marker.kind === "HOLDER_LOST" || marker.ending === "EXPIRED" ? NO_HOLDER_COLOR : marker.kind === "HIDDEN_FLAP" ? "#d29922" : marker.kind === "CONSUMERS_CHANGED" || marker.kind === "RANGES_MOVED" ? "#9aa5b1" : "#e6e9ec";
+  return marker.kind === "HOLDER_LOST" || marker.ending === "EXPIRED" ? NO_HOLDER_COLOR : marker.kind === "HIDDEN_FLAP" || marker.kind === "REPLAYED_FLAP" ? "#d29922" : marker.kind === "CONSUMERS_CHANGED" || marker.kind === "RANGES_MOVED" ? "#9aa5b1" : "#e6e9ec";
 }
 
 /** A diamond per change (or per bucket of changes), on its lane, with its words on hover. */

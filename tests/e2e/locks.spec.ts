@@ -411,6 +411,14 @@ test.describe("each lock kind's own details", () => {
     await expect(lockRow(page, ETCD_KEY)).toContainText("lease not renewed");
   });
 
+  test("the Clusters page says a ZooKeeper cluster's session expiries need dump in 4lw.commands.whitelist", async ({ page }) => {
+    await page.goto("/settings/clusters");
+    const row = page.getByRole("row", { name: new RegExp(`^${ZK_CLUSTER}\\b`) });
+    await expect(row).toContainText("session dump auto");
+    await expect(row).toContainText("add it to 4lw.commands.whitelist");
+    await expect(row).toContainText("a stalled leader's expiry reads as TAKEN_OVER");
+  });
+
   test("a ZooKeeper lock's page shows its session, the session's time left, the waiters' sequences and the new session of the same participant", async ({ page }) => {
     await page.goto(`/locks?${new URLSearchParams({ cluster: ZK_CLUSTER, key: ZK_PATH })}`);
     const panel = page.getByLabel("ZooKeeper details");

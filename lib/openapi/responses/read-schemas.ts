@@ -167,7 +167,7 @@ export const leadersBoardSchema = z
   })
   .register(responseComponents, { id: "LeadersBoard" });
 
-export const changeKind = z.enum(["HOLDER_CHANGED", "HOLDER_LOST", "HOLDER_APPEARED", "HIDDEN_FLAP", "CONSUMERS_CHANGED", "RANGES_MOVED"]);
+export const changeKind = z.enum(["HOLDER_CHANGED", "HOLDER_LOST", "HOLDER_APPEARED", "HIDDEN_FLAP", "REPLAYED_FLAP", "CONSUMERS_CHANGED", "RANGES_MOVED"]);
 export const changeCause = z.enum(["CLIENT", "BROKER", "UNKNOWN"]);
 export const holdEnding = z.enum(["RELEASED", "EXPIRED", "TAKEN_OVER"]);
 

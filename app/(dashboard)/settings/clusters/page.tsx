@@ -101,7 +101,10 @@ export default async function ClustersPage() {
                       <td>{facts.scope}</td>
                       <td>{cluster.pollIntervalMs / 1000} s</td>
                       <td>{facts.budget}</td>
-                      <td>{facts.auth}</td>
+                      <td>
+                        {facts.auth}
+                        {facts.note ? <div className="muted">{facts.note}</div> : null}
+                      </td>
                       <td>
                         <PollerSummary poller={clusterHealth?.poller ?? null} />
                       </td>
