@@ -221,7 +221,8 @@ test("TRACE is refused on every path and a public path refuses the methods it do
 });
 
 test("sign-in sends the visitor back only to a path on Baton, whatever returnTo says", async ({ browser }) => {
-  test.setTimeout(300_000);
+  // A whole sign-in at the provider for each value.
+  test.setTimeout(480_000);
   for (const { label, query, expectedPath } of HOSTILE_RETURN_PATHS) {
     const context = await browser.newContext();
     const offSite: string[] = [];
@@ -245,6 +246,7 @@ test("sign-in sends the visitor back only to a path on Baton, whatever returnTo 
 });
 
 test("signed in, the sign-in page's 'Continue to Baton' stays on Baton, whatever returnTo says", async ({ browser }) => {
+  test.setTimeout(300_000);
   const context = await browser.newContext();
   const offSite: string[] = [];
   await context.route((url) => url.hostname === "evil.example", async (route) => {

@@ -44,6 +44,8 @@ test("the sign-in page says there is nothing to sign in to", async ({ page }) =>
 });
 
 test("the sign-in page's 'Continue to Baton' stays on Baton, whatever returnTo says", async ({ page, baseURL }) => {
+  // One page load and one navigation for each value.
+  test.setTimeout(300_000);
   for (const { label, query, expectedPath } of HOSTILE_RETURN_PATHS) {
     await page.goto(`/sign-in?returnTo=${query}`);
     const link = page.getByRole("link", { name: "Continue to Baton" });
