@@ -168,6 +168,8 @@ test("a forged, expired or foreign session cookie opens nothing; a valid one doe
 });
 
 test("read tokens read and cannot write; ingest tokens write and cannot read", async ({ request }) => {
+  // Two runs of the token CLI (each a Node process with tsx): over a minute on a loaded machine.
+  test.setTimeout(180_000);
   const suffix = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   const read = await createTokenWithCli(databaseUrl, `e2e-read-${suffix}`, "read");
   const ingest = await createTokenWithCli(databaseUrl, `e2e-ingest-${suffix}`, "ingest");
