@@ -1,0 +1,125 @@
+// Why a violation happened: one cause per violation, by one precedence, told the same way on
+// every page, in the read API and in alerts. Client-safe and pure.
+//
+// The precedence (README, "Violation causes"), first match wins:
+// 1. rollout: inside a deployment window of the violation's own service. The team declared
+//    that overlaps were expected then; the rollout's restarts explain whatever else coincides.
+//    (So the rollout count is exactly the "inside deployments" count of the charts' rollups.)
+// 2. holder-stalled: the lock the work ran under expired while held within the window: the
+//    holder stalled past its TTL and kept working while another took the lock.
+// 3. worker-stalled: a worker inside the key had entered before its owner (partition leader or
+//    Key_Shared range) was last seen with it, and was still inside after the key moved to the
+//    worker that entered: it stalled through the move (a GC pause, a frozen process).
+// 4. failover-overlap: the key's partition changed leader (or its lock changed hands) within the
+//    window, with no sign of a stall: routine handover noise.
+// 5. unexplained: none of these. The one to investigate first.
+
+import type { LockChangeMarker, OtherInside } from "@/lib/violations/drilldown-types";
+import type { ViolationOwner } from "@/lib/violations/owner-types";
+import type { LeaderChangeMarker } from "@/lib/violations/violation-types";
+
+/** Every cause, in precedence order. */
+export const VIOLATION_CAUSES = ["rollout", "holder-stalled", "worker-stalled", "failover-overlap", "unexplained"] as const;
+export type ViolationCause = (typeof VIOLATION_CAUSES)[number];
+export type CauseCounts = Record<ViolationCause, number>;
+
+export const CAUSE_LABEL: Record<ViolationCause, string> = {
+  rollout: "Rollout",
+  "holder-stalled": "Holder stalled past its lock's TTL",
+  "worker-stalled": "Worker stalled while another took its key",
+  "failover-overlap": "Failover overlap",
+  unexplained: "Unexplained",
+};
+
+/** What each cause means, in one clause: legends, the README and the OpenAPI document. */
+export const CAUSE_MEANING: Record<ViolationCause, string> = {
+  rollout: "inside a deployment window of its own service",
+  "holder-stalled": "the lock it ran under expired while held around it: the holder stalled past the TTL and kept working",
+  "worker-stalled": "a worker that entered before the key's owner moved stayed inside while the key went to another worker",
+  "failover-overlap": "the key's partition changed leader (or its lock changed hands) around it, with no stall seen",
+  unexplained: "no deployment, stall or handover around it: investigate first",
+};
+
+/** Causes that mean an incident to act on, as against expected noise. */
+export const CAUSES_TO_ACT_ON: readonly ViolationCause[] = ["holder-stalled", "worker-stalled", "unexplained"];
+
+/** The evidence a cause is decided from. */
+export type CauseFacts = {
+  isInsideDeployment: boolean;
+  hasLockExpiredWhileHeld: boolean;
+  hasWorkerStalledThroughMove: boolean;
+  hasOwnershipChange: boolean;
+};
+
+/** The cause: the first in precedence whose evidence holds. */
+export function classifyCause(facts: CauseFacts): ViolationCause {
+  if (facts.isInsideDeployment) return "rollout";
+  if (facts.hasLockExpiredWhileHeld) return "holder-stalled";
+  if (facts.hasWorkerStalledThroughMove) return "worker-stalled";
+  if (facts.hasOwnershipChange) return "failover-overlap";
+  return "unexplained";
+}
+
+/** A move of the key from one worker to another: (changedAfter, changedAt], changedAfter being the last sighting of the old owner. */
+type KeyMove = { from: string | null; changedAfterMs: number | null; changedAtMs: number };
+
+function movesOf(owner: ViolationOwner | null, leaderChanges: readonly LeaderChangeMarker[]): KeyMove[] {
+  const moves: KeyMove[] = leaderChanges.map((c) => ({ from: c.fromHolder, changedAfterMs: c.oldSeenAt === null ? null : Date.parse(c.oldSeenAt), changedAtMs: Date.parse(c.newSeenAt) }));
+  if (owner?.isComputed && owner.change !== null) {
+    const { change } = owner;
+    moves.push({ from: change.from, changedAfterMs: change.changedAfter === null ? null : Date.parse(change.changedAfter), changedAtMs: Date.parse(change.changedAt) });
+  }
+  return moves;
+}
+
+/**
+ * Whether a worker inside the key stalled through a move of it: the move was away from that
+ * worker, happened at or before the violation, and the worker had entered before the old owner
+ * was last seen holding the key (so it was inside across the whole move, not a message that
+ * merely straddled it).
+ */
+export function isStalledThroughMove(input: { observedAt: string; othersInside: readonly OtherInside[]; moves: readonly KeyMove[] }): boolean {
+  const atMs = Date.parse(input.observedAt);
+  return input.othersInside.some((other) => {
+    const enteredMs = Date.parse(other.enteredAt);
+    return input.moves.some((move) => move.from === other.worker && move.changedAtMs <= atMs && enteredMs <= (move.changedAfterMs ?? move.changedAtMs));
+  });
+}
+
+/** The evidence of one violation, from what the drill-down (or the causes read) found around it. */
+export function causeFactsOf(input: {
+  observedAt: string;
+  othersInside: readonly OtherInside[];
+  isInsideDeployment: boolean;
+  /** The leader changes of the key's subscription partition within the window. */
+  leaderChanges: readonly LeaderChangeMarker[];
+  /** The holder changes of the lock the event names, within the window. */
+  lockChanges: readonly LockChangeMarker[];
+  owner: ViolationOwner | null;
+}): CauseFacts {
+  const ownerChanged = input.owner?.isComputed === true && input.owner.change !== null;
+  return {
+    isInsideDeployment: input.isInsideDeployment,
+    hasLockExpiredWhileHeld: input.lockChanges.some((c) => c.ending === "EXPIRED"),
+    hasWorkerStalledThroughMove: isStalledThroughMove({ observedAt: input.observedAt, othersInside: input.othersInside, moves: movesOf(input.owner, input.leaderChanges) }),
+    hasOwnershipChange: input.leaderChanges.length > 0 || input.lockChanges.length > 0 || ownerChanged,
+  };
+}
+
+export function emptyCauseCounts(): CauseCounts {
+  return { rollout: 0, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 0 };
+}
+
+/** How many of each cause: every cause present, the counts summing to the number given. */
+export function countCauses(causes: Iterable<ViolationCause>): CauseCounts {
+  const counts = emptyCauseCounts();
+  for (const cause of causes) counts[cause] += 1;
+  return counts;
+}
+
+/** The cause with the most violations (precedence breaks ties), or null for none. */
+export function mainCause(counts: CauseCounts): ViolationCause | null {
+  let best: ViolationCause | null = null;
+  for (const cause of VIOLATION_CAUSES) if (counts[cause] > 0 && (best === null || counts[cause] > counts[best])) best = cause;
+  return best;
+}
