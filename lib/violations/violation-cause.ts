@@ -60,30 +60,33 @@ export function classifyCause(facts: CauseFacts): ViolationCause {
   return "unexplained";
 }
 
-/** A move of the key from one worker to another: (changedAfter, changedAt], changedAfter being the last sighting of the old owner. */
-type KeyMove = { from: string | null; changedAfterMs: number | null; changedAtMs: number };
+/** A move of the key away from a worker: in (changedAfter, changedAt], changedAfter being the last sighting of the old owner. */
+export type KeyMove = { from: string | null; to: string | null; changedAfter: string | null; changedAt: string };
 
-function movesOf(owner: ViolationOwner | null, leaderChanges: readonly LeaderChangeMarker[]): KeyMove[] {
-  const moves: KeyMove[] = leaderChanges.map((c) => ({ from: c.fromHolder, changedAfterMs: c.oldSeenAt === null ? null : Date.parse(c.oldSeenAt), changedAtMs: Date.parse(c.newSeenAt) }));
+/** The key's moves around a violation: its partition's leader changes, and its owner's change (Key_Shared range or leader). */
+export function movesOf(owner: ViolationOwner | null, leaderChanges: readonly LeaderChangeMarker[]): KeyMove[] {
+  const moves: KeyMove[] = leaderChanges.map((c) => ({ from: c.fromHolder, to: c.toHolder, changedAfter: c.oldSeenAt, changedAt: c.newSeenAt }));
   if (owner?.isComputed && owner.change !== null) {
     const { change } = owner;
-    moves.push({ from: change.from, changedAfterMs: change.changedAfter === null ? null : Date.parse(change.changedAfter), changedAtMs: Date.parse(change.changedAt) });
+    moves.push({ from: change.from, to: change.to, changedAfter: change.changedAfter, changedAt: change.changedAt });
   }
   return moves;
 }
 
 /**
- * Whether a worker inside the key stalled through a move of it: the move was away from that
- * worker, happened at or before the violation, and the worker had entered before the old owner
- * was last seen holding the key (so it was inside across the whole move, not a message that
- * merely straddled it).
+ * The worker inside the key that stalled through a move of it, or null: the move was away from
+ * that worker, happened at or before the violation, and the worker had entered before the old
+ * owner was last seen holding the key (so it was inside across the whole move, not a message
+ * that merely straddled it).
  */
-export function isStalledThroughMove(input: { observedAt: string; othersInside: readonly OtherInside[]; moves: readonly KeyMove[] }): boolean {
+export function findStallThroughMove(input: { observedAt: string; othersInside: readonly OtherInside[]; moves: readonly KeyMove[] }): { other: OtherInside; move: KeyMove } | null {
   const atMs = Date.parse(input.observedAt);
-  return input.othersInside.some((other) => {
+  for (const other of input.othersInside) {
     const enteredMs = Date.parse(other.enteredAt);
-    return input.moves.some((move) => move.from === other.worker && move.changedAtMs <= atMs && enteredMs <= (move.changedAfterMs ?? move.changedAtMs));
-  });
+    const move = input.moves.find((m) => m.from === other.worker && Date.parse(m.changedAt) <= atMs && enteredMs <= Date.parse(m.changedAfter ?? m.changedAt));
+    if (move) return { other, move };
+  }
+  return null;
 }
 
 /** The evidence of one violation, from what the drill-down (or the causes read) found around it. */
@@ -101,7 +104,7 @@ export function causeFactsOf(input: {
   return {
     isInsideDeployment: input.isInsideDeployment,
     hasLockExpiredWhileHeld: input.lockChanges.some((c) => c.ending === "EXPIRED"),
-    hasWorkerStalledThroughMove: isStalledThroughMove({ observedAt: input.observedAt, othersInside: input.othersInside, moves: movesOf(input.owner, input.leaderChanges) }),
+    hasWorkerStalledThroughMove: findStallThroughMove({ observedAt: input.observedAt, othersInside: input.othersInside, moves: movesOf(input.owner, input.leaderChanges) }) !== null,
     hasOwnershipChange: input.leaderChanges.length > 0 || input.lockChanges.length > 0 || ownerChanged,
   };
 }
@@ -115,6 +118,18 @@ export function countCauses(causes: Iterable<ViolationCause>): CauseCounts {
   const counts = emptyCauseCounts();
   for (const cause of causes) counts[cause] += 1;
   return counts;
+}
+
+/** Per name (a key, a worker, a service): how many of each cause. */
+export function countCausesBy<T extends { cause: ViolationCause }>(items: readonly T[], nameOf: (item: T) => string): Map<string, CauseCounts> {
+  const byName = new Map<string, CauseCounts>();
+  for (const item of items) {
+    const name = nameOf(item);
+    const counts = byName.get(name) ?? emptyCauseCounts();
+    counts[item.cause] += 1;
+    byName.set(name, counts);
+  }
+  return byName;
 }
 
 /** The cause with the most violations (precedence breaks ties), or null for none. */
