@@ -72,13 +72,13 @@ export function DrilldownView(props: Props) {
         </div>
         <dl className="vio-summary">
           <div>
-            <dt>Violations outside deployments</dt>
+            <dt>Outside rollouts</dt>
             <dd className="vio-outside" data-testid="drilldown-outside">
               {formatCount(drilldown.counts.outside)}
             </dd>
           </div>
           <div>
-            <dt>Inside deployments</dt>
+            <dt>Rollout</dt>
             <dd className="vio-inside" data-testid="drilldown-inside">
               {formatCount(drilldown.counts.inside)}
             </dd>
