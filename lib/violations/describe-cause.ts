@@ -40,7 +40,12 @@ export function describeCause(explanation: ViolationExplanation, context: CauseC
     }
     case "worker-stalled": {
       const stall = findStallThroughMove({ observedAt: event.observedAt, othersInside: explanation.othersInside, moves: movesOf(explanation.owner, pick(explanation.leaderChangeIds, context.changes)) });
-      if (stall === null) return `${label}: a worker stayed inside key ${event.key} while it moved to ${event.worker}.`;
+      const other = explanation.othersInside[0];
+      if (stall === null) {
+        // Classified by a later violation of the key that names the same stay after the move was seen.
+        const who = other ? `${other.worker} (inside since ${formatInstant(other.enteredAt, timeZone)})` : "a worker";
+        return `${label}: ${who} stayed inside key ${event.key} while the key moved away from it, as a later violation of the key shows; ${event.worker} entered meanwhile.`;
+      }
       const insideFor = formatDuration(atMs - Date.parse(stall.other.enteredAt));
       return `${label}: ${stall.other.worker} had been inside key ${event.key} for ${insideFor}; the key moved from it to ${stall.move.to ?? "another worker"} at ${formatInstant(stall.move.changedAt, timeZone)}, and ${event.worker} entered while ${stall.other.worker} was still inside.`;
     }

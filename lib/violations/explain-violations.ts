@@ -7,7 +7,7 @@ import { refMatches } from "@/lib/violations/resource-ref";
 import type { DrilldownEvent, LockChangeMarker, ViolationExplanation, WorkerActivity, WorkerOverlap } from "@/lib/violations/drilldown-types";
 import type { ViolationOwner } from "@/lib/violations/owner-types";
 import { floorMinute } from "@/lib/violations/time-buckets";
-import { causeFactsOf, classifyCause } from "@/lib/violations/violation-cause";
+import { causeFactsOf, classifyCauses } from "@/lib/violations/violation-cause";
 import type { DeploymentBand, LeaderChangeMarker } from "@/lib/violations/violation-types";
 
 /** Per worker: its events and violations on the key, first and last entry. */
@@ -114,7 +114,7 @@ export function explainViolations(input: {
     const times = { startedAtMs: Date.parse(d.startedAt), finishedAtMs: d.finishedAt === null ? null : Date.parse(d.finishedAt) };
     return { ...d, window: { start: floorMinute(times.startedAtMs), end: Date.parse(d.windowEnd) }, activeEnd: effectiveEndMs(times, nowMs), startMs: times.startedAtMs };
   });
-  return input.events
+  const explained = input.events
     .filter((e) => e.isViolation)
     .map((event) => {
       const atMs = Date.parse(event.observedAt);
@@ -127,7 +127,7 @@ export function explainViolations(input: {
       const othersInside = event.othersInside ?? [];
       const owner = input.owners?.get(event.eventId) ?? null;
       const facts = causeFactsOf({ observedAt: event.observedAt, othersInside, isInsideDeployment: inside.length > 0, leaderChanges: changes, lockChanges, owner });
-      return {
+      const explanation: Omit<ViolationExplanation, "cause"> = {
         eventId: event.eventId,
         previousEntry: before ? { eventId: before.eventId, worker: before.worker, observedAt: before.observedAt, gapMs: atMs - Date.parse(before.observedAt) } : null,
         othersInside: othersInside.map((other) => ({ ...other, insideForMs: atMs - Date.parse(other.enteredAt) })),
@@ -135,8 +135,10 @@ export function explainViolations(input: {
         nearbyDeploymentIds: nearby.map((d) => d.id),
         leaderChangeIds: changes.map((c) => c.id),
         lockChangeIds: lockChanges.map((c) => c.id),
-        cause: classifyCause(facts),
         owner,
       };
+      return { explanation, subject: { key: event.key, facts, othersInside } };
     });
+  const causes = classifyCauses(explained.map((e) => e.subject));
+  return explained.map((e, i) => ({ ...e.explanation, cause: causes[i]! }));
 }

@@ -9,7 +9,10 @@
 //    holder stalled past its TTL and kept working while another took the lock.
 // 3. worker-stalled: a worker inside the key had entered before its owner (partition leader or
 //    Key_Shared range) was last seen with it, and was still inside after the key moved to the
-//    worker that entered: it stalled through the move (a GC pause, a frozen process).
+//    worker that entered: it stalled through the move (a GC pause, a frozen process). Every
+//    violation of the same key that names the same stay (worker and entry time) and would
+//    otherwise be a failover overlap is part of that stall too: the first entry after a frozen
+//    worker's partition moved usually comes before the poller has seen the move.
 // 4. failover-overlap: the key's partition changed leader (or its lock changed hands) within the
 //    window, with no sign of a stall: routine handover noise.
 // 5. unexplained: none of these. The one to investigate first.
@@ -107,6 +110,28 @@ export function causeFactsOf(input: {
     hasWorkerStalledThroughMove: findStallThroughMove({ observedAt: input.observedAt, othersInside: input.othersInside, moves: movesOf(input.owner, input.leaderChanges) }) !== null,
     hasOwnershipChange: input.leaderChanges.length > 0 || input.lockChanges.length > 0 || ownerChanged,
   };
+}
+
+/** A violation as classifyCauses takes it: its key, its evidence and who was inside. */
+export type CauseSubject = { key: string; facts: CauseFacts; othersInside: readonly OtherInside[] };
+
+const stayKey = (key: string, other: OtherInside) => `${key}\u0000${other.worker}\u0000${Date.parse(other.enteredAt)}`;
+
+/**
+ * The causes of a set of violations (a key's, or a page's), in order: each by classifyCause,
+ * then a failover overlap that names a stay a worker-stalled violation of the same key names
+ * becomes worker-stalled (the same worker, entered at the same instant, stalled through it).
+ */
+export function classifyCauses(subjects: readonly CauseSubject[]): ViolationCause[] {
+  const causes = subjects.map((s) => classifyCause(s.facts));
+  const stalledStays = new Set<string>();
+  subjects.forEach((s, i) => {
+    if (causes[i] === "worker-stalled") for (const other of s.othersInside) stalledStays.add(stayKey(s.key, other));
+  });
+  return causes.map((cause, i) => {
+    const s = subjects[i]!;
+    return cause === "failover-overlap" && s.othersInside.some((other) => stalledStays.has(stayKey(s.key, other))) ? "worker-stalled" : cause;
+  });
 }
 
 export function emptyCauseCounts(): CauseCounts {

@@ -10,7 +10,7 @@ import { readLeaderChanges } from "@/lib/violations/queries/read-leader-changes"
 import { readLockChanges } from "@/lib/violations/queries/read-lock-changes";
 import { computeOwners, type OwnerSettings } from "@/lib/violations/queries/read-owner-history";
 import { refMatches, resourceRefOf } from "@/lib/violations/resource-ref";
-import { type CauseCounts, causeFactsOf, classifyCause, countCauses, type ViolationCause } from "@/lib/violations/violation-cause";
+import { type CauseCounts, causeFactsOf, classifyCauses, countCauses, type ViolationCause } from "@/lib/violations/violation-cause";
 
 // The latest violations of a range, each with its cause (lib/violations/violation-cause.ts, the
 // one precedence the drill-down uses too) and its key's owner then: what the violations page
@@ -122,9 +122,8 @@ export async function getViolationCauses(db: SqlDb, query: ViolationCausesQuery,
     readLeaderChanges(db, located, settings.windowMs),
     readLockChanges(db, page, settings.windowMs),
   ]);
-  const classified = page.map((v, i): ClassifiedViolation => {
+  const subjects = page.map((v, i) => {
     const atMs = Date.parse(v.observedAt);
-    const owner = owners[i]!;
     const { othersInside, isInsideDeployment, resource } = evidence[i]!;
     const facts = causeFactsOf({
       observedAt: v.observedAt,
@@ -132,10 +131,12 @@ export async function getViolationCauses(db: SqlDb, query: ViolationCausesQuery,
       isInsideDeployment,
       leaderChanges: resource === null ? [] : leaderChanges.filter((c) => refMatches(resource, c) && isChangeNear(c, atMs, settings.windowMs)),
       lockChanges: v.lock === null ? [] : lockChanges.filter((c) => c.lock === v.lock && isChangeNear(c, atMs, settings.windowMs)),
-      owner,
+      owner: owners[i]!,
     });
-    return { ...v, cause: classifyCause(facts), owner };
+    return { key: v.key, facts, othersInside };
   });
+  const causes = classifyCauses(subjects);
+  const classified = page.map((v, i): ClassifiedViolation => ({ ...v, cause: causes[i]!, owner: owners[i]! }));
   return {
     from: new Date(query.fromMs).toISOString(),
     to: new Date(query.toMs).toISOString(),

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import type { LockChangeMarker } from "@/lib/violations/drilldown-types";
 import type { ViolationOwner } from "@/lib/violations/owner-types";
-import { type CauseFacts, causeFactsOf, classifyCause, countCauses, mainCause, VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/violation-cause";
+import { type CauseFacts, causeFactsOf, classifyCause, classifyCauses, countCauses, mainCause, VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/violation-cause";
 import type { LeaderChangeMarker } from "@/lib/violations/violation-types";
 
 const T0 = Date.parse("2026-11-27T19:00:00Z");
@@ -96,6 +96,26 @@ describe("causeFactsOf: the evidence", () => {
   for (const { name, input, cause } of cases) {
     it(`${name}: ${cause}`, () => expect(classifyCause(causeFactsOf({ ...base, ...input }))).toBe(cause));
   }
+});
+
+describe("classifyCauses: a stall seen later names its first violation too", () => {
+  const frozen = { worker: "w1", enteredAt: iso(-9_000) };
+  const moved = { hasOwnershipChange: true };
+  it("makes the failover overlap of the same key and the same stay a worker stall", () => {
+    const causes = classifyCauses([
+      // The first entry after the freeze: the poller had not seen the move yet.
+      { key: "k", facts: { ...NONE, ...moved }, othersInside: [frozen] },
+      // A later entry of the same key, after the move was seen: the stall's evidence.
+      { key: "k", facts: { ...NONE, ...moved, hasWorkerStalledThroughMove: true }, othersInside: [frozen] },
+      // Another key, or another stay of the same worker, is not that stall.
+      { key: "other", facts: { ...NONE, ...moved }, othersInside: [frozen] },
+      { key: "k", facts: { ...NONE, ...moved }, othersInside: [{ worker: "w1", enteredAt: iso(-60_000) }] },
+      // A rollout or an unexplained violation stays what it is.
+      { key: "k", facts: { ...NONE, ...moved, isInsideDeployment: true }, othersInside: [frozen] },
+      { key: "k", facts: NONE, othersInside: [frozen] },
+    ]);
+    expect(causes).toEqual(["worker-stalled", "worker-stalled", "failover-overlap", "failover-overlap", "rollout", "unexplained"]);
+  });
 });
 
 describe("counting", () => {
