@@ -1,5 +1,5 @@
 import { formatCount, formatDuration, formatMinute } from "@/lib/violations/format";
-import { CAUSE_LABEL, CAUSE_MEANING, CAUSES_TO_ACT_ON, type CauseCounts, VIOLATION_CAUSES } from "@/lib/violations/violation-cause";
+import { CAUSE_LABEL, CAUSE_MEANING, CAUSES_TO_ACT_ON, type CauseCounts, causePhrase, VIOLATION_CAUSES } from "@/lib/violations/violation-cause";
 import { CAUSE_COLOR } from "@/lib/violations/violation-colors";
 import type { ViolationCounts, ViolationTrend } from "@/lib/violations/violation-types";
 
@@ -28,7 +28,7 @@ export function CauseHeadline({ totals, trend, causes, causesError, timeZone }: 
           {toActOn === null ? "…" : formatCount(toActOn)}
         </span>
         <span className="vio-headline-label">
-          violations to act on: {CAUSES_TO_ACT_ON.map((cause) => CAUSE_LABEL[cause].toLowerCase()).join(", ")}
+          violations to act on: {CAUSES_TO_ACT_ON.map(causePhrase).join(", ")}
         </span>
       </div>
       {causes !== null ? (

@@ -10,7 +10,7 @@ import { staleLimitMs } from "@/lib/board/health-rules";
 import { lockHref, subscriptionHref } from "@/lib/board/links";
 import type { LocksBoard } from "@/lib/board/lock-types";
 import type { PollerStatus } from "@/lib/health/health-report";
-import { CAUSE_LABEL, type CauseCounts, VIOLATION_CAUSES } from "@/lib/violations/violation-cause";
+import { type CauseCounts, causePhrase, VIOLATION_CAUSES } from "@/lib/violations/violation-cause";
 
 export type ConditionInput = {
   nowMs: number;
@@ -37,7 +37,7 @@ const RULE_OF_FLAG: Partial<Record<HealthFlag["rule"], AlertRuleName>> = {
 
 /** The causes other than rollout, with their counts: "1 worker stalled while another took its key, 2 failover overlap". */
 function describeOutsideCauses(causes: CauseCounts): string {
-  const parts = VIOLATION_CAUSES.filter((cause) => cause !== "rollout" && causes[cause] > 0).map((cause) => `${causes[cause]} ${CAUSE_LABEL[cause].toLowerCase()}`);
+  const parts = VIOLATION_CAUSES.filter((cause) => cause !== "rollout" && causes[cause] > 0).map((cause) => `${causes[cause]} ${causePhrase(cause)}`);
   return parts.length === 0 ? "none classified yet" : parts.join(", ");
 }
 

@@ -3,7 +3,7 @@
 
 import type { DrilldownEvent, LockChangeMarker, ViolationExplanation } from "@/lib/violations/drilldown-types";
 import { formatCount, formatDuration, formatInstant } from "@/lib/violations/format";
-import { CAUSE_LABEL, type CauseCounts, findStallThroughMove, movesOf, VIOLATION_CAUSES } from "@/lib/violations/violation-cause";
+import { CAUSE_LABEL, type CauseCounts, causePhrase, findStallThroughMove, movesOf, VIOLATION_CAUSES } from "@/lib/violations/violation-cause";
 import type { DeploymentBand, LeaderChangeMarker } from "@/lib/violations/violation-types";
 
 export type CauseContext = {
@@ -57,7 +57,7 @@ export function describeCause(explanation: ViolationExplanation, context: CauseC
         : lockChange
           ? `the lock ${lockChange.lock} passed from ${lockChange.fromHolder ?? "nobody"} to ${lockChange.toHolder ?? "nobody"} at ${formatInstant(lockChange.newSeenAt, timeZone)}`
           : `the key's owner changed within ±${formatDuration(context.windowMs)}`;
-      return `${label}: ${what}, and no worker had stalled: a handover's brief overlap.`;
+      return `${label}: ${what}, with no stall seen: a handover's brief overlap.`;
     }
     case "unexplained":
       return `${label}: no deployment of ${event.service}, no stall and no handover of its partition${event.lock === null ? "" : " or lock"} within ±${formatDuration(context.windowMs)}: investigate this one first.`;
@@ -68,6 +68,6 @@ export function describeCause(explanation: ViolationExplanation, context: CauseC
 export function describeCauseCounts(counts: CauseCounts): string {
   const total = VIOLATION_CAUSES.reduce((sum, cause) => sum + counts[cause], 0);
   if (total === 0) return "No violation.";
-  const parts = VIOLATION_CAUSES.filter((cause) => counts[cause] > 0).map((cause) => `${formatCount(counts[cause])} ${CAUSE_LABEL[cause].toLowerCase()}`);
+  const parts = VIOLATION_CAUSES.filter((cause) => counts[cause] > 0).map((cause) => `${formatCount(counts[cause])} ${causePhrase(cause)}`);
   return `${formatCount(total)} ${total === 1 ? "violation" : "violations"}: ${parts.join(", ")}.`;
 }

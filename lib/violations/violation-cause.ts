@@ -34,6 +34,12 @@ export const CAUSE_LABEL: Record<ViolationCause, string> = {
   unexplained: "Unexplained",
 };
 
+/** The cause's name inside a sentence: its label with a small first letter ("holder stalled past its lock's TTL"). */
+export function causePhrase(cause: ViolationCause): string {
+  const label = CAUSE_LABEL[cause];
+  return label.charAt(0).toLowerCase() + label.slice(1);
+}
+
 /** What each cause means, in one clause: legends, the README and the OpenAPI document. */
 export const CAUSE_MEANING: Record<ViolationCause, string> = {
   rollout: "inside a deployment window of its own service",

@@ -21,7 +21,7 @@ import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone"
 import { leaderChangeMarkersQuery, topViolationsQuery, violationCausesQuery, violationTimelineQuery, type QueryRange } from "@/lib/violations/client/violation-queries";
 import { formatBucketSize, formatDuration } from "@/lib/violations/format";
 import { drilldownHref, writeViolationsView, type ViolationsViewState } from "@/lib/violations/view-params";
-import { CAUSE_LABEL, type CauseCounts, countCausesBy, mainCause } from "@/lib/violations/violation-cause";
+import { type CauseCounts, causePhrase, countCausesBy, mainCause } from "@/lib/violations/violation-cause";
 import { assignServiceColors } from "@/lib/violations/violation-colors";
 import type { ViolationTimeline } from "@/lib/violations/violation-types";
 
@@ -117,7 +117,7 @@ export function ViolationsView({
   const causeWords = (counts: ReadonlyMap<string, CauseCounts>, name: string) => {
     const found = counts.get(name);
     const main = found ? mainCause(found) : null;
-    return main === null ? undefined : `mostly ${CAUSE_LABEL[main].toLowerCase()}`;
+    return main === null ? undefined : `mostly ${causePhrase(main)}`;
   };
   const keyCauses = countCausesBy(classified, (v) => v.key);
   const workerCauses = countCausesBy(classified, (v) => v.worker);

@@ -46,7 +46,7 @@ describe("describeExplanation", () => {
     );
     const explanation: ViolationExplanation = { eventId: "e2", previousEntry: null, othersInside: [], insideDeploymentIds: [], nearbyDeploymentIds: [], leaderChangeIds: ["c3", "c0", "c2", "c1"], lockChangeIds: [], cause: "failover-overlap", owner: null };
     const words = describeExplanation(explanation, { ...context, changes });
-    expect(words.cause).toBe("Failover overlap: the leader of orders-sub partition 3 moved from orders-1 to orders-2 at 2026-11-22 09:59:55.000, and no worker had stalled: a handover's brief overlap.");
+    expect(words.cause).toBe("Failover overlap: the leader of orders-sub partition 3 moved from orders-1 to orders-2 at 2026-11-22 09:59:55.000, with no stall seen: a handover's brief overlap.");
     const changeLines = words.evidence.filter((line) => line.includes("leader change"));
     expect(changeLines).toEqual([
       "Nearest leader change: holder changed on partition 3 of orders-sub (prod): orders-1 → orders-2, seen at 2026-11-22 09:59:55.000 (10 s before the violation); 3 more within ±2 m (listed under Leader changes nearby).",
