@@ -13,7 +13,7 @@ import { findFreePort } from "@/tools/free-port";
 // stalled past its lock's TTL), and the routine handovers of crashes and Key_Shared scaling
 // (failover overlap). `npm run demo -- --fast` end to end; the waits poll the read API with room
 // to spare for a loaded 2-core machine and assert what happened, never how fast.
-test.describe.configure({ timeout: 14 * 60_000 });
+test.describe.configure({ timeout: 20 * 60_000 });
 
 type Cause = "rollout" | "holder-stalled" | "worker-stalled" | "failover-overlap" | "unexplained";
 type Classified = { eventId: string; key: string; service: string; worker: string; observedAt: string; cause: Cause };
@@ -76,7 +76,7 @@ test("the demo's stalled lock holder, stalled worker and failovers each carry th
             failover: find("failover-overlap") !== null,
           };
         },
-        { message: "a worker-stalled, a holder-stalled and a failover-overlap violation", timeout: 11 * 60_000, intervals: [10_000] },
+        { message: "a worker-stalled, a holder-stalled and a failover-overlap violation", timeout: 15 * 60_000, intervals: [10_000] },
       )
       .toEqual({ workerStalled: true, holderStalled: true, failover: true });
     const counts = last!.counts;
