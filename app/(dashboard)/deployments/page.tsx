@@ -34,7 +34,7 @@ export default async function DeploymentsPage({ searchParams }: Props) {
   const heading = (
     <>
       <h1>Deployments</h1>
-      <p className="page-lead">Rollouts, and the violations each coincided with: the context that tells real exclusivity failures from deployment noise.</p>
+      <p className="page-lead">Rollouts, and the violations each coincided with: the violations whose cause is rollout.</p>
     </>
   );
   if (!result.isAvailable) {

@@ -4,8 +4,8 @@ import { fetchApi } from "@/lib/client/fetch-api";
 import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { DeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
 import type { DeploymentViolations } from "@/lib/violations/queries/get-deployment-violations";
-import type { OwnerGroup } from "@/lib/violations/owner-types";
-import type { ViolationOwners } from "@/lib/violations/queries/get-violation-owners";
+import type { ViolationCauses } from "@/lib/violations/queries/get-violation-causes";
+import type { ViolationCause } from "@/lib/violations/violation-cause";
 import type { LeaderChangeMarkers, TopRanking, TopViolations, ViolationTimeline } from "@/lib/violations/violation-types";
 
 // react-query keys and fetchers of the violations read API (docs/violations-api.md), one
@@ -49,11 +49,11 @@ export function topViolationsQuery(range: QueryRange, filters: ViolationFilters,
   });
 }
 
-/** The page's violations with their keys' owners: the latest 1,000, of one owner group or all. */
-export function violationOwnersQuery(range: QueryRange, filters: ViolationFilters, group: OwnerGroup | null) {
+/** The page's violations with their causes and keys' owners: the latest 1,000, of one cause or all, with the counts per cause. */
+export function violationCausesQuery(range: QueryRange, filters: ViolationFilters, cause: ViolationCause | null) {
   return queryOptions({
-    queryKey: ["violations", "owners", rangeKey(range), filters.service, filters.subscription, group],
-    queryFn: () => fetchApi<ViolationOwners>("/api/v1/violations/owners", { ...rangeParams(range), service: filters.service, subscription: filters.subscription, group }),
+    queryKey: ["violations", "causes", rangeKey(range), filters.service, filters.subscription, cause],
+    queryFn: () => fetchApi<ViolationCauses>("/api/v1/violations/causes", { ...rangeParams(range), service: filters.service, subscription: filters.subscription, cause }),
     refetchInterval: range.isLive ? TOP_REFRESH_MS : false,
     placeholderData: (previous) => previous,
   });

@@ -25,14 +25,14 @@ describe("the URL's range and filters", () => {
   });
 
   it("writes only what differs from the defaults, and reads back what it wrote", () => {
-    const state = readViolationsView(new URLSearchParams("range=7d&service=orders&mode=split&changes=1&rank=outside&owners=stable"));
-    expect(state).toEqual({ range: { preset: "7d" }, service: "orders", subscription: null, environment: null, mode: "split", showLeaderChanges: true, ranking: "outside", ownerGroup: "owner-stable" });
-    expect(writeViolationsView(state).toString()).toBe("range=7d&service=orders&mode=split&changes=1&rank=outside&owners=stable");
+    const state = readViolationsView(new URLSearchParams("range=7d&service=orders&mode=split&changes=1&rank=outside&cause=worker-stalled"));
+    expect(state).toEqual({ range: { preset: "7d" }, service: "orders", subscription: null, environment: null, mode: "split", showLeaderChanges: true, ranking: "outside", cause: "worker-stalled" });
+    expect(writeViolationsView(state).toString()).toBe("range=7d&service=orders&mode=split&changes=1&rank=outside&cause=worker-stalled");
     expect(readViolationsView(writeViolationsView(state))).toEqual(state);
     expect(writeViolationsView(readViolationsView({})).toString()).toBe("range=24h");
     expect(readViolationsView({ mode: "pie" }).mode).toBe("classification");
-    expect(readViolationsView({ owners: "changed" }).ownerGroup).toBe("owner-changed");
-    expect(readViolationsView({ owners: "sideways" }).ownerGroup).toBeNull();
+    expect(readViolationsView({ cause: "unexplained" }).cause).toBe("unexplained");
+    expect(readViolationsView({ cause: "sideways" }).cause).toBeNull();
   });
 
   it("defaults the deployments page to a week", () => {

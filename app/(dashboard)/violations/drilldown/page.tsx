@@ -110,17 +110,20 @@ export default async function DrilldownPage({ searchParams }: Props) {
   }
 
   const drilldown = result.data;
+  // Titled by what the on-call engineer knows: the key and the services that touched it.
+  const services = [...new Set(drilldown.events.map((e) => e.service))].sort();
+  const keyTitle = `Key ${drilldown.key}${services.length === 0 ? "" : ` · ${services.join(", ")}`}`;
   const queryClient = new QueryClient();
   const target = eventId !== null ? ({ kind: "event", eventId, at } as const) : ({ kind: "key", key: key!, range: { ...range, isLive: isLiveRange(selection) } } as const);
   queryClient.setQueryData(drilldownQuery(target).queryKey, drilldown);
   return (
     <>
       {back}
-      <h1>{title}</h1>
+      <h1>{keyTitle}</h1>
       <p className="page-lead">
         {eventId !== null ? (
           <>
-            An entry into key <strong className="mono">{drilldown.key}</strong>, with the key&apos;s other entries around it.
+            One entry into key <strong className="mono">{drilldown.key}</strong> (event <span className="mono">{eventId}</span>), with the key&apos;s other entries around it.
           </>
         ) : (
           "Every entry into this key in the range, who was inside when another entered, and what coincides with each violation."
