@@ -1,5 +1,5 @@
 import { formatCount, formatDuration, formatMinute } from "@/lib/violations/format";
-import { CAUSE_LABEL, CAUSE_MEANING, CAUSES_TO_ACT_ON, type CauseCounts, causePhrase, VIOLATION_CAUSES } from "@/lib/violations/violation-cause";
+import { CAUSE_LABEL, CAUSE_MEANING, CAUSES_TO_ACT_ON, type CauseCounts, causePhrase, VIOLATION_CAUSES } from "@/lib/violations/cause-words";
 import { CAUSE_COLOR } from "@/lib/violations/violation-colors";
 import type { ViolationCounts, ViolationTrend } from "@/lib/violations/violation-types";
 

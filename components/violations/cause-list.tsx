@@ -3,7 +3,7 @@ import Link from "next/link";
 import { formatCount, formatInstant } from "@/lib/violations/format";
 import type { ViolationOwner } from "@/lib/violations/owner-types";
 import type { ClassifiedViolation } from "@/lib/violations/queries/get-violation-causes";
-import { CAUSE_LABEL, CAUSE_MEANING, type CauseCounts, VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/violation-cause";
+import { CAUSE_LABEL, CAUSE_MEANING, type CauseCounts, VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/cause-words";
 import { CAUSE_COLOR } from "@/lib/violations/violation-colors";
 import { drilldownHref } from "@/lib/violations/view-params";
 

@@ -7,7 +7,7 @@ import { ListPager } from "@/components/ui/list-pager";
 import { describeExplanation } from "@/lib/violations/describe-explanation";
 import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
 import { formatInstant } from "@/lib/violations/format";
-import { CAUSE_LABEL } from "@/lib/violations/violation-cause";
+import { CAUSE_LABEL } from "@/lib/violations/cause-words";
 import { drilldownHref, lockStoryHref } from "@/lib/violations/view-params";
 
 /** Violations per page: a busy key has hundreds. */

@@ -10,7 +10,7 @@ import { staleLimitMs } from "@/lib/board/health-rules";
 import { lockHref, subscriptionHref } from "@/lib/board/links";
 import type { LocksBoard } from "@/lib/board/lock-types";
 import type { PollerStatus } from "@/lib/health/health-report";
-import { type CauseCounts, causePhrase, VIOLATION_CAUSES } from "@/lib/violations/violation-cause";
+import { type CauseCounts, causePhrase, VIOLATION_CAUSES } from "@/lib/violations/cause-words";
 
 export type ConditionInput = {
   nowMs: number;

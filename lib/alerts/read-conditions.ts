@@ -9,7 +9,7 @@ import { ALL_LEADERS, listLeaders } from "@/lib/queries/list-leaders";
 import { ALL_LOCKS, listLocks } from "@/lib/queries/list-locks";
 import { getTopViolations } from "@/lib/violations/queries/get-top-violations";
 import { getViolationCauses } from "@/lib/violations/queries/get-violation-causes";
-import type { CauseCounts } from "@/lib/violations/violation-cause";
+import type { CauseCounts } from "@/lib/violations/cause-words";
 
 /** Services the violations rule looks at, at most (the busiest by violations outside deployments). */
 const MAX_SERVICES = 1_000;

@@ -3,7 +3,8 @@
 
 import type { DrilldownEvent, LockChangeMarker, ViolationExplanation } from "@/lib/violations/drilldown-types";
 import { formatCount, formatDuration, formatInstant } from "@/lib/violations/format";
-import { CAUSE_LABEL, type CauseCounts, causePhrase, findStallThroughMove, movesOf, VIOLATION_CAUSES } from "@/lib/violations/violation-cause";
+import { CAUSE_LABEL, type CauseCounts, causePhrase, VIOLATION_CAUSES } from "@/lib/violations/cause-words";
+import { findStallThroughMove, movesOf } from "@/lib/violations/violation-cause";
 import type { DeploymentBand, LeaderChangeMarker } from "@/lib/violations/violation-types";
 
 export type CauseContext = {

@@ -2,7 +2,7 @@
 
 import type { ViolationOwner } from "@/lib/violations/owner-types";
 import type { ResourceRef } from "@/lib/violations/resource-ref";
-import type { CauseCounts, ViolationCause } from "@/lib/violations/violation-cause";
+import type { CauseCounts, ViolationCause } from "@/lib/violations/cause-words";
 import type { DeploymentBand, LeaderChangeMarker, ViolationCounts } from "@/lib/violations/violation-types";
 
 /** A key's counts: its entries (events) and their violations. */

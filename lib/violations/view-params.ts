@@ -6,7 +6,7 @@ import { lockHref } from "@/lib/board/links";
 import { isRangePreset, type RangePreset, type RangeSelection } from "@/lib/timeline/time-range";
 import { CHART_MODES, type ChartMode } from "@/lib/violations/chart-data";
 import { parseLockRef } from "@/lib/violations/lock-ref";
-import { VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/violation-cause";
+import { VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/cause-words";
 import type { TopRanking } from "@/lib/violations/violation-types";
 
 /** The violation pages open on the last day (the leader timelines on the last 6 hours). */

@@ -21,7 +21,8 @@ import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone"
 import { leaderChangeMarkersQuery, topViolationsQuery, violationCausesQuery, violationTimelineQuery, type QueryRange } from "@/lib/violations/client/violation-queries";
 import { formatBucketSize, formatDuration } from "@/lib/violations/format";
 import { drilldownHref, writeViolationsView, type ViolationsViewState } from "@/lib/violations/view-params";
-import { type CauseCounts, causePhrase, countCausesBy, mainCause } from "@/lib/violations/violation-cause";
+import { type CauseCounts, causePhrase } from "@/lib/violations/cause-words";
+import { countCausesBy, mainCause } from "@/lib/violations/violation-cause";
 import { assignServiceColors } from "@/lib/violations/violation-colors";
 import type { ViolationTimeline } from "@/lib/violations/violation-types";
 

@@ -21,7 +21,7 @@ import {
   timelineParamsSchema,
   topParamsSchema,
 } from "@/lib/violations/queries/read-params";
-import { CAUSE_MEANING, VIOLATION_CAUSES } from "@/lib/violations/violation-cause";
+import { CAUSE_MEANING, VIOLATION_CAUSES } from "@/lib/violations/cause-words";
 
 // The violations read API. Ranges are `range` (a preset ending now) or `from`/`to`; the
 // examples' ranges end at `nowMs`.

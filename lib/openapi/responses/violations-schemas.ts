@@ -6,7 +6,7 @@ import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { DeploymentViolations } from "@/lib/violations/queries/get-deployment-violations";
 import type { ViolationCauses } from "@/lib/violations/queries/get-violation-causes";
 import type { DeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
-import { CAUSE_LABEL, CAUSE_MEANING, VIOLATION_CAUSES } from "@/lib/violations/violation-cause";
+import { CAUSE_LABEL, CAUSE_MEANING, VIOLATION_CAUSES } from "@/lib/violations/cause-words";
 import type { LeaderChangeMarkers, TopViolations, ViolationTimeline } from "@/lib/violations/violation-types";
 import { responseComponents } from "@/lib/openapi/schema-registries";
 import type { SameShape } from "@/lib/openapi/responses/same-shape";

@@ -5,7 +5,7 @@ import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { DeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
 import type { DeploymentViolations } from "@/lib/violations/queries/get-deployment-violations";
 import type { ViolationCauses } from "@/lib/violations/queries/get-violation-causes";
-import type { ViolationCause } from "@/lib/violations/violation-cause";
+import type { ViolationCause } from "@/lib/violations/cause-words";
 import type { LeaderChangeMarkers, TopRanking, TopViolations, ViolationTimeline } from "@/lib/violations/violation-types";
 
 // react-query keys and fetchers of the violations read API (docs/violations-api.md), one

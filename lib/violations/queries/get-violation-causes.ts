@@ -10,7 +10,8 @@ import { readLeaderChanges } from "@/lib/violations/queries/read-leader-changes"
 import { readLockChanges } from "@/lib/violations/queries/read-lock-changes";
 import { computeOwners, type OwnerSettings } from "@/lib/violations/queries/read-owner-history";
 import { refMatches, resourceRefOf } from "@/lib/violations/resource-ref";
-import { type CauseCounts, causeFactsOf, classifyCauses, countCauses, type ViolationCause } from "@/lib/violations/violation-cause";
+import { type CauseCounts, type ViolationCause } from "@/lib/violations/cause-words";
+import { causeFactsOf, classifyCauses, countCauses } from "@/lib/violations/violation-cause";
 
 // The latest violations of a range, each with its cause (lib/violations/violation-cause.ts, the
 // one precedence the drill-down uses too) and its key's owner then: what the violations page

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { ApiError } from "@/lib/http/api-error";
 import { TOP_LISTS, type TopList } from "@/lib/violations/queries/get-top-violations";
 import { MAX_CAUSE_PAGE } from "@/lib/violations/queries/get-violation-causes";
-import { VIOLATION_CAUSES } from "@/lib/violations/violation-cause";
+import { VIOLATION_CAUSES } from "@/lib/violations/cause-words";
 import { DEFAULT_TIME_ZONE, isValidTimeZone } from "@/lib/violations/time-zone";
 import { isRangePreset, MAX_RANGE_MS, RANGE_PRESETS } from "@/lib/timeline/time-range";
 import { DEFAULT_VIOLATIONS_PRESET } from "@/lib/violations/view-params";

@@ -4,7 +4,7 @@ import { GET as getCauses } from "@/app/api/v1/violations/causes/route";
 import { GET as getKey } from "@/app/api/v1/violations/key/route";
 import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { ViolationCauses } from "@/lib/violations/queries/get-violation-causes";
-import { VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/violation-cause";
+import { VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/cause-words";
 import { createDeployment, getJson, MINUTE, openDb, openIngestPool, uniquePrefix, writeTestEvents } from "@/tests/integration/violations/violations-test-kit";
 
 // Every cause of a violation through the read API, from what a real database holds: a

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 
 import type { LockChangeMarker } from "@/lib/violations/drilldown-types";
 import type { ViolationOwner } from "@/lib/violations/owner-types";
-import { type CauseFacts, causeFactsOf, classifyCause, classifyCauses, countCauses, mainCause, VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/violation-cause";
+import { VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/cause-words";
+import { type CauseFacts, causeFactsOf, classifyCause, classifyCauses, countCauses, mainCause } from "@/lib/violations/violation-cause";
 import type { LeaderChangeMarker } from "@/lib/violations/violation-types";
 
 const T0 = Date.parse("2026-11-27T19:00:00Z");
