@@ -48,6 +48,16 @@ export function formatExactTime(iso: string, timeZone?: string): string {
   return `${part("year")}-${part("month")}-${part("day")} ${time}.${String(ms % 1000).padStart(3, "0")}`;
 }
 
+/** A full timestamp with its zone, for alerts: "2026-11-22 14:02:07 UTC", "2026-11-22 15:02:07 CET". */
+export function formatZonedTime(iso: string, timeZone?: string): string {
+  const ms = Date.parse(iso);
+  const date = clockFormat({ year: "numeric", month: "2-digit", day: "2-digit" }, timeZone).formatToParts(ms);
+  const part = (type: string) => date.find((p) => p.type === type)?.value ?? "";
+  const time = clockFormat({ hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }, timeZone).format(ms);
+  const zone = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" }).formatToParts(ms).find((p) => p.type === "timeZoneName")?.value ?? "";
+  return `${part("year")}-${part("month")}-${part("day")} ${time} ${zone}`.trimEnd();
+}
+
 /** "since 14:02, 3 h 12 m" */
 export function formatTenure(sinceIso: string, nowMs: number, timeZone?: string): string {
   return `since ${formatClock(sinceIso, nowMs, timeZone)}, ${formatDuration(nowMs - Date.parse(sinceIso))}`;
