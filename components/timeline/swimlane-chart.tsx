@@ -94,7 +94,7 @@ function SegmentLayer({ lanes, colors, noHolderWords }: { lanes: Lane[]; colors:
                   rx={2}
                   fill={fillOf(segment, colors, patterns)}
                   fillOpacity={segment.kind === "busy" ? 0.55 : 1}
-                  stroke={segment.kind === "busy" ? "#e6e9ec" : "none"}
+                  stroke={segment.kind === "busy" ? "var(--text)" : "none"}
                   strokeDasharray={segment.kind === "busy" ? "2 2" : undefined}
                 >
                   <title>{describeSegment(segment, lane, noHolderWords)}</title>
@@ -109,7 +109,7 @@ function SegmentLayer({ lanes, colors, noHolderWords }: { lanes: Lane[]; colors:
 }
 
 function markerFill(marker: Marker): string {
-  return marker.kind === "HOLDER_LOST" || marker.ending === "EXPIRED" ? NO_HOLDER_COLOR : marker.kind === "HIDDEN_FLAP" ? "#d29922" : marker.kind === "CONSUMERS_CHANGED" || marker.kind === "RANGES_MOVED" ? "#9aa5b1" : "#e6e9ec";
+  return marker.kind === "HOLDER_LOST" || marker.ending === "EXPIRED" ? NO_HOLDER_COLOR : marker.kind === "HIDDEN_FLAP" ? "#d29922" : marker.kind === "CONSUMERS_CHANGED" || marker.kind === "RANGES_MOVED" ? "#9aa5b1" : "var(--text)";
 }
 
 /** A diamond per change (or per bucket of changes), on its lane, with its words on hover. */
@@ -129,7 +129,7 @@ function MarkerLayer({ lanes, markers }: { lanes: Lane[]; markers: Marker[] }) {
             key={`${marker.partition}-${marker.at}-${marker.kind}`}
             d={`M ${cx} ${cy - size} L ${cx + size} ${cy} L ${cx} ${cy + size} L ${cx - size} ${cy} Z`}
             fill={markerFill(marker)}
-            stroke="#0f1419"
+            stroke="var(--bg)"
             strokeWidth={1}
           >
             <title>{describeMarker(marker, lanes)}</title>
@@ -150,7 +150,7 @@ function describeMarker(marker: Marker, lanes: Lane[]): string {
 }
 
 const MARGIN = { top: 16, right: 16, bottom: 0, left: 0 };
-const AXIS_STYLE = { stroke: "#9aa5b1", fontSize: 12 };
+const AXIS_STYLE = { stroke: "var(--muted)", fontSize: 12 };
 
 // Every prop handed to recharts is memoized: recharts 3 keeps chart settings in a store that
 // its components sync from props. Bars and markers are plain SVG drawn with the chart's own

@@ -15,7 +15,7 @@ import type { DeploymentBand, LeaderChangeMarkers } from "@/lib/violations/viola
 // start and end) and its leader changes. All data comes prepared (lib/violations).
 
 const MARGIN = { top: 18, right: 16, bottom: 0, left: 0 };
-const AXIS_STYLE = { stroke: "#9aa5b1", fontSize: 12 };
+const AXIS_STYLE = { stroke: "var(--muted)", fontSize: 12 };
 const MAX_TICKS = 8;
 
 export type ViolationChartProps = {
@@ -67,7 +67,7 @@ export function ViolationChart(props: ViolationChartProps) {
   return (
     <div className="vio-chart" role="img" aria-label={props.label} data-testid="violation-chart" onMouseLeave={() => setHover(null)}>
       <ComposedChart responsive style={style} margin={MARGIN} data={data}>
-        <CartesianGrid stroke="#2a343f" vertical={false} />
+        <CartesianGrid stroke="var(--border)" vertical={false} />
         <XAxis type="number" dataKey="x" domain={xDomain} allowDataOverflow scale="time" ticks={ticks} tickFormatter={formatX} {...AXIS_STYLE} />
         <YAxis type="number" domain={yDomain} ticks={yScale.ticks} interval={0} allowDecimals={false} allowDataOverflow width={44} {...AXIS_STYLE} />
         <BucketLayer
