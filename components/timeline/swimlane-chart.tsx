@@ -6,6 +6,7 @@ import { ComposedChart, ReferenceArea, XAxis, YAxis, useXAxisScale, useYAxisScal
 import { formatClock, formatDuration, formatExactTime } from "@/lib/board/format";
 import { NO_HOLDER_COLOR, SHARED_COLOR, UNOBSERVED_COLOR } from "@/lib/timeline/consumer-colors";
 import type { Lane, Marker, Segment, Timeline } from "@/lib/timeline/timeline-types";
+import { fitLaneLabels } from "@/lib/timeline/lane-labels";
 
 // The swimlane timeline: one lane per partition, a bar per tenure coloured per consumer,
 // markers for changes, deployment bands. It draws what lib/timeline prepared; it decides nothing.
@@ -21,8 +22,6 @@ type Props = {
   xTicks: number[];
   /** What a lane without a holder is called: "no active consumer" (Pulsar), "free" (a lock). */
   noHolderWords?: string;
-  /** Room for the lane names (a lock's key is longer than "p3"). */
-  laneLabelWidth?: number;
 };
 
 const ENDING_WORDS: Record<NonNullable<Marker["ending"]>, string> = { RELEASED: "released", EXPIRED: "expired while held", TAKEN_OVER: "taken over" };
@@ -155,7 +154,7 @@ const AXIS_STYLE = { stroke: "var(--muted)", fontSize: 12 };
 // Every prop handed to recharts is memoized: recharts 3 keeps chart settings in a store that
 // its components sync from props. Bars and markers are plain SVG drawn with the chart's own
 // scales (a recharts Scatter of 1,500 points costs seconds of main thread per refresh).
-export function SwimlaneChart({ timeline, colors, nowMs, xTicks, noHolderWords = "no active consumer", laneLabelWidth = 56 }: Props) {
+export function SwimlaneChart({ timeline, colors, nowMs, xTicks, noHolderWords = "no active consumer" }: Props) {
   const from = Date.parse(timeline.from);
   const to = Date.parse(timeline.to);
   const { lanes, markers, bands } = timeline;
@@ -165,7 +164,10 @@ export function SwimlaneChart({ timeline, colors, nowMs, xTicks, noHolderWords =
   const yTicks = useMemo(() => lanes.map((_, i) => i + 0.5), [lanes]);
   const minuteNow = Math.floor(nowMs / 60_000) * 60_000;
   const formatX = useCallback((value: number) => formatClock(new Date(value).toISOString(), minuteNow), [minuteNow]);
-  const formatY = useCallback((value: number) => lanes[Math.floor(value)]?.label ?? "", [lanes]);
+  // Room for the lane names (a lock's key is longer than "p3"), abbreviated past a bound: never cut.
+  const laneLabels = useMemo(() => fitLaneLabels(lanes.map((lane) => lane.label)), [lanes]);
+  const laneLabelWidth = laneLabels.width;
+  const formatY = useCallback((value: number) => laneLabels.texts[Math.floor(value)] ?? "", [laneLabels]);
   const bandLabels = useMemo(
     () => bands.map((band) => ({ value: `${band.service} ${band.version}${band.isInProgress ? " (in progress)" : ""}`, position: "insideTopLeft" as const, fill: "#f0c674", fontSize: 11 })),
     [bands],

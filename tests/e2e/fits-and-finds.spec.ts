@@ -94,12 +94,12 @@ async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: 
 async function boardOrder(page: Page): Promise<string[]> {
   const rows = page.getByRole("treegrid", { name: "Leaders" }).getByRole("row").filter({ hasText: run });
   const indexed = await rows.evaluateAll((elements) => elements.map((e) => ({ index: Number(e.getAttribute("aria-rowindex")), text: e.textContent ?? "" })));
-  return indexed.sort((a, b) => a.index - b.index).map((row) => /sub-[abc]-\w+/.exec(row.text)?.[0] ?? row.text);
+  return indexed.sort((a, b) => a.index - b.index).map((row) => new RegExp(`sub-[abc]-${run}`).exec(row.text)?.[0] ?? row.text);
 }
 
 async function lockOrder(page: Page): Promise<string[]> {
   const rows = await page.getByRole("table", { name: "Locks" }).getByRole("row").filter({ hasText: run }).allTextContents();
-  return rows.map((text) => /lock:order-[abc]-\w+/.exec(text)?.[0] ?? text);
+  return rows.map((text) => new RegExp(`lock:order-[abc]-${run}`).exec(text)?.[0] ?? text);
 }
 
 test("board rows keep their order across refreshes while a row's health changes", async ({ page }) => {
@@ -141,6 +141,10 @@ test("the navigation's Locks item opens /locks, which lists every lock Baton obs
   await expect(table.getByRole("row")).toHaveCount(2);
   await table.getByRole("link", { name: LOCKS[1]!, exact: true }).click();
   await expect(page.getByRole("heading", { level: 1, name: LOCKS[1]! })).toBeVisible();
+  // One term for the kind, with its source: a Redis lock's TTL as its holder set it.
+  const facts = page.getByRole("definition").filter({ hasText: "the lock key's TTL in Redis (PTTL)" });
+  await expect(facts).toHaveCount(1);
+  await expect(facts).toContainText(/^30 s/);
 });
 
 test("an unknown consumer, lock, subscription or cluster answers 404; a known one 200", async ({ page }) => {
@@ -193,10 +197,8 @@ test("no page is wider than a 1280x800 window, walking every route the app links
     await page.waitForLoadState("networkidle");
     visited.push(path);
     const width = await overflow(page);
-    if (width.scrollWidth > width.innerWidth) {
-      tooWide.push(`${path}: ${width.scrollWidth} px > ${width.innerWidth} px (${width.outside.join("; ")})`);
-      await page.screenshot({ path: testInfo.outputPath(`too-wide-${visited.length}.png`), fullPage: true });
-    }
+    if (width.scrollWidth > width.innerWidth) tooWide.push(`${path}: ${width.scrollWidth} px > ${width.innerWidth} px (${width.outside.join("; ")})`);
+    await page.screenshot({ path: testInfo.outputPath(`page-${visited.length}-${route.replace(/\W+/g, "-")}.png`), fullPage: true });
     const links = await page.locator("main a[href^='/'], nav a[href^='/']").evaluateAll((anchors) => anchors.map((a) => a.getAttribute("href")!));
     for (const link of links) if (!link.startsWith("/api/") && !link.startsWith("/auth/")) queue.push(link);
   }
