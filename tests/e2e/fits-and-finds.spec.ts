@@ -205,3 +205,24 @@ test("no page is wider than a 1280x800 window, walking every route the app links
   expect(visited).toEqual(expect.arrayContaining(start));
   expect(tooWide).toEqual([]);
 });
+
+test("the theme follows the browser's light or dark preference; the refresh picker pauses and remembers it", async ({ page }, testInfo) => {
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.goto(`/?q=${run}`);
+  await expect(page.getByRole("treegrid", { name: "Leaders" }).getByRole("row").filter({ hasText: run }).first()).toBeVisible();
+  expect(await background()).toBe("rgb(246, 248, 250)");
+  await page.screenshot({ path: testInfo.outputPath("board-light.png"), fullPage: true });
+  await page.emulateMedia({ colorScheme: "dark" });
+  expect(await background()).toBe("rgb(15, 20, 25)");
+
+  const refresh = page.getByRole("group", { name: "Refresh" });
+  await refresh.getByRole("button", { name: "Pause" }).click();
+  await expect(refresh.getByRole("button", { name: "Resume" })).toHaveAttribute("aria-pressed", "true");
+  await expect(refresh.getByRole("combobox")).toHaveValue("paused");
+  await page.reload();
+  await expect(page.getByRole("group", { name: "Refresh" }).getByRole("combobox")).toHaveValue("paused");
+  await page.getByRole("group", { name: "Refresh" }).getByRole("combobox").selectOption("30s");
+  await expect(page.getByRole("group", { name: "Refresh" }).getByRole("button", { name: "Pause" })).toBeVisible();
+  await expect(page.getByText(/^Times in \S+/)).toBeVisible();
+});

@@ -231,8 +231,8 @@ test.describe("locks on the board and their pages", () => {
     await expect(now).toContainText("6f1c9a2e…");
     await expect(now).toContainText("token layout");
 
-    // First seen 20 minutes ago: the page opens on a range that fits it, not 6 hours of "not observed".
-    await expect(page.getByRole("button", { name: "Since first seen" })).toHaveAttribute("aria-pressed", "true");
+    // First seen 20 minutes ago: the page opens on a range that fits it (the one rule), not hours of "not observed".
+    await expect(page.getByRole("button", { name: "Since the first data" })).toHaveAttribute("aria-pressed", "true");
     const chart = page.getByTestId("swimlane-chart");
     await expect(chart.locator("path > title", { hasText: `${who("pod-a")} → ${who("pod-b")} (expired while held)` })).toBeAttached();
     await expect(chart.locator("rect > title", { hasText: `${who("pod-b")} held it` }).first()).toBeAttached();
