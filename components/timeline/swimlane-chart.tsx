@@ -3,7 +3,7 @@
 import { useCallback, useId, useMemo } from "react";
 import { ComposedChart, ReferenceArea, XAxis, YAxis, useXAxisScale, useYAxisScale } from "recharts";
 
-import { formatClock, formatDuration, formatExactTime } from "@/lib/board/format";
+import { formatAxisTime, formatDuration, formatExactTime } from "@/lib/board/format";
 import { NO_HOLDER_COLOR, SHARED_COLOR, UNOBSERVED_COLOR } from "@/lib/timeline/consumer-colors";
 import type { Lane, Marker, Segment, Timeline } from "@/lib/timeline/timeline-types";
 import { fitLaneLabels } from "@/lib/timeline/lane-labels";
@@ -163,7 +163,7 @@ export function SwimlaneChart({ timeline, colors, nowMs, xTicks, noHolderWords =
   const yDomain = useMemo(() => [0, laneCount], [laneCount]);
   const yTicks = useMemo(() => lanes.map((_, i) => i + 0.5), [lanes]);
   const minuteNow = Math.floor(nowMs / 60_000) * 60_000;
-  const formatX = useCallback((value: number) => formatClock(new Date(value).toISOString(), minuteNow), [minuteNow]);
+  const formatX = useCallback((value: number) => formatAxisTime(value, to - from, minuteNow), [from, to, minuteNow]);
   // Room for the lane names (a lock's key is longer than "p3"), abbreviated past a bound: never cut.
   const laneLabels = useMemo(() => fitLaneLabels(lanes.map((lane) => lane.label)), [lanes]);
   const laneLabelWidth = laneLabels.width;

@@ -39,6 +39,12 @@ export function formatClock(iso: string, nowMs: number, timeZone?: string): stri
   return `${clockFormat({ day: "numeric", month: "short" }, timeZone).format(ms)} ${time}`;
 }
 
+/** An axis tick: "14:02", or "14:02:30" on an axis that spans less than ten minutes (its minutes would repeat). */
+export function formatAxisTime(ms: number, spanMs: number, nowMs: number, timeZone?: string): string {
+  if (spanMs >= 10 * 60_000) return formatClock(new Date(ms).toISOString(), nowMs, timeZone);
+  return clockFormat({ hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }, timeZone).format(ms);
+}
+
 /** Exact time for lists of changes: "2026-11-22 14:02:07.123". */
 export function formatExactTime(iso: string, timeZone?: string): string {
   const ms = Date.parse(iso);

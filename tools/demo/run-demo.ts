@@ -118,6 +118,9 @@ async function main(): Promise<void> {
     log(`stopped everything the demo started in ${((Date.now() - startedMs) / 1000).toFixed(1)} s`);
     process.exit(code);
   };
+  // A closed terminal or test pipe must not stop the stopping: a log line written to it fails
+  // with EPIPE, and there is nobody left to tell.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", (error: NodeJS.ErrnoException) => void (error.code === "EPIPE" ? undefined : stopAll(1)));
   if (!isInOwnProcessGroup(() => void stopAll(0))) return;
   // Persistent listeners: with once() Node drops ours before calling it, and the broker's process
   // guard, seeing itself alone, would exit before the ordered stop finishes.
