@@ -129,7 +129,7 @@ describe("GET /api/v1/leaders", () => {
   });
 
   it.each([
-    ["a tenant", `?tenant=${tenant}&cluster=${CLUSTER}`, ["flappy-sub", "jobs-sub", "keyed-sub", "stale-sub", "calm-sub"]],
+    ["a tenant", `?tenant=${tenant}&cluster=${CLUSTER}`, ["stale-sub", "calm-sub", "flappy-sub", "jobs-sub", "keyed-sub"]],
     ["a namespace", `?namespace=${tenant}/audit`, ["stale-sub"]],
     ["an exact topic and subscription", `?topic=${encodeURIComponent(topic("calm"))}&subscription=calm-sub`, ["calm-sub"]],
     ["text in a consumer name", "?q=CALM-B", ["calm-sub"]],
