@@ -15,7 +15,7 @@ export function HealthWord({ health }: { health: Health }) {
 /** One flag: its words, "since" when it has a start, the evidence on hover. */
 export function FlagPill({ flag, nowMs }: { flag: HealthFlag; nowMs: number }) {
   return (
-    <span className="flag" data-severity={flag.severity} title={flag.detail}>
+    <span className="flag" data-severity={flag.severity} title={`${flag.label}: ${flag.detail}`}>
       {flag.label}
       {flag.since ? (
         <>

@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 
 export const NAV_ITEMS = [
   { href: "/", label: "Leaders" },
+  { href: "/locks", label: "Locks" },
   { href: "/violations", label: "Violations" },
   { href: "/deployments", label: "Deployments" },
   { href: "/alerts", label: "Alerts" },

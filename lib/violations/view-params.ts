@@ -20,7 +20,10 @@ export function readParam(params: ParamSource, name: string): string | null {
   return text === undefined || text === null || text.trim() === "" ? null : text;
 }
 
-/** A fixed from/to when both parse and from < to (range=custom is accepted too); else the preset; else the default. */
+/**
+ * A fixed from/to when both parse and from < to (range=custom is accepted too); a live range
+ * since `from` when only it is given; else the preset; else the default.
+ */
 export function readRange(params: ParamSource, defaultPreset: RangePreset = DEFAULT_VIOLATIONS_PRESET): RangeSelection {
   const from = readParam(params, "from");
   const to = readParam(params, "to");
@@ -29,8 +32,14 @@ export function readRange(params: ParamSource, defaultPreset: RangePreset = DEFA
     const toMs = Date.parse(to);
     if (Number.isFinite(fromMs) && Number.isFinite(toMs) && fromMs < toMs) return { preset: "custom", from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
   }
+  if (from !== null && to === null && readParam(params, "range") === null && Number.isFinite(Date.parse(from))) return { preset: "since", from: new Date(Date.parse(from)).toISOString() };
   const range = readParam(params, "range");
   return { preset: range !== null && isRangePreset(range) ? range : defaultPreset };
+}
+
+/** Whether the URL names a range at all; else the page fits one to its data (fitRangeToData). */
+export function namesRange(params: ParamSource): boolean {
+  return readParam(params, "range") !== null || readParam(params, "from") !== null;
 }
 
 export function writeRange(selection: RangeSelection): Record<string, string> {

@@ -37,6 +37,7 @@ test.describe("app shell", () => {
     await page.keyboard.press("Tab"); // skip link
     await page.keyboard.press("Tab"); // brand
     await page.keyboard.press("Tab"); // Leaders
+    await page.keyboard.press("Tab"); // Locks
     await page.keyboard.press("Tab"); // Violations
     await expect(page.getByRole("link", { name: "Violations" })).toBeFocused();
     await page.keyboard.press("Enter");

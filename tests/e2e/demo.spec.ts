@@ -14,6 +14,8 @@ import { findFreePort } from "@/tools/free-port";
 // leader stalled past its Redis lock's TTL); the waits below poll the read API with room to spare
 // for a loaded 2-core machine, and assert what happened, never how fast.
 test.describe.configure({ timeout: 10 * 60_000 });
+// The README's screenshots are taken at the width of a laptop's window.
+test.use({ viewport: { width: 1280, height: 800 } });
 
 // user-orchestrator's pods: version 1's, and those of the rollouts (user-v2-0, ...).
 const ORCHESTRATOR_WORKER = String.raw`(?:orchestrator-\d|user-v\d+-\d)`;
@@ -59,10 +61,12 @@ const outputs = new Map<ChildProcess, () => string>();
 
 function startDemo(port: number, postgresPort: number, dataDir: string): { process: ChildProcess; url: Promise<string> } {
   const args = ["--fast", "--port", String(port), "--postgres-port", String(postgresPort), "--data-dir", dataDir];
+  // A process group of its own, as a terminal gives `npm run demo`: the test's Ctrl-C goes to the whole group.
   const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "tools/demo/run-demo.ts", ...args], {
     cwd: process.cwd(),
     env: { ...process.env },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
   });
   let output = "";
   outputs.set(child, () => output);
@@ -221,10 +225,15 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
     const output = outputs.get(demo.process)?.() ?? "";
     await testInfo.attach("demo-output", { body: output, contentType: "text/plain" });
     if (testInfo.status !== testInfo.expectedStatus) console.log(`the demo's output:\n${output.slice(-6000)}`);
-    demo.process.kill("SIGINT");
+    // Ctrl-C, as a terminal sends it: to every process of the foreground group.
+    process.kill(-demo.process.pid!, "SIGINT");
     await new Promise((resolve) => (demo.process.exitCode === null ? demo.process.once("exit", resolve) : resolve(undefined)));
     // Ctrl-C stopped everything the demo started: no PostgreSQL, broker, worker or web app left.
     await expect.poll(() => processesUsing(dataDir), { timeout: 30_000 }).toEqual([]);
     rmSync(dataDir, { recursive: true, force: true });
+    // The fleet stopped before Baton: no pool error, no "dropped ... cannot reach Baton", and one closing line.
+    const fullOutput = outputs.get(demo.process)?.() ?? "";
+    const stopping = fullOutput.slice(fullOutput.indexOf("[demo] stopping:")).trim().split("\n");
+    expect(stopping).toEqual([expect.stringMatching(/^\[demo\] stopping: the fleet first/), expect.stringMatching(/^\[demo\] stopped everything the demo started in \d+\.\d s$/)]);
   }
 });

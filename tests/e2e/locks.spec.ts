@@ -231,8 +231,8 @@ test.describe("locks on the board and their pages", () => {
     await expect(now).toContainText("6f1c9a2e…");
     await expect(now).toContainText("token layout");
 
-    // First seen 20 minutes ago: the page opens on a range that fits it, not 6 hours of "not observed".
-    await expect(page.getByRole("button", { name: "Since first seen" })).toHaveAttribute("aria-pressed", "true");
+    // First seen 20 minutes ago: the page opens on a range that fits it (the one rule), not hours of "not observed".
+    await expect(page.getByRole("button", { name: "Since the first data" })).toHaveAttribute("aria-pressed", "true");
     const chart = page.getByTestId("swimlane-chart");
     await expect(chart.locator("path > title", { hasText: `${who("pod-a")} → ${who("pod-b")} (expired while held)` })).toBeAttached();
     await expect(chart.locator("rect > title", { hasText: `${who("pod-b")} held it` }).first()).toBeAttached();
@@ -407,7 +407,7 @@ test.describe("each lock kind's own details", () => {
   test("the board's details cell tells a ZooKeeper holder's session and an etcd lease nobody renews", async ({ page }) => {
     await page.goto(`/?q=${run}&kind=locks`);
     await expect(lockRow(page, ZK_PATH)).toContainText(`session ${SESSION_AFTER}, seq 7`);
-    await expect(lockRow(page, ETCD_KEY)).toContainText("rev 1207, lease 200/600 s");
+    await expect(lockRow(page, ETCD_KEY)).toContainText("rev 1207, lease 600 s");
     await expect(lockRow(page, ETCD_KEY)).toContainText("lease not renewed");
   });
 
@@ -440,7 +440,7 @@ test.describe("each lock kind's own details", () => {
     await expect(panel).toContainText(/Create revision\s*1207/);
     await expect(panel).toContainText(/Mod revision\s*1207/);
     await expect(panel).toContainText("694d7a1b2c3d4e5f");
-    await expect(panel).toContainText(/Lease TTL left\s*(3 m \d+ s|\d+ s) left \(granted 600 s\)/);
+    await expect(panel).toContainText(/Lease left\s*(\d+ m )?\d+ s left \(granted 600 s\)/);
     await expect(panel.getByRole("list", { name: "etcd waiters in order" })).toContainText(`${who("etcd-b")} (create revision 1209`);
     const changes = page.getByRole("region", { name: "Changes" });
     await expect(changes.getByRole("row", { name: /lease 694d7a1b2c3d4e5f, create revision 1207, the previous lease had 0 s left/ })).toBeVisible();

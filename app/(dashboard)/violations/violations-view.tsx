@@ -16,7 +16,8 @@ import { ViolationLegend } from "@/components/violations/violation-legend";
 import { alertMarkersQuery } from "@/lib/alerts/alert-queries";
 import { alertsOfService, prepareAlertSpans } from "@/lib/alerts/alert-spans";
 import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
-import { maxViolations, niceCeiling, toChartPoints } from "@/lib/violations/chart-data";
+import { evenTicks } from "@/lib/timeline/even-ticks";
+import { maxViolations, toChartPoints } from "@/lib/violations/chart-data";
 import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone";
 import { leaderChangeMarkersQuery, topViolationsQuery, violationCausesQuery, violationTimelineQuery, type QueryRange } from "@/lib/violations/client/violation-queries";
 import { formatBucketSize, formatDuration } from "@/lib/violations/format";
@@ -97,8 +98,8 @@ export function ViolationsView({
   const serviceOrder = useMemo(() => timeline?.services.map((s) => s.name) ?? [], [timeline]);
   const serviceColors = useMemo(() => assignServiceColors(serviceOrder), [serviceOrder]);
   const splitPoints = useMemo(() => (timeline && state.mode === "split" ? serviceOrder.map((service) => ({ service, points: toChartPoints(timeline.buckets, service) })) : []), [timeline, state.mode, serviceOrder]);
-  const yMax = useMemo(() => niceCeiling(Math.max(maxViolations(points), 1)), [points]);
-  const splitYMax = useMemo(() => niceCeiling(splitPoints.reduce((max, s) => Math.max(max, maxViolations(s.points)), 1)), [splitPoints]);
+  const yScale = useMemo(() => evenTicks(maxViolations(points)), [points]);
+  const splitYScale = useMemo(() => evenTicks(splitPoints.reduce((max, s) => Math.max(max, maxViolations(s.points)), 1)), [splitPoints]);
 
   if (!timeline) {
     return timelineQuery.isError ? (
@@ -180,7 +181,7 @@ export function ViolationsView({
                     bucketMs={timeline.bucketMs}
                     timeZone={timeZone}
                     nowMs={nowMs}
-                    yMax={splitYMax}
+                    yScale={splitYScale}
                     height={SPLIT_CHART_HEIGHT}
                   />
                   {servicePoints.length > 0 ? (
@@ -207,7 +208,7 @@ export function ViolationsView({
             bucketMs={timeline.bucketMs}
             timeZone={timeZone}
             nowMs={nowMs}
-            yMax={yMax}
+            yScale={yScale}
             height={CHART_HEIGHT}
           />
         )}

@@ -7,6 +7,7 @@ import type { DeploymentViolations } from "@/lib/violations/queries/get-deployme
 import type { ViolationCauses } from "@/lib/violations/queries/get-violation-causes";
 import type { ViolationCause } from "@/lib/violations/cause-words";
 import type { LeaderChangeMarkers, TopRanking, TopViolations, ViolationTimeline } from "@/lib/violations/violation-types";
+import { liveInterval } from "@/lib/client/refresh-rate";
 
 // react-query keys and fetchers of the violations read API (docs/violations-api.md), one
 // factory per read. Types come from server modules as types only.
@@ -32,7 +33,7 @@ export function violationTimelineQuery(range: QueryRange, filters: ViolationFilt
   return queryOptions({
     queryKey: ["violations", "timeline", rangeKey(range), filters, timeZone],
     queryFn: () => fetchApi<ViolationTimeline>("/api/v1/violations/timeline", { ...rangeParams(range), ...filters, tz: timeZone }),
-    refetchInterval: range.isLive ? VIOLATIONS_REFRESH_MS : false,
+    refetchInterval: range.isLive ? liveInterval(VIOLATIONS_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }
@@ -44,7 +45,7 @@ export function topViolationsQuery(range: QueryRange, filters: ViolationFilters,
   return queryOptions({
     queryKey: ["violations", "top", rangeKey(range), filters, options],
     queryFn: () => fetchApi<TopViolations>("/api/v1/violations/top", { ...rangeParams(range), ...filters, ranking: options.ranking, lists: options.lists }),
-    refetchInterval: range.isLive ? TOP_REFRESH_MS : false,
+    refetchInterval: range.isLive ? liveInterval(TOP_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }
@@ -54,7 +55,7 @@ export function violationCausesQuery(range: QueryRange, filters: ViolationFilter
   return queryOptions({
     queryKey: ["violations", "causes", rangeKey(range), filters.service, filters.subscription, cause],
     queryFn: () => fetchApi<ViolationCauses>("/api/v1/violations/causes", { ...rangeParams(range), service: filters.service, subscription: filters.subscription, cause }),
-    refetchInterval: range.isLive ? TOP_REFRESH_MS : false,
+    refetchInterval: range.isLive ? liveInterval(TOP_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }
@@ -63,7 +64,7 @@ export function leaderChangeMarkersQuery(range: QueryRange, subscription: string
   return queryOptions({
     queryKey: ["violations", "leader-changes", rangeKey(range), subscription, timeZone],
     queryFn: () => fetchApi<LeaderChangeMarkers>("/api/v1/violations/leader-changes", { ...rangeParams(range), subscription, tz: timeZone }),
-    refetchInterval: range.isLive ? VIOLATIONS_REFRESH_MS : false,
+    refetchInterval: range.isLive ? liveInterval(VIOLATIONS_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }
@@ -78,7 +79,7 @@ export function drilldownQuery(target: DrilldownTarget) {
       target.kind === "key"
         ? fetchApi<KeyDrilldown>("/api/v1/violations/key", { key: target.key, ...rangeParams(target.range) })
         : fetchApi<KeyDrilldown>("/api/v1/violations/event", { id: target.eventId, at: target.at }),
-    refetchInterval: target.kind === "key" && target.range.isLive ? VIOLATIONS_REFRESH_MS : false,
+    refetchInterval: target.kind === "key" && target.range.isLive ? liveInterval(VIOLATIONS_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }
@@ -90,7 +91,7 @@ export function deploymentCoincidencesQuery(range: QueryRange, filters: { servic
   return queryOptions({
     queryKey: ["violations", "deployments", rangeKey(range), filters],
     queryFn: () => fetchApi<DeploymentCoincidences>("/api/v1/violations/deployments", { ...rangeParams(range), ...filters, limit: DEPLOYMENTS_PAGE_LIMIT }),
-    refetchInterval: range.isLive ? VIOLATIONS_REFRESH_MS : false,
+    refetchInterval: range.isLive ? liveInterval(VIOLATIONS_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }

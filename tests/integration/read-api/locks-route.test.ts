@@ -5,6 +5,7 @@ import { GET as getChanges } from "@/app/api/v1/locks/changes/route";
 import { GET as getLocks } from "@/app/api/v1/locks/route";
 import { GET as getTimeline } from "@/app/api/v1/locks/timeline/route";
 import type { LocksBoard } from "@/lib/board/lock-types";
+import { compareText } from "@/lib/compare-text";
 import type { ConsumerReport } from "@/lib/queries/get-consumer";
 import type { LockTimeline } from "@/lib/queries/get-lock-timeline";
 import type { LockChangePage } from "@/lib/queries/list-lock-changes";
@@ -98,8 +99,9 @@ describe("GET /api/v1/locks", () => {
     expect(byKey.get(k("busy"))).toMatchObject({ changesInWindow: 7, health: "warning" });
     expect(byKey.get(k("busy"))!.flags.map((f) => f.rule)).toEqual(["lock-churn"]);
 
-    const ranks = board.locks.map((l) => ["critical", "unknown", "warning", "info", "ok"].indexOf(l.health));
-    expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+    // In name order, whatever their health: a lock keeps its place between refreshes.
+    const names = board.locks.map((l) => [l.cluster, l.key] as const);
+    expect(names).toEqual([...names].sort((a, b) => compareText(a[0], b[0]) || compareText(a[1], b[1])));
   });
 
   it.each([

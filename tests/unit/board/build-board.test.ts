@@ -34,7 +34,7 @@ describe("the leaders board", () => {
     expect(group.flags.map((f) => f.rule)).toEqual(["idle-standbys"]);
   });
 
-  it("sorts the worst health first, then by cluster, topic and subscription", () => {
+  it("sorts by cluster, topic and subscription only, whatever their health: a row keeps its place between refreshes", () => {
     const result = board(
       [
         resource({ subscription: "calm" }),
@@ -47,11 +47,11 @@ describe("the leaders board", () => {
       [{ service: "deploying", version: "1", startedAt: ago(120_000), finishedAt: null }],
     );
     expect(result.subscriptions.map((g) => [g.subscription, g.health])).toEqual([
-      ["leaderless", "critical"],
-      ["stale", "unknown"],
-      ["deploying", "warning"],
       ["a-calm", "ok"],
       ["calm", "ok"],
+      ["deploying", "warning"],
+      ["leaderless", "critical"],
+      ["stale", "unknown"],
     ]);
   });
 
