@@ -138,7 +138,12 @@ const subscriptionGroupSchema = z
   })
   .register(responseComponents, { id: "SubscriptionGroup" });
 
-export const thresholdsSchema = z.object({ flapChanges: z.number(), flapWindowMs: z.number(), stuckSamples: z.number() });
+export const thresholdsSchema = z.object({
+  flapChanges: z.number(),
+  flapWindowMs: z.number(),
+  stuckSamples: z.number(),
+  recoveredAfterMs: z.number().nullable().describe("BATON_RECOVERED_AFTER_SECONDS: a finding ends once the holder has kept it this long; null: one TTL or lease, a minute where there is none"),
+});
 
 export const clusterStatusFields = {
   name: z.string(),

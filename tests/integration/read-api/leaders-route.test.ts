@@ -55,7 +55,7 @@ describe("GET /api/v1/leaders", () => {
     const { status, body } = await leaders(`?cluster=${CLUSTER}`);
     expect(status).toBe(200);
     const board = body as unknown as LeadersBoard;
-    expect(board.thresholds).toEqual({ flapChanges: 4, flapWindowMs: 600_000, stuckSamples: 3 });
+    expect(board.thresholds).toEqual({ flapChanges: 4, flapWindowMs: 600_000, stuckSamples: 3, recoveredAfterMs: null });
     expect(board.clusters).toEqual([expect.objectContaining({ name: CLUSTER, pollIntervalMs: 5000, isSilent: false, resourceCount: 6 })]);
     expect(board.subscriptions.map((g) => [g.subscription, g.health])).toEqual([
       ["flappy-sub", "critical"],
