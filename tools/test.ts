@@ -7,14 +7,12 @@ import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import path from "node:path";
 
-import { applyMigrations } from "@/lib/db/migrate";
-import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { ensureChromium } from "@/tests/support/ensure-chromium";
 import { ensureFaketime } from "@/tests/support/ensure-faketime";
 import { addCounts, brokenRun, formatFailures, markFailures, readPlaywrightCounts, type TestCounts } from "@/tests/support/read-test-reports";
 import { CLOCK_OFFSET, runVitest, withoutSharedServers } from "@/tests/support/run-vitest";
-import { startTestBroker, TEST_PULSAR_ADMIN_URL_ENV, TEST_PULSAR_WS_URL_ENV } from "@/tests/support/pulsar";
-import { createScratchDatabase, startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-database";
+import { PLAYWRIGHT_REPORT, runPlaywright } from "@/tests/support/run-playwright";
+import { startTestServers } from "@/tests/support/test-servers";
 
 const root = process.cwd();
 const reportsDir = path.join(root, "test-results");
@@ -29,14 +27,6 @@ const CLOCK_OFFSET_ENV = "BATON_TEST_CLOCK_OFFSET";
 function track(child: ReturnType<typeof spawn>): void {
   running.add(child);
   child.once("exit", () => running.delete(child));
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, env, stdio: "inherit" });
-    track(child);
-    child.once("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-  });
 }
 
 async function cleanUp(): Promise<void> {
@@ -57,35 +47,15 @@ async function main(): Promise<number> {
   const chromium = ensureChromium(log);
   const env: NodeJS.ProcessEnv = { ...process.env, BATON_CHROMIUM: chromium, NEXT_TELEMETRY_DISABLED: "1" };
 
-  if (!env[TEST_DATABASE_ENV]) {
-    log("starting a throwaway PostgreSQL...");
-    const database = await startTestDatabase();
-    cleanups.push(database.stop);
-    env[TEST_DATABASE_ENV] = database.url;
-  }
-
-  if (!env[TEST_PULSAR_ADMIN_URL_ENV]) {
-    log("starting a Pulsar broker (the first run downloads its jars through Maven)...");
-    const broker = await startTestBroker({ log });
-    cleanups.push(() => broker.stop());
-    env[TEST_PULSAR_ADMIN_URL_ENV] = broker.adminUrl;
-    env[TEST_PULSAR_WS_URL_ENV] = broker.wsUrl;
-    log(`broker ${broker.version} up in ${(broker.startupMs / 1000).toFixed(1)} s at ${broker.adminUrl}`);
-  }
+  await startTestServers(env, log, cleanups);
 
   log("unit and integration tests (vitest)");
   let counts = await runVitest({ root, env, reportFile: path.join(reportsDir, "vitest-report.json"), onSpawn: track });
 
   log("browser tests (Playwright, Chromium)");
   try {
-    // The browser tests get a database of their own: what the integration tests wrote must not
-    // fill the pages they expect empty.
-    const e2eDatabase = await createScratchDatabase(env[TEST_DATABASE_ENV]!, "baton_e2e");
-    cleanups.push(e2eDatabase.drop);
-    await applyMigrations(e2eDatabase.url);
-    ensureNextBuild(root, log, env.BATON_NEXT_DIST_DIR || ".next");
-    await run(process.execPath, [path.join(root, "node_modules", "@playwright", "test", "cli.js"), "test"], { ...env, [TEST_DATABASE_ENV]: e2eDatabase.url });
-    counts = addCounts(counts, readPlaywrightCounts(path.join(reportsDir, "e2e-report.json")));
+    await runPlaywright({ root, env, log, onSpawn: track });
+    counts = addCounts(counts, readPlaywrightCounts(path.join(root, PLAYWRIGHT_REPORT)));
   } catch (error) {
     // The build type-checks every file, tests included: its failure is a failed run, not a crash.
     console.error(`[test] ${(error as Error).message}`);

@@ -92,3 +92,50 @@ export function readPlaywrightCounts(file: string): TestCounts {
     failures,
   };
 }
+
+/** One test's result in one run: its name (file > title path), whether it passed, and the first line of its error. */
+export type TestOutcome = { test: string; passed: boolean; error?: string };
+
+/** Every test's outcome in a vitest JSON report (skipped tests left out; a file that failed to load is one failed outcome). */
+export function readVitestOutcomes(file: string, root = process.cwd()): TestOutcome[] {
+  if (!existsSync(file)) return [{ test: `vitest (${path.relative(root, file)})`, passed: false, error: "vitest wrote no report: the run broke" }];
+  const report = JSON.parse(readFileSync(file, "utf8")) as VitestReport;
+  const outcomes: TestOutcome[] = [];
+  for (const suite of report.testResults ?? []) {
+    const where = path.relative(root, suite.name);
+    const ran = (suite.assertionResults ?? []).filter((test) => test.status === "passed" || test.status === "failed");
+    for (const test of ran) {
+      const passed = test.status === "passed";
+      outcomes.push({ test: `${where} > ${test.fullName}`, passed, ...(passed ? {} : { error: firstLine(test.failureMessages?.[0]) }) });
+    }
+    if (suite.status === "failed" && !ran.some((test) => test.status === "failed")) {
+      outcomes.push({ test: where, passed: false, error: firstLine(suite.message) || "the file failed to run" });
+    }
+  }
+  return outcomes;
+}
+
+function specOutcomes(suites: PlaywrightSuite[], titles: string[], into: TestOutcome[]): void {
+  for (const suite of suites) {
+    const titlePath = suite.file === suite.title ? titles : [...titles, suite.title];
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests) {
+        if (test.status === "skipped") continue;
+        const passed = test.status === "expected";
+        const error = test.results.map((result) => result.error?.message).find(Boolean);
+        into.push({ test: `${spec.file} > ${[...titlePath, spec.title].join(" > ")}`, passed, ...(passed ? {} : { error: firstLine(error) }) });
+      }
+    }
+    specOutcomes(suite.suites ?? [], titlePath, into);
+  }
+}
+
+/** Every test's outcome in a Playwright JSON report; a run-level error is one failed outcome. */
+export function readPlaywrightOutcomes(file: string): TestOutcome[] {
+  if (!existsSync(file)) return [{ test: `Playwright (${file})`, passed: false, error: "Playwright wrote no report: the run broke" }];
+  const report = JSON.parse(readFileSync(file, "utf8")) as PlaywrightReport;
+  const outcomes: TestOutcome[] = [];
+  specOutcomes(report.suites ?? [], [], outcomes);
+  for (const error of report.errors ?? []) outcomes.push({ test: "Playwright (run)", passed: false, error: firstLine(error.message) });
+  return outcomes;
+}
