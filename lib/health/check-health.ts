@@ -49,7 +49,10 @@ export async function checkHealth(config: Config, db?: Db): Promise<HealthReport
     database.isReachable && db
       ? await Promise.all([
           readPollerStatus(db, config.clusters.map((c) => c.name)).catch(() => new Map<string, PollerStatus>()),
-          readHealthVerdict(db, reachable, now).catch((error: Error) => judgeHealth({ nowMs: now, database: { isReachable: false, reason: error.message }, firing: [], pending: 0, evaluatorHeartbeatMs: null })),
+          readHealthVerdict(db, reachable, now).catch((error: Error) => {
+            console.error("[baton] reading the alerts for the health verdict failed:", error);
+            return judgeHealth({ nowMs: now, database: reachable, readError: error.message, firing: [], pending: 0, evaluatorHeartbeatMs: null });
+          }),
         ])
       : [new Map<string, PollerStatus>(), judgeHealth({ nowMs: now, database: reachable, firing: [], pending: 0, evaluatorHeartbeatMs: null })];
   const clusters = checked.map((health, i) => withPollerStatus(health, pollers.get(health.name), config.clusters[i]!.pollIntervalMs, now));

@@ -35,6 +35,8 @@ export type HealthVerdict = {
 export type VerdictInput = {
   nowMs: number;
   database: { isReachable: boolean; reason: string | null };
+  /** Why the alerts could not be read although the database answered (null: they were read). */
+  readError?: string | null;
   /** The firing alerts (empty when the database is unreachable). */
   firing: FiringAlert[];
   pending: number;
@@ -57,6 +59,10 @@ export function judgeHealth(input: VerdictInput): HealthVerdict {
   if (!input.database.isReachable) {
     const problem = `Baton's database does not answer (${input.database.reason ?? "no reason given"}): nothing can be judged`;
     return { status: "unknown", firing: none, pending: 0, staleSources: [], noPoller: [], evaluatorHeartbeatAt, headline: "Database down", problems: [problem], judgedAt };
+  }
+  if (input.readError) {
+    const problem = `the alerts could not be read (${input.readError}): nothing can be judged`;
+    return { status: "unknown", firing: none, pending: 0, staleSources: [], noPoller: [], evaluatorHeartbeatAt, headline: "Health unknown", problems: [problem], judgedAt };
   }
 
   const critical = input.firing.filter((a) => a.severity === "critical");

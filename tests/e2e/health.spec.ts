@@ -38,7 +38,7 @@ test.afterAll(async () => {
 
 /** The lock's holder as Baton's read API tells it (null: free or not seen yet). */
 async function holderInBaton(page: Page): Promise<string | null> {
-  const response = await page.request.get(`/api/v1/locks?${new URLSearchParams({ cluster: LIVE_LOCKS_E2E_CLUSTER.name, key: KEY })}`);
+  const response = await page.request.get(`/api/v1/locks?${new URLSearchParams({ cluster: LIVE_LOCKS_E2E_CLUSTER.name, q: KEY })}`);
   if (!response.ok()) return null;
   const board = (await response.json()) as { locks: { key: string; holder: string | null }[] };
   return board.locks.find((lock) => lock.key === KEY)?.holder ?? null;

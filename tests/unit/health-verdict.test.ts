@@ -52,6 +52,11 @@ describe("judgeHealth", () => {
       input: input({ database: { isReachable: false, reason: "connect ECONNREFUSED 127.0.0.1:5432" } }),
       expected: { status: "unknown", headline: "Database down", problems: ["Baton's database does not answer (connect ECONNREFUSED 127.0.0.1:5432): nothing can be judged"] },
     },
+    {
+      name: "the alerts unreadable although the database answers: unknown, not 'database down'",
+      input: input({ readError: "relation \"alert\" does not exist" }),
+      expected: { status: "unknown", headline: "Health unknown", problems: ['the alerts could not be read (relation "alert" does not exist): nothing can be judged'] },
+    },
   ];
   it.each(cases)("$name", ({ input: given, expected }) => {
     expect(judgeHealth(given)).toMatchObject(expected);
