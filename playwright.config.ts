@@ -52,7 +52,8 @@ export const LIVE_LOCKS_E2E_CLUSTER = {
   kind: "redis",
   name: "e2e-live-locks",
   url: "redis://127.0.0.1:6379",
-  patterns: [{ match: "baton-e2e-live:*" }],
+  // A leader election, as the demo's scheduler:leader: held for good, so never "stuck".
+  patterns: [{ match: "baton-e2e-live:*", mustBeHeld: true }],
   pollIntervalMs: 500,
   discoveryIntervalMs: 1_000,
 };

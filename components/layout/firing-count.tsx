@@ -6,7 +6,6 @@ export function FiringCount({ firing }: { firing: HealthVerdict["firing"] }) {
   const severity = firing.critical > 0 ? "critical" : "warning";
   return (
     <span className="nav-count" data-severity={severity} data-testid="alerts-firing-count">
-      <span className="sr-only">, </span>
       {firing.total}
       <span className="sr-only"> firing</span>
     </span>

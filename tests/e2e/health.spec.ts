@@ -70,10 +70,10 @@ test("a lock that expired while held fires in the header and the Alerts item, th
   const now = page.getByRole("region", { name: "Now" });
   await expect(now.getByRole("heading", { level: 3 })).toContainText("Critical", { timeout: 30_000 });
   await expect(now).toContainText(new RegExp(`Expired while held by ${escape(SCHED_A)} at \\d\\d:\\d\\d`));
-  await expect(now).toContainText(new RegExp(`${escape(SCHED_B)} holds it now: ${escape(SCHED_A)} may still be acting \\(recovered once ${escape(SCHED_B)} has held it 30 s`));
+  await expect(now).toContainText(new RegExp(`${escape(SCHED_B)} holds it now: ${escape(SCHED_A)} may still be acting \\(recovered once ${escape(SCHED_B)} has held it \\d+ s; \\d+ s so far\\)`));
   await expect(health).toHaveText("1 critical firing", { timeout: 25_000 });
   await expect(page.getByRole("link", { name: new RegExp(`^1 critical firing: critical: Lock expired while held: ${escape(KEY)}`) })).toHaveAttribute("href", "/alerts");
-  await expect(alertsItem).toHaveAccessibleName("Alerts, 1 firing");
+  await expect(alertsItem).toHaveAccessibleName(/^Alerts\s*1 firing$/);
   await page.screenshot({ path: "docs/screenshots/health-firing.png" });
 
   // sched-b has held it for one TTL: the lock is OK again, its card says what happened and when,
