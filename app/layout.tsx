@@ -12,6 +12,7 @@ import { TimeZoneLabel } from "@/components/layout/time-zone-label";
 import { ViewerMenu } from "@/components/layout/viewer-menu";
 import { readViewer } from "@/lib/auth/read-viewer";
 import { getConfig } from "@/lib/config";
+import { AlertsCount } from "@/app/alerts-count";
 import { HealthIndicator } from "@/app/health-indicator";
 import { Providers } from "@/app/providers";
 
@@ -37,7 +38,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               Baton
             </Link>
             {/* A signed-out visitor (on the sign-in page) gets neither: both read protected routes. */}
-            {isInside ? <NavLinks /> : null}
+            {isInside ? <NavLinks badges={{ "/alerts": <AlertsCount /> }} /> : null}
             {isInside ? <HealthIndicator /> : null}
             {isInside ? <RefreshControl /> : null}
             <TimeZoneLabel />

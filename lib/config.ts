@@ -72,6 +72,8 @@ const envSchema = z.object({
   BATON_FLAP_CHANGES: positiveInt(2, 1_000).default(4),
   BATON_FLAP_WINDOW_MINUTES: positiveInt(1, 1_440).default(10),
   BATON_STUCK_SAMPLES: positiveInt(2, 12).default(3),
+  // "ttl": one TTL or lease of the lock (a minute where there is none); or a number of seconds.
+  BATON_RECOVERED_AFTER_SECONDS: z.union([z.literal("ttl"), positiveInt(1, 86_400)]).default("ttl"),
   BATON_DEPLOYMENT_GRACE_MINUTES: z.coerce.number().int().min(0).max(1_440).default(5),
   BATON_DRILLDOWN_WINDOW_MINUTES: positiveInt(1, 1_440).default(2),
   BATON_TRACE_URL_TEMPLATE: z
@@ -167,6 +169,11 @@ export type BoardConfig = {
   flapWindowMs: number;
   /** Stuck leader: backlog grew over this many consecutive samples with the leader unchanged. */
   stuckSamples: number;
+  /**
+   * A finding (expired while held, flapping) ends once the holder has kept the resource this
+   * long; null: one TTL or lease of the lock, a minute where there is none.
+   */
+  recoveredAfterMs: number | null;
 };
 
 export type IngestTopicConfig = {
@@ -301,7 +308,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retentionBatchSize: vars.BATON_RETENTION_BATCH_SIZE,
       producerRouting: parseProducerRouting(vars.BATON_PRODUCER_ROUTING),
     },
-    board: { flapChanges: vars.BATON_FLAP_CHANGES, flapWindowMs: vars.BATON_FLAP_WINDOW_MINUTES * 60_000, stuckSamples: vars.BATON_STUCK_SAMPLES },
+    board: {
+      flapChanges: vars.BATON_FLAP_CHANGES,
+      flapWindowMs: vars.BATON_FLAP_WINDOW_MINUTES * 60_000,
+      stuckSamples: vars.BATON_STUCK_SAMPLES,
+      recoveredAfterMs: vars.BATON_RECOVERED_AFTER_SECONDS === "ttl" ? null : vars.BATON_RECOVERED_AFTER_SECONDS * 1_000,
+    },
     ingest: {
       maxBodyBytes: vars.BATON_INGEST_MAX_BODY_BYTES,
       maxEventsPerRequest: vars.BATON_INGEST_MAX_EVENTS,

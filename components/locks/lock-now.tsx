@@ -2,6 +2,7 @@ import Link from "next/link";
 
 import { FlagDetails, HealthWord } from "@/components/board/health-flags";
 import { AgoTime, TenureTime } from "@/components/board/time-text";
+import { EndedFindings } from "@/components/locks/ended-findings";
 import { LockKindDetails } from "@/components/locks/kinds/kind-details";
 import { TtlLeft } from "@/components/locks/ttl-left";
 import { formatDuration } from "@/lib/board/format";
@@ -23,6 +24,7 @@ export function LockNow({ lock, nowMs }: { lock: LockRow; nowMs: number }) {
         {lock.key} <HealthWord health={lock.health} />
       </h3>
       <FlagDetails flags={lock.flags} nowMs={nowMs} />
+      <EndedFindings findings={lock.ended} />
       <dl className="facts" aria-label={`Lock ${lock.key} now`}>
         <dt>Holder</dt>
         <dd>

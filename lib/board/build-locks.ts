@@ -4,7 +4,7 @@
 import type { BoardThresholds, ClusterSnapshot } from "@/lib/board/board-types";
 import { staleLimitMs, worstHealth } from "@/lib/board/health-rules";
 import { isoOrNull } from "@/lib/board/iso-time";
-import { evaluateLock } from "@/lib/board/lock-health-rules";
+import { evaluateLock, listEndedFindings } from "@/lib/board/lock-health-rules";
 import { predictNextWaiter } from "@/lib/poller/predict-next-waiter";
 import type { LockClusterStatus, LockLastChange, LockResourceKind, LockRow, LocksBoard, LockSnapshot, LockSourceKind } from "@/lib/board/lock-types";
 import { compareText } from "@/lib/compare-text";
@@ -67,6 +67,7 @@ export function buildLocksBoard(input: LocksInput): LocksBoard {
       next: predictNextWaiter({ resourceKind: lock.resourceKind, waiters: s.waiters, source: lock.details }),
       health: worstHealth(flags),
       flags,
+      ended: stale ? [] : listEndedFindings(s, { nowMs, thresholds }),
     });
   }
   // By name only, as the board's subscriptions: a lock keeps its place between refreshes.

@@ -72,7 +72,9 @@ async function seed(db: pg.Client, nowMs: number): Promise<void> {
   );
 
   const locks: LockSeed[] = [
-    { key: key("daily-job"), pattern: "lock:*", holder: who("pod-b"), holderSinceMs: nowMs - 3 * MINUTE, firstSeenMs: nowMs - 20 * MINUTE, longestHoldMs: 12 * MINUTE },
+    // A 10-minute TTL: its expiry 3 minutes ago and the busy lock's churn are still findings
+    // (each ends once the holder has kept the lock for one TTL: tests/e2e/health.spec.ts).
+    { key: key("daily-job"), pattern: "lock:*", holder: who("pod-b"), holderSinceMs: nowMs - 3 * MINUTE, ttlMs: 10 * MINUTE, firstSeenMs: nowMs - 20 * MINUTE, longestHoldMs: 12 * MINUTE },
     { key: key("fair"), pattern: "lock:*", holder: who("pod-c"), waiters: [who("pod-d"), who("pod-e")], firstSeenMs: nowMs - 3 * 3_600_000, source: { layout: "redisson", reentrancy: 2 } },
     {
       key: key("split"),
@@ -83,7 +85,7 @@ async function seed(db: pg.Client, nowMs: number): Promise<void> {
       source: { masters: ["127.0.0.1:6380 pod-g", "127.0.0.1:6381 pod-h", "127.0.0.1:6382 (none)"] },
     },
     { key: key("stale"), pattern: "lock:*", holder: who("pod-f"), staleSinceMs: nowMs - 2 * MINUTE, lastError: "connect ECONNREFUSED 127.0.0.1:6390", firstSeenMs: nowMs - 3_600_000 },
-    { key: key("busy"), pattern: "lock:*", holder: who("worker-60"), holderSinceMs: nowMs - 30_000, firstSeenMs: nowMs - 2 * 3_600_000 },
+    { key: key("busy"), pattern: "lock:*", holder: who("worker-60"), holderSinceMs: nowMs - 30_000, ttlMs: 10 * MINUTE, firstSeenMs: nowMs - 2 * 3_600_000 },
     { key: LEADER, pattern: "leader:*", holder: null, firstSeenMs: nowMs - 3_600_000 },
   ];
   const ids = new Map<string, string>();

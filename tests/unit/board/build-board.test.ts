@@ -40,7 +40,7 @@ describe("the leaders board", () => {
         resource({ subscription: "calm" }),
         resource({ subscription: "stale", staleSince: agoMs(20_000), lastError: "HTTP 412" }),
         resource({ subscription: "leaderless", holder: null, consumers: [] }),
-        resource({ subscription: "deploying", changesInWindow: 6, consumers: ["deploying-1"] }),
+        resource({ subscription: "deploying", changesInWindow: 6, consumers: ["deploying-1"], holderSince: agoMs(10_000), lastChangeAt: agoMs(10_000) }),
         resource({ subscription: "a-calm" }),
       ].map((r) => ({ ...r, partition: -1 })),
       [cluster()],
