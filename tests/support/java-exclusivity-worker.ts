@@ -3,6 +3,8 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
+import { z } from "zod";
+
 import { ensureMavenBuilt, type MavenBuild } from "@/tools/maven/ensure-maven-built";
 import { guardProcessGroup, signalProcessGroup } from "@/tools/pulsar/process-guard";
 
@@ -50,6 +52,21 @@ function toArgs(args: Record<string, string | number>): string[] {
 
 export type WorkerLine = { kind: string; rest: string };
 
+/** ExclusivityStats as the worker prints it. */
+const javaStatsSchema = z.object({
+  entered: z.number(),
+  violations: z.number(),
+  notCounted: z.number(),
+  counterQueued: z.number(),
+  eventsSent: z.number(),
+  eventsBuffered: z.number(),
+  eventsDropped: z.number(),
+  countsSent: z.number(),
+  countsPending: z.number(),
+  countsDropped: z.number(),
+});
+export type JavaStats = z.output<typeof javaStatsSchema>;
+
 export type JavaWorker = {
   name: string;
   /** Subscribes (the JVM is already up): resolves once the consumer is subscribed. */
@@ -61,7 +78,7 @@ export type JavaWorker = {
   send(command: "subscribe" | "release" | "stats" | "flush" | "close"): void;
   stderr(): string;
   /** Sends close and waits for the JVM to exit; answers the worker's final stats. */
-  close(): Promise<Record<string, number>>;
+  close(): Promise<JavaStats>;
   /** SIGKILL, for cleanup after a failure. */
   kill(): Promise<void>;
 };
@@ -129,7 +146,7 @@ export async function startJavaWorker(args: Record<string, string | number> & { 
       child.stdin!.write("close\n");
       const line = await closed;
       await exited;
-      return JSON.parse(line.rest) as Record<string, number>;
+      return javaStatsSchema.parse(JSON.parse(line.rest));
     },
     async kill() {
       if (child.exitCode === null && child.signalCode === null) signalProcessGroup(pid, "SIGKILL");
