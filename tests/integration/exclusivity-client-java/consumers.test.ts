@@ -6,7 +6,8 @@ import type { RouteServer } from "@/tests/bench/route-server";
 import { createTestToken, openDb, rollupTotals } from "@/tests/integration/ingest/ingest-test-kit";
 import { ackedValues, produceKeyed, startBaton, uniqueService, workerPool } from "@/tests/integration/exclusivity-client-java/java-kit";
 import { ensureJavaClientBuilt } from "@/tests/support/java-exclusivity-worker";
-import { createTestNamespace, pollUntil } from "@/tests/support/pulsar";
+import { createTestNamespace, getTestBroker, pollUntil } from "@/tests/support/pulsar";
+import { createPartitionedTopic } from "@/tools/pulsar/admin-setup";
 
 // The Java interceptor on real Pulsar consumers (the official Java client against the test
 // broker), counting in the machine's Redis and reporting to a real Baton ingest.
@@ -73,7 +74,7 @@ describe("BatonExclusivityInterceptor on a Key_Shared subscription", () => {
   it("reports no violation when a consumer joins while quick processing goes on", async () => {
     const { service, keyPrefix } = uniqueService();
     const topic = namespace.topic("key-shared");
-    const common = { topic, subscription: "orders", type: "Key_Shared", batonUrl: baton.url, token, keyPrefix, service, receiverQueue: 50, processMs: 2 } as const;
+    const common = { topic, subscription: "orders", type: "Key_Shared", batonUrl: baton.url, token, keyPrefix, service, receiverQueue: 50, processMs: 10 } as const;
     const [first, joiner] = await Promise.all([workers.start({ ...common, name: "jvm-ks-1" }), workers.launch({ ...common, name: "jvm-ks-2" })]);
     const total = 2_000;
     const producing = produceKeyed(topic, total, 40, "m");
@@ -91,6 +92,24 @@ describe("BatonExclusivityInterceptor on a Key_Shared subscription", () => {
     expect(await db.exclusivityEvent.count({ where: { service } })).toBe(entered);
     expect(await db.exclusivityEvent.count({ where: { service, counter: { gt: 0 } } })).toBe(0);
   });
+});
+
+describe("BatonExclusivityInterceptor on a partitioned topic, acknowledging cumulatively", () => {
+  it("names each event's partition and leaves every key once the cumulative acknowledgements cover it", async () => {
+    const { service, keyPrefix } = uniqueService();
+    const topic = namespace.topic("partitioned");
+    await createPartitionedTopic(getTestBroker().adminUrl, topic, 2);
+    const worker = await workers.start({ topic, subscription: "orders", type: "Failover", name: "jvm-cumulative", batonUrl: baton.url, token, keyPrefix, service, ackMode: "cumulative" });
+    await produceKeyed(topic, 200, 20, "m");
+    await pollUntil(async () => ackedValues(worker).length, (acked) => acked === 200, { maxAttempts: 600, description: "200 messages received" });
+    // Only acknowledgements leave keys: once they covered every message, no entry is left in Redis.
+    await pollUntil(() => redis.keys(`${keyPrefix}${service}:*`), (keys) => keys.length === 0, { maxAttempts: 300, description: `every key left (worker: ${worker.lines().slice(-3).map((line) => line.kind).join(",")})` });
+    const stats = await worker.close();
+    expect(stats).toMatchObject({ entered: 200, violations: 0, notCounted: 0, eventsSent: 200 });
+    const partitions = await db.exclusivityEvent.groupBy({ by: ["topic", "partition"], where: { service }, _count: { _all: true } });
+    expect(partitions.map((row) => [row.topic, row.partition]).sort()).toEqual([[topic, 0], [topic, 1]]);
+    expect(partitions.reduce((sum, row) => sum + row._count._all, 0)).toBe(200);
+  }, 300_000);
 });
 
 describe("JVM and Node workers of one service", () => {

@@ -31,9 +31,11 @@ public final class BatonExclusivityInterceptor<T> implements ConsumerInterceptor
     private final BatonSettings settings;
     private final Function<Message<T>, String> keyExtractor;
     private final Map<Object, Entry> inside = new ConcurrentHashMap<>();
+    /** Per key, this consumer's latest entry into it. */
+    private final Map<String, ExclusivityCounter.Inside> latestByKey = new ConcurrentHashMap<>();
     private volatile ExclusivityCounter counter;
 
-    private record Entry(String topic, MessageId id, ExclusivityCounter.Inside inside) {}
+    private record Entry(String key, String topic, MessageId id, ExclusivityCounter.Inside inside) {}
 
     public BatonExclusivityInterceptor(BatonSettings settings) {
         this(settings, message -> null);
@@ -65,8 +67,14 @@ public final class BatonExclusivityInterceptor<T> implements ConsumerInterceptor
             partition = Integer.valueOf(matcher.group(2));
         }
         EventContext context = new EventContext(topic, consumer.getSubscription(), partition, null);
+        // A consumer that receives the next message of a key has finished the one before, even
+        // when it acknowledges later (cumulatively, or in batches): leave the earlier entry first,
+        // or this consumer would count itself as the other worker inside.
+        ExclusivityCounter.Inside earlier = latestByKey.get(key);
+        if (earlier != null) earlier.close();
         ExclusivityCounter.Inside entered = counterFor(consumer).enter(key, context);
-        Entry previous = inside.put(idKey(message.getMessageId()), new Entry(topicName, message.getMessageId(), entered));
+        latestByKey.put(key, entered);
+        Entry previous = inside.put(idKey(message.getMessageId()), new Entry(key, topicName, message.getMessageId(), entered));
         // The same message again before it was acknowledged (a redelivery): its earlier entry is over.
         if (previous != null) previous.inside().close();
         return message;
@@ -84,7 +92,7 @@ public final class BatonExclusivityInterceptor<T> implements ConsumerInterceptor
             Entry entry = mapEntry.getValue();
             if (ackTopic != null && !ackTopic.equals(entry.topic())) return false;
             if (!isAtOrBefore(entry.id(), messageId)) return false;
-            entry.inside().close();
+            close(entry);
             return true;
         });
     }
@@ -108,13 +116,19 @@ public final class BatonExclusivityInterceptor<T> implements ConsumerInterceptor
     public void close() {
         inside.values().forEach(entry -> entry.inside().close());
         inside.clear();
+        latestByKey.clear();
         ExclusivityCounter current = counter;
         if (current != null) current.close();
     }
 
     private void leave(MessageId messageId) {
         Entry entry = inside.remove(idKey(messageId));
-        if (entry != null) entry.inside().close();
+        if (entry != null) close(entry);
+    }
+
+    private void close(Entry entry) {
+        entry.inside().close();
+        latestByKey.remove(entry.key(), entry.inside());
     }
 
     private String keyOf(Message<T> message) {

@@ -172,7 +172,7 @@ public final class BatonSettings {
         public Builder maxBatch(int events) { this.maxBatch = events; return this; }
         /** Events kept while Baton is unreachable (default 100,000); beyond that the oldest waiting go, counted. */
         public Builder maxBufferedEvents(int events) { this.maxBufferedEvents = events; return this; }
-        /** Enters and exits waiting for Redis (default 100,000); beyond that they are not counted, counted. */
+        /** Enters and exits waiting for Redis (default 100,000; enters may fill half); beyond that they are not counted, counted. */
         public Builder maxQueuedCounterOps(int ops) { this.maxQueuedCounterOps = ops; return this; }
         public Builder requestTimeoutMs(int ms) { this.requestTimeoutMs = ms; return this; }
         public Builder redisTimeoutMs(int ms) { this.redisTimeoutMs = ms; return this; }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -77,6 +78,9 @@ final class RedisCounter implements AutoCloseable {
     private final String ttlArg;
     private final String maxOthersArg;
     private final ArrayBlockingQueue<Op> queue;
+    private final int enterLimit;
+    /** Operations taken from the queue and not yet answered. */
+    private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong notCounted = new AtomicLong();
     private final AtomicReference<String> lastError = new AtomicReference<>();
     private final Thread thread;
@@ -92,14 +96,20 @@ final class RedisCounter implements AutoCloseable {
         this.ttlArg = Long.toString(settings.keyTtlMs());
         this.maxOthersArg = Integer.toString(MAX_OTHERS_INSIDE);
         this.queue = new ArrayBlockingQueue<>(settings.maxQueuedCounterOps());
+        this.enterLimit = Math.max(1, settings.maxQueuedCounterOps() / 2);
         this.thread = new Thread(this::run, "baton-exclusivity-redis");
         this.thread.setDaemon(true);
         this.thread.start();
     }
 
-    /** Queues op without waiting; false (and counted) when it cannot be queued. */
+    /**
+     * Queues op without waiting; false (and counted) when it cannot be queued. Enters may fill only
+     * half the queue: the other half is kept for exits, because an entry whose exit was lost stays
+     * in Redis until keyTtlMs, and the next entry into its key would count it as another worker.
+     */
     boolean submit(Op op) {
-        if (isClosing || !queue.offer(op)) {
+        boolean hasRoom = op instanceof Exit || queue.size() < enterLimit;
+        if (isClosing || !hasRoom || !queue.offer(op)) {
             notCounted.incrementAndGet();
             return false;
         }
@@ -110,8 +120,9 @@ final class RedisCounter implements AutoCloseable {
         return notCounted.get();
     }
 
+    /** Operations not yet answered by Redis: queued, or sent and awaiting their reply. */
     int queued() {
-        return queue.size();
+        return queue.size() + inFlight.get();
     }
 
     /** The last Redis failure, or null when there was none. */
@@ -146,8 +157,10 @@ final class RedisCounter implements AutoCloseable {
                 if (first == null) continue;
                 batch.add(first);
                 queue.drainTo(batch, PIPELINE_MAX - 1);
+                inFlight.set(batch.size());
                 backoffMs = send(batch) ? 0 : Math.min(MAX_BACKOFF_MS, Math.max(100, backoffMs * 2));
                 batch.clear();
+                inFlight.set(0);
                 // While Redis is down, what queues up meanwhile is bounded by the queue.
                 if (backoffMs > 0 && !isClosing) Thread.sleep(backoffMs);
             } catch (InterruptedException e) {

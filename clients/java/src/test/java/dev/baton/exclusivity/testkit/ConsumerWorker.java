@@ -8,6 +8,8 @@ import dev.baton.exclusivity.ReportingMode;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.api.Consumer;
@@ -20,7 +22,8 @@ import org.apache.pulsar.client.api.SubscriptionType;
  * One JVM worker for Baton's tests: a real Pulsar consumer with the interceptor, driven over
  * stdin/stdout. It acknowledges each message at once, except one whose value starts with
  * holdPrefix: it stays inside (prints "holding key value") until "release" arrives on stdin, and
- * sleeps processMs on every other. It subscribes when "subscribe" arrives (a JVM takes seconds to
+ * sleeps processMs on every other. With ackMode=cumulative it acknowledges cumulatively: every
+ * tenth message, and each partition's last one once nothing more arrives. It subscribes when "subscribe" arrives (a JVM takes seconds to
  * start: a test starts it early and joins it when it means to). Commands: subscribe, release,
  * stats, flush, close. Output: started, ready, holding/acked key value, stats {json},
  * flushed true|false, closed {json}.
@@ -46,6 +49,8 @@ public final class ConsumerWorker {
         BatonExclusivityInterceptor<String> interceptor = new BatonExclusivityInterceptor<>(settings.build());
         String holdPrefix = args.get("holdPrefix", "");
         int processMs = args.getInt("processMs", 0);
+        // "cumulative": every tenth message acknowledges all before it, and the last one at close.
+        boolean isCumulative = args.get("ackMode", "single").equals("cumulative");
 
         try (PulsarClient client = PulsarClient.builder().serviceUrl(args.get("serviceUrl")).build()) {
             Thread commands = new Thread(() -> readCommands(interceptor), "commands");
@@ -63,16 +68,31 @@ public final class ConsumerWorker {
                     .intercept(interceptor)
                     .subscribe();
             say("ready");
+            // Per partition: a cumulative acknowledgement covers its own partition only.
+            Map<String, Message<String>> unacknowledged = new HashMap<>();
+            int received = 0;
             while (!isClosing) {
                 Message<String> message = consumer.receive(100, TimeUnit.MILLISECONDS);
-                if (message == null) continue;
+                if (message == null) {
+                    for (Message<String> last : unacknowledged.values()) consumer.acknowledgeCumulative(last);
+                    unacknowledged.clear();
+                    continue;
+                }
+                received++;
                 if (!holdPrefix.isEmpty() && message.getValue().startsWith(holdPrefix)) {
                     say("holding " + message.getKey() + " " + message.getValue());
                     release.await();
                 } else if (processMs > 0) {
                     Thread.sleep(processMs);
                 }
-                consumer.acknowledge(message);
+                if (!isCumulative) {
+                    consumer.acknowledge(message);
+                } else if (received % 10 == 0) {
+                    consumer.acknowledgeCumulative(message);
+                    unacknowledged.remove(message.getTopicName());
+                } else {
+                    unacknowledged.put(message.getTopicName(), message);
+                }
                 say("acked " + message.getKey() + " " + message.getValue());
             }
             consumer.close();
