@@ -3,6 +3,7 @@ import { ensureDynamodbContenderBuilt } from "@/tools/dynamodb-contender/build-c
 import { ensureDynamodbServerBuilt } from "@/tools/dynamodb-server/build-server";
 import { ensureContenderBuilt as ensureRedissonContenderBuilt } from "@/tools/redisson/build-contender";
 import { ensureZookeeperServerBuilt } from "@/tools/zookeeper/build-server";
+import { ensureJavaClientBuilt } from "@/tests/support/java-exclusivity-worker";
 import { startTestBroker, TEST_PULSAR_ADMIN_URL_ENV, TEST_PULSAR_WS_URL_ENV } from "@/tests/support/pulsar";
 import { startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-database";
 
@@ -30,11 +31,12 @@ export async function startTestServers(env: NodeJS.ProcessEnv, log: (line: strin
 }
 
 /**
- * Builds (or finds cached) every Java part the tests start: the lock servers and the contenders.
+ * Builds (or finds cached) every Java part the tests start: the lock servers, the contenders and
+ * the Java exclusivity client.
  * Done here, before any test, so that a first run's Maven download on a busy machine is never
  * counted against a test's or a hook's time bound. One at a time: Maven is CPU-bound.
  */
 export async function buildJavaParts(log: (line: string) => void): Promise<void> {
-  const parts = [ensureZookeeperServerBuilt, ensureCuratorContenderBuilt, ensureRedissonContenderBuilt, ensureDynamodbServerBuilt, ensureDynamodbContenderBuilt];
+  const parts = [ensureZookeeperServerBuilt, ensureCuratorContenderBuilt, ensureRedissonContenderBuilt, ensureDynamodbServerBuilt, ensureDynamodbContenderBuilt, ensureJavaClientBuilt];
   for (const build of parts) await build({ log });
 }
