@@ -44,7 +44,7 @@ const list = z
 
 const ADDRESS_OR_CIDR = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-f:.]+)(\/\d{1,3})?$/i;
 
-const accessEnvSchema = z.object({
+export const accessEnvSchema = z.object({
   BATON_ACCESS_CONTROL_REQUIRED: z.enum(["true", "false"], { message: 'must be "true" or "false"' }).default("false"),
   BATON_OIDC_ISSUER: httpUrl.optional(),
   BATON_OIDC_CLIENT_ID: z.string().min(1).optional(),
