@@ -5,7 +5,7 @@ import { z } from "zod";
 import { ConfigError, describeValue, readConfigText } from "@/lib/config-files";
 import { httpUrl, positiveInt } from "@/lib/sources/config-fields";
 
-// The access-control settings (README "Access control"). lib/config.ts calls parseAccessConfig
+// The access-control settings (docs/access-control.md). lib/config.ts calls parseAccessConfig
 // with the environment; nothing here reads process.env.
 
 export type OidcAccessConfig = {

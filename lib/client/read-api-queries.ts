@@ -9,7 +9,7 @@ import type { LockChangePage } from "@/lib/queries/list-lock-changes";
 import type { SubscriptionTimeline } from "@/lib/queries/get-subscription-timeline";
 import type { ChangePage } from "@/lib/queries/list-subscription-changes";
 
-// react-query keys and fetchers of the read API (docs/read-api.md), one factory per read.
+// react-query keys and fetchers of the read API (docs/http-api.md), one factory per read.
 // The types are imported from server modules as types only: nothing of them reaches the bundle.
 
 /** How often the live views refresh: about a default poll interval. */

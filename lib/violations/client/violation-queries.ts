@@ -8,7 +8,7 @@ import type { OwnerGroup } from "@/lib/violations/owner-types";
 import type { ViolationOwners } from "@/lib/violations/queries/get-violation-owners";
 import type { LeaderChangeMarkers, TopRanking, TopViolations, ViolationTimeline } from "@/lib/violations/violation-types";
 
-// react-query keys and fetchers of the violations read API (docs/violations-api.md), one
+// react-query keys and fetchers of the violations read API (docs/http-api.md, "Violations read API"), one
 // factory per read. Types come from server modules as types only.
 
 /** Live (preset) ranges refresh this often: a minute bucket fills within a minute. */
