@@ -43,10 +43,10 @@ const nextConfig = {
     return [
       ...apiRoutePatterns().map((source) => ({ source, headers: [{ key: "content-type", value: "application/json" }] })),
       // Every answer, pages, API and assets: no MIME sniffing, no framing, no Referer beyond
-      // Baton (URLs carry subscription names and keys). The pages' Content-Security-Policy has a
-      // per-request nonce and is set by proxy.ts; the API's is fixed.
+      // Baton (URLs carry subscription names and keys). The Content-Security-Policy is proxy.ts's
+      // to set, by the kind of route the access rules give a path (the pages' has a per-request
+      // nonce; the API's, /metrics included, is fixed).
       { source: "/:path*", headers: SECURITY_HEADERS },
-      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
     ];
   },
 };

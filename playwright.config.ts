@@ -43,8 +43,23 @@ export const LOCKS_E2E_CLUSTER = {
 export const LOCKS_E2E_ZOOKEEPER_CLUSTER = { kind: "zookeeper", name: "e2e-zk-locks", connectString: "127.0.0.1:9", paths: [{ path: "/e2e/leader", recipe: "curator-leader-latch", mustBeHeld: true }] };
 export const LOCKS_E2E_ETCD_CLUSTER = { kind: "etcd", name: "e2e-etcd-locks", endpoints: ["http://127.0.0.1:9"], prefixes: [{ prefix: "elections/", layout: "go-election", mustBeHeld: true }] };
 
+/**
+ * The health e2e's live locks (tests/e2e/health.spec.ts): the machine's Redis, polled by the
+ * worker below, so that its poller records a real expiry while held and its evaluator fires and
+ * resolves the alert. Only keys under this prefix are read; each run's keys are its own.
+ */
+export const LIVE_LOCKS_E2E_CLUSTER = {
+  kind: "redis",
+  name: "e2e-live-locks",
+  url: "redis://127.0.0.1:6379",
+  // A leader election, as the demo's scheduler:leader: held for good, so never "stuck".
+  patterns: [{ match: "baton-e2e-live:*", mustBeHeld: true }],
+  pollIntervalMs: 500,
+  discoveryIntervalMs: 1_000,
+};
+
 function e2eClusters(): string {
-  const clusters: object[] = [UNREACHABLE_CLUSTER, leadersCluster, LOCKS_E2E_CLUSTER, LOCKS_E2E_ZOOKEEPER_CLUSTER, LOCKS_E2E_ETCD_CLUSTER];
+  const clusters: object[] = [UNREACHABLE_CLUSTER, leadersCluster, LOCKS_E2E_CLUSTER, LOCKS_E2E_ZOOKEEPER_CLUSTER, LOCKS_E2E_ETCD_CLUSTER, LIVE_LOCKS_E2E_CLUSTER];
   if (process.env.BATON_TEST_PULSAR_ADMIN_URL) clusters.unshift({ name: "test-broker", adminUrl: process.env.BATON_TEST_PULSAR_ADMIN_URL });
   return JSON.stringify(clusters);
 }
@@ -87,7 +102,7 @@ export default defineConfig({
     },
     {
       // Baton's worker, as `npm start` runs it beside the web app: it polls the leaders e2e's
-      // broker only (the shared test broker is nobody's to poll here).
+      // broker and the health e2e's live locks only (the shared test broker is nobody's to poll here).
       name: "worker",
       command: "npm run worker",
       wait: { stdout: /polling as poller/ },
@@ -95,7 +110,7 @@ export default defineConfig({
       timeout: 60_000,
       env: {
         DATABASE_URL: databaseUrl,
-        BATON_CLUSTERS: JSON.stringify([leadersCluster]),
+        BATON_CLUSTERS: JSON.stringify([leadersCluster, LIVE_LOCKS_E2E_CLUSTER]),
       },
     },
   ],

@@ -6,9 +6,13 @@ import type { ReactNode } from "react";
 
 import { NavLinks } from "@/components/layout/nav-links";
 import { OpenAccessNotice } from "@/components/layout/open-access-notice";
+import { RefreshControl } from "@/components/layout/refresh-control";
+import { SearchShortcut } from "@/components/layout/search-shortcut";
+import { TimeZoneLabel } from "@/components/layout/time-zone-label";
 import { ViewerMenu } from "@/components/layout/viewer-menu";
 import { readViewer } from "@/lib/auth/read-viewer";
 import { getConfig } from "@/lib/config";
+import { AlertsCount } from "@/app/alerts-count";
 import { HealthIndicator } from "@/app/health-indicator";
 import { Providers } from "@/app/providers";
 
@@ -34,12 +38,15 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               Baton
             </Link>
             {/* A signed-out visitor (on the sign-in page) gets neither: both read protected routes. */}
-            {isInside ? <NavLinks /> : null}
+            {isInside ? <NavLinks badges={{ "/alerts": <AlertsCount /> }} /> : null}
             {isInside ? <HealthIndicator /> : null}
+            {isInside ? <RefreshControl /> : null}
+            <TimeZoneLabel />
             {viewer !== null ? <ViewerMenu viewer={viewer} canSignOut={mode === "oidc"} /> : null}
           </header>
           {mode === "open" ? <OpenAccessNotice /> : null}
           <main id="main">{children}</main>
+          <SearchShortcut />
         </Providers>
       </body>
     </html>

@@ -63,7 +63,7 @@ export function RangeControl({
       ))}
       {selection.preset === "since" ? (
         <button type="button" aria-pressed={!isCustom} onClick={() => setIsCustom(false)}>
-          Since first seen
+          Since the first data
         </button>
       ) : null}
       <button type="button" aria-pressed={isCustom} onClick={() => setIsCustom(true)}>

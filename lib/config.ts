@@ -10,7 +10,7 @@ import { ConfigError, describeConfigIssue, describeValue, readConfigText } from 
 import { HASHING_SCHEMES, type HashingScheme } from "@/lib/pulsar/producer-routing";
 import { httpUrl, positiveInt } from "@/lib/sources/config-fields";
 import type { PulsarClusterConfig } from "@/lib/sources/pulsar/pulsar-config";
-import { type ClusterConfig, DEFAULT_SOURCE_KIND, findSourceKind, SOURCE_KINDS } from "@/lib/sources/registry";
+import { type ClusterConfig, DEFAULT_SOURCE_KIND, findSourceKind, SOURCE_KINDS, sourceKindOf } from "@/lib/sources/registry";
 
 // Every setting Baton has, parsed once. Nothing else reads process.env.
 // docs/configuration.md is generated from these schemas (npm run docs:config); the prose of each
@@ -73,6 +73,8 @@ export const envSchema = z.object({
   BATON_FLAP_CHANGES: positiveInt(2, 1_000).default(4),
   BATON_FLAP_WINDOW_MINUTES: positiveInt(1, 1_440).default(10),
   BATON_STUCK_SAMPLES: positiveInt(2, 12).default(3),
+  // "ttl": one TTL or lease of the lock (a minute where there is none); or a number of seconds.
+  BATON_RECOVERED_AFTER_SECONDS: z.union([z.literal("ttl"), positiveInt(1, 86_400)]).default("ttl"),
   BATON_DEPLOYMENT_GRACE_MINUTES: z.coerce.number().int().min(0).max(1_440).default(5),
   BATON_DRILLDOWN_WINDOW_MINUTES: positiveInt(1, 1_440).default(2),
   BATON_TRACE_URL_TEMPLATE: z
@@ -168,6 +170,11 @@ export type BoardConfig = {
   flapWindowMs: number;
   /** Stuck leader: backlog grew over this many consecutive samples with the leader unchanged. */
   stuckSamples: number;
+  /**
+   * A finding (expired while held, flapping) ends once the holder has kept the resource this
+   * long; null: one TTL or lease of the lock, a minute where there is none.
+   */
+  recoveredAfterMs: number | null;
 };
 
 export type IngestTopicConfig = {
@@ -280,6 +287,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (names.has(cluster.name)) throw new ConfigError(`Invalid configuration: cluster "${cluster.name}" is configured twice (names must be unique across BATON_CONFIG_FILE, BATON_CLUSTERS and BATON_PULSAR_ADMIN_URL)`);
     names.add(cluster.name);
   }
+  // Clusters of one kind that cannot work side by side (a Redlock group over a master that a
+  // single-master object reads with the same patterns).
+  for (const kind of new Set(clusters.map((cluster) => cluster.kind))) {
+    const sameKind = clusters.filter((cluster) => cluster.kind === kind);
+    const conflict = sourceKindOf(sameKind[0]!).findConflicts?.(sameKind)[0];
+    if (conflict !== undefined) throw new ConfigError(`Invalid configuration: ${conflict}`);
+  }
 
   const access = parseAccessConfig(present);
 
@@ -295,7 +309,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retentionBatchSize: vars.BATON_RETENTION_BATCH_SIZE,
       producerRouting: parseProducerRouting(vars.BATON_PRODUCER_ROUTING),
     },
-    board: { flapChanges: vars.BATON_FLAP_CHANGES, flapWindowMs: vars.BATON_FLAP_WINDOW_MINUTES * 60_000, stuckSamples: vars.BATON_STUCK_SAMPLES },
+    board: {
+      flapChanges: vars.BATON_FLAP_CHANGES,
+      flapWindowMs: vars.BATON_FLAP_WINDOW_MINUTES * 60_000,
+      stuckSamples: vars.BATON_STUCK_SAMPLES,
+      recoveredAfterMs: vars.BATON_RECOVERED_AFTER_SECONDS === "ttl" ? null : vars.BATON_RECOVERED_AFTER_SECONDS * 1_000,
+    },
     ingest: {
       maxBodyBytes: vars.BATON_INGEST_MAX_BODY_BYTES,
       maxEventsPerRequest: vars.BATON_INGEST_MAX_EVENTS,

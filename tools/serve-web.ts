@@ -7,6 +7,7 @@ import { createServer } from "node:http";
 import next from "next";
 
 import { markPeerAddressHeaderSet, PEER_ADDRESS_HEADER } from "@/lib/auth/peer-address-mark";
+import { refuseForbiddenMethod } from "@/lib/http/refuse-forbidden-method";
 
 async function main(): Promise<void> {
   const port = Number(process.argv[2]);
@@ -17,6 +18,8 @@ async function main(): Promise<void> {
   await app.prepare();
   const handle = app.getRequestHandler();
   const server = createServer((request, response) => {
+    // Next would answer a TRACE with a 500 and a logged TypeError.
+    if (refuseForbiddenMethod(request, response)) return;
     // Replaces any value the client sent: this header is the socket's word, never the client's.
     request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";
     void handle(request, response);

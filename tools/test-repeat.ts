@@ -69,11 +69,12 @@ async function main(): Promise<number> {
   for (let round = 1; round <= plan.times; round += 1) {
     log(`repetition ${round} of ${plan.times}`);
     await repeatOnce(plan, env, round, tallies);
-    const failedSoFar = [...tallies.values()].filter((tally) => tally.failures > 0).length;
-    log(`after repetition ${round}: ${failedSoFar} test(s) failed at least once (${((Date.now() - startedAt) / 60_000).toFixed(1)} min)`);
+    // The tallies so far, after each repetition: a long run that is stopped early still said what it found.
+    const soFar = formatTallies(tallies.values(), round);
+    log(`after repetition ${round} (${((Date.now() - startedAt) / 60_000).toFixed(1)} min): ${soFar.slice(0, -1).join("\n")}`);
+    writeFileSync(path.join(reportsDir, "repeat-report.json"), JSON.stringify({ plan, repetitions: round, tallies: [...tallies.values()] }, null, 2));
   }
   const lines = formatTallies(tallies.values(), plan.times);
-  writeFileSync(path.join(reportsDir, "repeat-report.json"), JSON.stringify({ plan, tallies: [...tallies.values()] }, null, 2));
   console.log(`\n${lines.join("\n")}`);
   return lines[lines.length - 1]!.endsWith(" 0 failed") ? 0 : 1;
 }

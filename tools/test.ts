@@ -9,7 +9,7 @@ import path from "node:path";
 
 import { ensureChromium } from "@/tests/support/ensure-chromium";
 import { ensureFaketime } from "@/tests/support/ensure-faketime";
-import { addCounts, brokenRun, formatFailures, markFailures, readPlaywrightCounts, type TestCounts } from "@/tests/support/read-test-reports";
+import { addCounts, brokenRun, formatFailures, markFailures, readPlaywrightCounts, readVitestSpans, type TestCounts } from "@/tests/support/read-test-reports";
 import { CLOCK_OFFSET, runVitest, withoutSharedServers } from "@/tests/support/run-vitest";
 import { PLAYWRIGHT_REPORT, runPlaywright } from "@/tests/support/run-playwright";
 import { startTestServers } from "@/tests/support/test-servers";
@@ -36,8 +36,29 @@ async function cleanUp(): Promise<void> {
   }
 }
 
-/** The last lines of the log: what failed, by name, then the counts (a CI log is often read from its tail). */
+/** What each part of the run cost, in the order it ran: kept under CI's budget, so it is printed every time. */
+const costs: string[] = [];
+const minutes = (ms: number) => `${(ms / 60_000).toFixed(1)} min`;
+
+/** Runs one part of the run and notes its wall time. */
+async function timed<T>(part: string, run: () => Promise<T>): Promise<T> {
+  const startedAt = Date.now();
+  try {
+    return await run();
+  } finally {
+    costs.push(`${part} ${minutes(Date.now() - startedAt)}`);
+  }
+}
+
+/** Adds to the last part noted how long each test folder's files ran in its vitest report. */
+function noteFolderSpans(reportFile: string): void {
+  const spans = Object.entries(readVitestSpans(reportFile, root)).map(([folder, ms]) => `${folder.replace("tests/", "")} ${minutes(ms)}`);
+  if (spans.length > 0 && costs.length > 0) costs[costs.length - 1] += ` (${spans.join(", ")})`;
+}
+
+/** The last lines of the log: what each part cost, what failed by name, then the counts (a CI log is often read from its tail). */
 function printSummary(counts: TestCounts): void {
+  console.log(`\ntime:\n${costs.map((cost) => `  ${cost}`).join("\n")}`);
   if (counts.failures.length > 0) console.log(formatFailures(counts.failures));
   console.log(`\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
 }
@@ -47,14 +68,17 @@ async function main(): Promise<number> {
   const chromium = ensureChromium(log);
   const env: NodeJS.ProcessEnv = { ...process.env, BATON_CHROMIUM: chromium, NEXT_TELEMETRY_DISABLED: "1" };
 
-  await startTestServers(env, log, cleanups);
+  const startedAt = Date.now();
+  await timed("setup", () => startTestServers(env, log, cleanups));
 
   log("unit and integration tests (vitest)");
-  let counts = await runVitest({ root, env, reportFile: path.join(reportsDir, "vitest-report.json"), onSpawn: track });
+  const vitestReport = path.join(reportsDir, "vitest-report.json");
+  let counts = await timed("unit and integration", () => runVitest({ root, env, reportFile: vitestReport, onSpawn: track }));
+  noteFolderSpans(vitestReport);
 
   log("browser tests (Playwright, Chromium)");
   try {
-    await runPlaywright({ root, env, log, onSpawn: track });
+    await timed("browser tests (with the build when stale)", () => runPlaywright({ root, env, log, onSpawn: track }));
     counts = addCounts(counts, readPlaywrightCounts(path.join(root, PLAYWRIGHT_REPORT)));
   } catch (error) {
     // The build type-checks every file, tests included: its failure is a failed run, not a crash.
@@ -65,17 +89,22 @@ async function main(): Promise<number> {
   if (clockOffset !== "off") {
     if (!CLOCK_OFFSET.test(clockOffset)) throw new Error(`${CLOCK_OFFSET_ENV} must be a clock offset such as +400d, or off (got "${clockOffset}")`);
     log(`unit and integration tests again with the clock moved ${clockOffset} (faketime; ${CLOCK_OFFSET_ENV}=off skips)`);
-    const clockCounts = await runVitest({
-      root,
-      env: withoutSharedServers(env),
-      reportFile: path.join(reportsDir, "vitest-clock-report.json"),
-      projects: ["unit", "integration"],
-      clockOffset: { faketime: ensureFaketime(log), offset: clockOffset },
-      onSpawn: track,
-    });
+    const clockReport = path.join(reportsDir, "vitest-clock-report.json");
+    const clockCounts = await timed(`clock pass ${clockOffset}`, () =>
+      runVitest({
+        root,
+        env: withoutSharedServers(env),
+        reportFile: clockReport,
+        projects: ["unit", "integration"],
+        clockOffset: { faketime: ensureFaketime(log), offset: clockOffset },
+        onSpawn: track,
+      }),
+    );
+    noteFolderSpans(clockReport);
     log(`clock ${clockOffset}: ${clockCounts.passed} passed, ${clockCounts.failed} failed, ${clockCounts.skipped} skipped`);
     counts = addCounts(counts, markFailures(clockCounts, `clock ${clockOffset}`));
   }
+  costs.push(`total ${minutes(Date.now() - startedAt)}`);
   printSummary(counts);
   return counts.failed > 0 || counts.passed === 0 ? 1 : 0;
 }

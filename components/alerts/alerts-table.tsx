@@ -1,10 +1,10 @@
 import Link from "next/link";
 
-import { ClockTime } from "@/components/board/time-text";
+import { ZonedTime } from "@/components/board/time-text";
 import type { AlertView } from "@/lib/alerts/alert-types";
 import { describeWhere, inAppHref, STATE_WORDS, stateSeverity } from "@/lib/alerts/alert-words";
 
-/** Alerts with their state, where, since when and their history; each links to the page that explains it. */
+/** Alerts with their state, where, since when and their history (full times with the zone); each links to the page that explains it. */
 export function AlertsTable({ alerts, nowMs, label }: { alerts: AlertView[]; nowMs: number; label: string }) {
   return (
     <table className="data" aria-label={label}>
@@ -32,13 +32,13 @@ export function AlertsTable({ alerts, nowMs, label }: { alerts: AlertView[]; now
             </td>
             <td className="muted">{describeWhere(alert)}</td>
             <td>
-              <ClockTime iso={alert.activeAt} nowMs={nowMs} />
+              <ZonedTime iso={alert.activeAt} />
             </td>
             <td>
               <ol className="alert-history" aria-label="State history">
                 {alert.history.map((step) => (
                   <li key={`${step.state}-${step.at}`}>
-                    {STATE_WORDS[step.state]} <ClockTime iso={step.at} nowMs={nowMs} />
+                    {STATE_WORDS[step.state]} <ZonedTime iso={step.at} />
                   </li>
                 ))}
               </ol>

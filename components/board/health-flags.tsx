@@ -12,14 +12,17 @@ export function HealthWord({ health }: { health: Health }) {
   );
 }
 
-/** One flag: its words, "since" when it has a start, the evidence on hover. */
+/** Findings that are one event: their time is when it happened ("at"), not a state's "since". */
+const EVENT_RULES: ReadonlySet<HealthFlag["rule"]> = new Set(["expired-while-held"]);
+
+/** One flag: its words, "since" when it has a start ("at" for an event), the evidence on hover. */
 export function FlagPill({ flag, nowMs }: { flag: HealthFlag; nowMs: number }) {
   return (
-    <span className="flag" data-severity={flag.severity} title={flag.detail}>
+    <span className="flag" data-severity={flag.severity} title={`${flag.label}: ${flag.detail}`}>
       {flag.label}
       {flag.since ? (
         <>
-          {" since "}
+          {EVENT_RULES.has(flag.rule) ? " at " : " since "}
           <ClockTime iso={flag.since} nowMs={nowMs} />
         </>
       ) : null}

@@ -177,7 +177,7 @@ const SubscriptionLine = memo(function SubscriptionLine({ line, index, start, no
         </span>
       </div>
       <div role="gridcell" className="board-cell">
-        {group.subscriptionType ?? <span className="muted">unknown</span>}
+        {group.subscriptionType !== null ? <span title={group.subscriptionType}>{group.subscriptionType}</span> : <span className="muted">unknown</span>}
       </div>
       <div role="gridcell" className="board-cell">
         {single ? (

@@ -1,4 +1,4 @@
-import { formatAgo, formatClock, formatExactTime, formatTenure } from "@/lib/board/format";
+import { formatAgo, formatClock, formatExactTime, formatTenure, formatZonedTime } from "@/lib/board/format";
 
 type Props = { iso: string; nowMs: number };
 
@@ -38,6 +38,15 @@ export function ExactTime({ iso }: { iso: string }) {
   return (
     <time dateTime={iso} title={iso} suppressHydrationWarning>
       {formatExactTime(iso)}
+    </time>
+  );
+}
+
+/** "2026-11-22 14:02:07 CET": the full time and the reader's zone (alerts). */
+export function ZonedTime({ iso }: { iso: string }) {
+  return (
+    <time dateTime={iso} title={iso} suppressHydrationWarning>
+      {formatZonedTime(iso)}
     </time>
   );
 }

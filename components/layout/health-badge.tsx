@@ -2,28 +2,50 @@ import Link from "next/link";
 
 import type { HealthReport } from "@/lib/health/health-report";
 
-const WORDS = { ok: "All systems ok", degraded: "Degraded", down: "Down" } as const;
+/** The clusters Baton's own check cannot reach, with why. */
+function unreachableSources(report: HealthReport): string[] {
+  return report.clusters.filter((c) => c.status !== "ok").map((c) => `${c.name}: ${c.reason}`);
+}
 
-/** The header's health indicator: status in words, the reason in its title and label. */
+/**
+ * The header's verdict (lib/health/health-verdict.ts): what fires now, by severity, linking to
+ * the alerts; green only when nothing fires. Stale sources, clusters nobody polls and clusters
+ * Baton cannot reach follow, each named.
+ */
 export function HealthBadge({ report, error }: { report: HealthReport | undefined; error: string | null }) {
   if (!report) {
     const text = error ? "Health unknown" : "Checking health";
     return (
-      <Link href="/settings/clusters" className="health" data-status="unknown" aria-label={error ? `Health unknown: ${error}` : text}>
+      <Link href="/alerts" className="health" data-status="unknown" aria-label={error ? `Health unknown: ${error}` : text}>
         <span className="health-dot" aria-hidden="true" />
         <span data-testid="health-status">{text}</span>
       </Link>
     );
   }
-  const problems = [
-    report.database.status !== "ok" ? `database: ${report.database.reason}` : null,
-    ...report.clusters.filter((c) => c.status !== "ok").map((c) => `${c.name}: ${c.reason}`),
-  ].filter((p): p is string => p !== null);
-  const detail = problems.length > 0 ? problems.join("; ") : "database and every cluster answer";
+  const { verdict } = report;
+  const detail = verdict.problems.length > 0 ? verdict.problems.join("; ") : "no alert fires and the alert rules are evaluated";
+  const unreachable = unreachableSources(report);
   return (
-    <Link href="/settings/clusters" className="health" data-status={report.status} title={detail} aria-label={`${WORDS[report.status]}: ${detail}`}>
-      <span className="health-dot" aria-hidden="true" />
-      <span data-testid="health-status">{WORDS[report.status]}</span>
-    </Link>
+    <div className="health-area">
+      <Link href="/alerts" className="health" data-status={verdict.status} title={detail} aria-label={`${verdict.headline}: ${detail}`}>
+        <span className="health-dot" aria-hidden="true" />
+        <span data-testid="health-status">{verdict.headline}</span>
+      </Link>
+      {verdict.staleSources.length > 0 ? (
+        <Link href="/alerts" className="health-chip" data-status="warning" title={`Stale (their data is the last known): ${verdict.staleSources.join(", ")}`}>
+          Stale: {verdict.staleSources.join(", ")}
+        </Link>
+      ) : null}
+      {verdict.noPoller.length > 0 ? (
+        <Link href="/settings/clusters" className="health-chip" data-status="critical" title={`Nobody polls: ${verdict.noPoller.join(", ")}`}>
+          No poller: {verdict.noPoller.join(", ")}
+        </Link>
+      ) : null}
+      {unreachable.length > 0 ? (
+        <Link href="/settings/clusters" className="health-chip" data-status="warning" title={unreachable.join("; ")} aria-label={`${unreachable.length} unreachable: ${unreachable.join("; ")}`}>
+          {unreachable.length} unreachable
+        </Link>
+      ) : null}
+    </div>
   );
 }

@@ -2,24 +2,29 @@ import Link from "next/link";
 
 import { FlagDetails, HealthWord } from "@/components/board/health-flags";
 import { AgoTime, TenureTime } from "@/components/board/time-text";
+import { EndedFindings } from "@/components/locks/ended-findings";
 import { LockKindDetails } from "@/components/locks/kinds/kind-details";
 import { TtlLeft } from "@/components/locks/ttl-left";
 import { formatDuration } from "@/lib/board/format";
 import type { LockRow } from "@/lib/board/lock-types";
 import { consumerHref, lockHref } from "@/lib/board/links";
 import { shortenToken } from "@/lib/board/lock-words";
+import { fullTtlMs, ttlTermOf } from "@/lib/board/ttl-terms";
 
 const KIND_TITLES: Record<string, string> = { redis: "Redis", zookeeper: "ZooKeeper", etcd: "etcd", dynamodb: "DynamoDB", kubernetes: "Kubernetes" };
 
 /** One lock now: holder and token, since when, TTL left, the queue in order, its layout, the kind's own details (one panel per kind), and health. */
 export function LockNow({ lock, nowMs }: { lock: LockRow; nowMs: number }) {
   const isStale = lock.staleSince !== null;
+  const ttl = ttlTermOf(lock.sourceKind, lock.details);
+  const fullTtl = fullTtlMs(lock);
   return (
     <div className="lock-now">
       <h3 className="mono">
         {lock.key} <HealthWord health={lock.health} />
       </h3>
       <FlagDetails flags={lock.flags} nowMs={nowMs} />
+      <EndedFindings findings={lock.ended} />
       <dl className="facts" aria-label={`Lock ${lock.key} now`}>
         <dt>Holder</dt>
         <dd>
@@ -39,10 +44,13 @@ export function LockNow({ lock, nowMs }: { lock: LockRow; nowMs: number }) {
         </dd>
         <dt>Since</dt>
         <dd>{lock.holderSince && !isStale ? <TenureTime iso={lock.holderSince} nowMs={nowMs} /> : "—"}</dd>
-        <dt>TTL left</dt>
+        {/* One term per kind (TTL, lease, session timeout), its full figure with its source, and what is left of it. */}
+        <dt>{ttl.term}</dt>
+        <dd>
+          {fullTtl === null ? "—" : formatDuration(fullTtl)} <span className="muted small">({ttl.source})</span>
+        </dd>
+        <dt>{ttl.term} left</dt>
         <dd>{lock.holder === null && !isStale ? "—" : <TtlLeft expiresAt={lock.expiresAt} nowMs={nowMs} isStale={isStale} />}</dd>
-        <dt>TTL</dt>
-        <dd>{lock.ttlMs === null ? "—" : formatDuration(lock.ttlMs)}</dd>
         <dt>Waiters</dt>
         <dd>
           {lock.waiters.length === 0 ? (

@@ -7,6 +7,7 @@ import { LockKindCell } from "@/components/locks/kinds/kind-details";
 import { LockLastChangeText } from "@/components/locks/lock-last-change";
 import { TtlLeft } from "@/components/locks/ttl-left";
 import type { LockRow } from "@/lib/board/lock-types";
+import { ttlTermOf } from "@/lib/board/ttl-terms";
 
 type Props = {
   locks: LockRow[];
@@ -34,11 +35,11 @@ export function LocksTable({ locks, nowMs, lockHref, consumerHref }: Props) {
       <thead>
         <tr>
           <th scope="col">Lock</th>
-          <th scope="col">Cluster</th>
-          <th scope="col">Pattern</th>
           <th scope="col">Holder</th>
           <th scope="col">Since</th>
-          <th scope="col">TTL left</th>
+          <th scope="col" title="What is left of the hold unless renewed: the key's TTL (Redis), the lease (etcd, DynamoDB, Kubernetes) or the session (ZooKeeper)">
+            Time left
+          </th>
           <th scope="col">Waiters</th>
           <th scope="col">Next</th>
           <th scope="col">Details</th>
@@ -51,22 +52,28 @@ export function LocksTable({ locks, nowMs, lockHref, consumerHref }: Props) {
           const isStale = lock.staleSince !== null;
           return (
             <tr key={lock.id} data-health={lock.health}>
-              <th scope="row" className="mono">
-                <Link prefetch={false} href={lockHref({ cluster: lock.cluster, key: lock.key })}>
+              {/* The cluster and the pattern under the key: eleven columns did not fit 1280 px. */}
+              <th scope="row">
+                <Link prefetch={false} className="mono" href={lockHref({ cluster: lock.cluster, key: lock.key })}>
                   {lock.key}
                 </Link>
+                <div className="muted small">
+                  {lock.cluster}
+                  {lock.pattern !== lock.key ? (
+                    <>
+                      {" · "}
+                      <Link prefetch={false} className="mono" href={lockHref({ cluster: lock.cluster, pattern: lock.pattern })} title={`Every lock of ${lock.pattern}`}>
+                        {lock.pattern}
+                      </Link>
+                    </>
+                  ) : null}
+                </div>
               </th>
-              <td>{lock.cluster}</td>
-              <td className="mono">
-                <Link prefetch={false} href={lockHref({ cluster: lock.cluster, pattern: lock.pattern })} title={`Every lock of ${lock.pattern}`}>
-                  {lock.pattern}
-                </Link>
-              </td>
               <td>
                 <Holder lock={lock} consumerHref={consumerHref} />
               </td>
               <td>{!isStale && lock.holder !== null && lock.holderSince ? <TenureTime iso={lock.holderSince} nowMs={nowMs} /> : "—"}</td>
-              <td>{lock.holder === null && !isStale ? "—" : <TtlLeft expiresAt={lock.expiresAt} nowMs={nowMs} isStale={isStale} />}</td>
+              <td title={`${ttlTermOf(lock.sourceKind, lock.details).term} left`}>{lock.holder === null && !isStale ? "—" : <TtlLeft expiresAt={lock.expiresAt} nowMs={nowMs} isStale={isStale} />}</td>
               <td>{isStale ? "—" : lock.waiters.length === 0 ? <span className="muted">none</span> : `${lock.waiters.length}: ${lock.waiters.slice(0, 3).join(", ")}${lock.waiters.length > 3 ? "…" : ""}`}</td>
               <td>{isStale ? "—" : <NextHolderCell next={lock.next} />}</td>
               <td>{isStale ? "—" : <LockKindCell kind={lock.sourceKind} details={lock.details} />}</td>

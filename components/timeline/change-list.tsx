@@ -10,6 +10,7 @@ const KIND_WORDS: Record<ChangeEntry["kind"], string> = {
   HOLDER_LOST: "Leader lost",
   HOLDER_APPEARED: "Leader appeared",
   HIDDEN_FLAP: "Hidden flap",
+  REPLAYED_FLAP: "Replayed flap",
   CONSUMERS_CHANGED: "Consumers changed",
   RANGES_MOVED: "Hash ranges moved",
 };
@@ -21,8 +22,9 @@ function Holder({ name }: { name: string | null }) {
 }
 
 function describeDetails(change: ChangeEntry): string {
-  const d = change.details as { added?: string[]; removed?: string[]; reconnected?: string[]; shareDelta?: Record<string, number> };
+  const d = change.details as { added?: string[]; removed?: string[]; reconnected?: string[]; shareDelta?: Record<string, number>; via?: string[]; isCertain?: boolean };
   const parts: string[] = [];
+  if (d.via?.length) parts.push(`${d.isCertain ? "handed" : "possibly handed"} to ${d.via.join(" or ")} and back while consumers joined and left`);
   if (d.added?.length) parts.push(`joined: ${d.added.join(", ")}`);
   if (d.removed?.length) parts.push(`left: ${d.removed.join(", ")}`);
   if (d.reconnected?.length) parts.push(`reconnected: ${d.reconnected.join(", ")}`);

@@ -3,9 +3,10 @@
 import { useCallback, useId, useMemo } from "react";
 import { ComposedChart, ReferenceArea, XAxis, YAxis, useXAxisScale, useYAxisScale } from "recharts";
 
-import { formatClock, formatDuration, formatExactTime } from "@/lib/board/format";
+import { formatAxisTime, formatDuration, formatExactTime } from "@/lib/board/format";
 import { NO_HOLDER_COLOR, SHARED_COLOR, UNOBSERVED_COLOR } from "@/lib/timeline/consumer-colors";
 import type { Lane, Marker, Segment, Timeline } from "@/lib/timeline/timeline-types";
+import { fitLaneLabels } from "@/lib/timeline/lane-labels";
 
 // The swimlane timeline: one lane per partition, a bar per tenure coloured per consumer,
 // markers for changes, deployment bands. It draws what lib/timeline prepared; it decides nothing.
@@ -21,8 +22,6 @@ type Props = {
   xTicks: number[];
   /** What a lane without a holder is called: "no active consumer" (Pulsar), "free" (a lock). */
   noHolderWords?: string;
-  /** Room for the lane names (a lock's key is longer than "p3"). */
-  laneLabelWidth?: number;
 };
 
 const ENDING_WORDS: Record<NonNullable<Marker["ending"]>, string> = { RELEASED: "released", EXPIRED: "expired while held", TAKEN_OVER: "taken over" };
@@ -94,7 +93,7 @@ function SegmentLayer({ lanes, colors, noHolderWords }: { lanes: Lane[]; colors:
                   rx={2}
                   fill={fillOf(segment, colors, patterns)}
                   fillOpacity={segment.kind === "busy" ? 0.55 : 1}
-                  stroke={segment.kind === "busy" ? "#e6e9ec" : "none"}
+                  stroke={segment.kind === "busy" ? "var(--text)" : "none"}
                   strokeDasharray={segment.kind === "busy" ? "2 2" : undefined}
                 >
                   <title>{describeSegment(segment, lane, noHolderWords)}</title>
@@ -109,7 +108,7 @@ function SegmentLayer({ lanes, colors, noHolderWords }: { lanes: Lane[]; colors:
 }
 
 function markerFill(marker: Marker): string {
-  return marker.kind === "HOLDER_LOST" || marker.ending === "EXPIRED" ? NO_HOLDER_COLOR : marker.kind === "HIDDEN_FLAP" ? "#d29922" : marker.kind === "CONSUMERS_CHANGED" || marker.kind === "RANGES_MOVED" ? "#9aa5b1" : "#e6e9ec";
+  return marker.kind === "HOLDER_LOST" || marker.ending === "EXPIRED" ? NO_HOLDER_COLOR : marker.kind === "HIDDEN_FLAP" || marker.kind === "REPLAYED_FLAP" ? "#d29922" : marker.kind === "CONSUMERS_CHANGED" || marker.kind === "RANGES_MOVED" ? "#9aa5b1" : "var(--text)";
 }
 
 /** A diamond per change (or per bucket of changes), on its lane, with its words on hover. */
@@ -129,7 +128,7 @@ function MarkerLayer({ lanes, markers }: { lanes: Lane[]; markers: Marker[] }) {
             key={`${marker.partition}-${marker.at}-${marker.kind}`}
             d={`M ${cx} ${cy - size} L ${cx + size} ${cy} L ${cx} ${cy + size} L ${cx - size} ${cy} Z`}
             fill={markerFill(marker)}
-            stroke="#0f1419"
+            stroke="var(--bg)"
             strokeWidth={1}
           >
             <title>{describeMarker(marker, lanes)}</title>
@@ -150,12 +149,12 @@ function describeMarker(marker: Marker, lanes: Lane[]): string {
 }
 
 const MARGIN = { top: 16, right: 16, bottom: 0, left: 0 };
-const AXIS_STYLE = { stroke: "#9aa5b1", fontSize: 12 };
+const AXIS_STYLE = { stroke: "var(--muted)", fontSize: 12 };
 
 // Every prop handed to recharts is memoized: recharts 3 keeps chart settings in a store that
 // its components sync from props. Bars and markers are plain SVG drawn with the chart's own
 // scales (a recharts Scatter of 1,500 points costs seconds of main thread per refresh).
-export function SwimlaneChart({ timeline, colors, nowMs, xTicks, noHolderWords = "no active consumer", laneLabelWidth = 56 }: Props) {
+export function SwimlaneChart({ timeline, colors, nowMs, xTicks, noHolderWords = "no active consumer" }: Props) {
   const from = Date.parse(timeline.from);
   const to = Date.parse(timeline.to);
   const { lanes, markers, bands } = timeline;
@@ -164,8 +163,11 @@ export function SwimlaneChart({ timeline, colors, nowMs, xTicks, noHolderWords =
   const yDomain = useMemo(() => [0, laneCount], [laneCount]);
   const yTicks = useMemo(() => lanes.map((_, i) => i + 0.5), [lanes]);
   const minuteNow = Math.floor(nowMs / 60_000) * 60_000;
-  const formatX = useCallback((value: number) => formatClock(new Date(value).toISOString(), minuteNow), [minuteNow]);
-  const formatY = useCallback((value: number) => lanes[Math.floor(value)]?.label ?? "", [lanes]);
+  const formatX = useCallback((value: number) => formatAxisTime(value, to - from, minuteNow), [from, to, minuteNow]);
+  // Room for the lane names (a lock's key is longer than "p3"), abbreviated past a bound: never cut.
+  const laneLabels = useMemo(() => fitLaneLabels(lanes.map((lane) => lane.label)), [lanes]);
+  const laneLabelWidth = laneLabels.width;
+  const formatY = useCallback((value: number) => laneLabels.texts[Math.floor(value)] ?? "", [laneLabels]);
   const bandLabels = useMemo(
     () => bands.map((band) => ({ value: `${band.service} ${band.version}${band.isInProgress ? " (in progress)" : ""}`, position: "insideTopLeft" as const, fill: "#f0c674", fontSize: 11 })),
     [bands],

@@ -1,14 +1,20 @@
-/** What the colours and shapes of the swimlane mean: every consumer by name, then the special kinds. */
+/**
+ * What every colour and shape under the timeline means: every consumer by name, the special
+ * kinds, each marker colour (MarkerLayer's) and the alert strip's bars (AlertStrip's).
+ */
 export function TimelineLegend({
   consumers,
   colors,
   isKeyShared,
   noHolderWords = "no active consumer",
+  isLock = false,
 }: {
   consumers: string[];
   colors: Record<string, string>;
   isKeyShared: boolean;
   noHolderWords?: string;
+  /** A lock's timeline: its red marker is an expiry while held, and it has no consumer-set changes. */
+  isLock?: boolean;
 }) {
   return (
     <ul className="legend" aria-label="Legend">
@@ -40,6 +46,32 @@ export function TimelineLegend({
       <li>
         <span className="swatch swatch-marker" aria-hidden="true" />
         change
+      </li>
+      <li>
+        <span className="swatch swatch-marker swatch-marker-lost" aria-hidden="true" />
+        {isLock ? "expired while held, or lost" : "leader lost"}
+      </li>
+      <li>
+        <span className="swatch swatch-marker swatch-marker-flap" aria-hidden="true" />
+        hidden flap
+      </li>
+      {isLock ? null : (
+        <li>
+          <span className="swatch swatch-marker swatch-marker-consumers" aria-hidden="true" />
+          consumers or ranges changed
+        </li>
+      )}
+      <li>
+        <span className="swatch swatch-alert" data-severity="critical" aria-hidden="true" />
+        alert (critical)
+      </li>
+      <li>
+        <span className="swatch swatch-alert" data-severity="warning" aria-hidden="true" />
+        alert (warning)
+      </li>
+      <li>
+        <span className="swatch swatch-alert" data-state="pending" aria-hidden="true" />
+        alert pending
       </li>
     </ul>
   );

@@ -27,9 +27,9 @@ export function BucketTooltip({
         <div className="muted">No event reported: unobserved, not quiet.</div>
       ) : (
         <dl className="vio-tooltip-counts">
-          <dt>Outside deployments</dt>
+          <dt>Outside rollouts</dt>
           <dd className="vio-outside">{formatCount(point.counts.outside)}</dd>
-          <dt>Inside deployments</dt>
+          <dt>Rollout</dt>
           <dd className="vio-inside">{formatCount(point.counts.inside)}</dd>
           {point.increments === null ? null : (
             <>

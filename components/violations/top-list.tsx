@@ -5,7 +5,7 @@ import { INSIDE_COLOR, OUTSIDE_COLOR } from "@/lib/violations/violation-colors";
 
 export type TopListRow = { id: string; name: string; detail?: string; violations: number; outside: number; inside: number; href?: string };
 
-/** A ranked list with each row's split: outside deployments (red) and inside (amber). */
+/** A ranked list with each row's split: outside rollouts (red: every other cause) and rollout (amber). */
 export function TopList({ title, rows, emptyText, testId }: { title: string; rows: readonly TopListRow[]; emptyText: string; testId: string }) {
   const max = rows.reduce((m, r) => Math.max(m, r.violations), 1);
   return (
@@ -19,8 +19,12 @@ export function TopList({ title, rows, emptyText, testId }: { title: string; row
             <tr>
               <th scope="col">Name</th>
               <th scope="col" className="vio-num">Violations</th>
-              <th scope="col" className="vio-num">Outside</th>
-              <th scope="col" className="vio-num">Inside</th>
+              <th scope="col" className="vio-num" title="Violations of every cause but rollout">
+                Outside rollouts
+              </th>
+              <th scope="col" className="vio-num" title="Violations inside a deployment window of their service">
+                Rollout
+              </th>
               <th scope="col" aria-label="Split" />
             </tr>
           </thead>

@@ -6,6 +6,7 @@ import { CartesianGrid, ComposedChart, XAxis, YAxis } from "recharts";
 import { BucketLayer } from "@/components/violations/bucket-layer";
 import { BucketTooltip } from "@/components/violations/bucket-tooltip";
 import { bandsOverlapping, pickTicks, toBandSpans, unobservedSpans, type ChartPoint } from "@/lib/violations/chart-data";
+import type { EvenScale } from "@/lib/timeline/even-ticks";
 import { formatTick } from "@/lib/violations/format";
 import type { DeploymentBand, LeaderChangeMarkers } from "@/lib/violations/violation-types";
 
@@ -14,7 +15,7 @@ import type { DeploymentBand, LeaderChangeMarkers } from "@/lib/violations/viola
 // start and end) and its leader changes. All data comes prepared (lib/violations).
 
 const MARGIN = { top: 18, right: 16, bottom: 0, left: 0 };
-const AXIS_STYLE = { stroke: "#9aa5b1", fontSize: 12 };
+const AXIS_STYLE = { stroke: "var(--muted)", fontSize: 12 };
 const MAX_TICKS = 8;
 
 export type ViolationChartProps = {
@@ -31,12 +32,14 @@ export type ViolationChartProps = {
   bucketMs: number;
   timeZone: string;
   nowMs: number;
-  yMax: number;
+  /** The Y axis: its top and even ticks (evenTicks). */
+  yScale: EvenScale;
   height: number;
 };
 
 export function ViolationChart(props: ViolationChartProps) {
-  const { points, deployments, service, markers, timeZone, bucketMs, nowMs, yMax } = props;
+  const { points, deployments, service, markers, timeZone, bucketMs, nowMs, yScale } = props;
+  const yMax = yScale.max;
   const [hover, setHover] = useState<{ index: number; x: number } | null>(null);
   const fromMs = points[0]?.start ?? 0;
   const toMs = points[points.length - 1]?.end ?? 1;
@@ -64,9 +67,9 @@ export function ViolationChart(props: ViolationChartProps) {
   return (
     <div className="vio-chart" role="img" aria-label={props.label} data-testid="violation-chart" onMouseLeave={() => setHover(null)}>
       <ComposedChart responsive style={style} margin={MARGIN} data={data}>
-        <CartesianGrid stroke="#2a343f" vertical={false} />
+        <CartesianGrid stroke="var(--border)" vertical={false} />
         <XAxis type="number" dataKey="x" domain={xDomain} allowDataOverflow scale="time" ticks={ticks} tickFormatter={formatX} {...AXIS_STYLE} />
-        <YAxis type="number" domain={yDomain} allowDecimals={false} allowDataOverflow width={44} {...AXIS_STYLE} />
+        <YAxis type="number" domain={yDomain} ticks={yScale.ticks} interval={0} allowDecimals={false} allowDataOverflow width={44} {...AXIS_STYLE} />
         <BucketLayer
           points={points}
           mode={props.mode}

@@ -14,10 +14,10 @@ export function ViolationLegend({ mode, serviceColors, showLeaderChanges }: { mo
       {mode === "classification" ? (
         <>
           <li>
-            <span className="vio-swatch" style={{ background: OUTSIDE_COLOR }} /> Outside deployments (real failures)
+            <span className="vio-swatch" style={{ background: OUTSIDE_COLOR }} /> Outside rollouts: holder stalled past its lock&apos;s TTL, worker stalled while another took its key, failover overlap or unexplained (per cause above)
           </li>
           <li>
-            <span className="vio-swatch" style={{ background: INSIDE_COLOR }} /> Inside deployments (rollout noise)
+            <span className="vio-swatch" style={{ background: INSIDE_COLOR }} /> Rollout (inside a deployment window)
           </li>
         </>
       ) : (

@@ -14,7 +14,7 @@ import type { WorkerLanes } from "@/lib/violations/worker-lanes";
 const LANE_HEIGHT = 30;
 const AXIS_HEIGHT = 30;
 const MARGIN = { top: 8, right: 16, bottom: 0, left: 0 };
-const AXIS_STYLE = { stroke: "#9aa5b1", fontSize: 12 };
+const AXIS_STYLE = { stroke: "var(--muted)", fontSize: 12 };
 
 function LanesLayer({ lanes, timeZone }: { lanes: WorkerLanes; timeZone: string }) {
   const x = useXAxisScale();
@@ -37,7 +37,7 @@ function LanesLayer({ lanes, timeZone }: { lanes: WorkerLanes; timeZone: string 
         </rect>
       ))}
       {lanes.workers.map((worker, lane) => (
-        <line key={worker} x1={px(lanes.fromMs)} x2={px(lanes.toMs)} y1={Number(y(lane + 0.5))} y2={Number(y(lane + 0.5))} stroke="#2a343f" />
+        <line key={worker} x1={px(lanes.fromMs)} x2={px(lanes.toMs)} y1={Number(y(lane + 0.5))} y2={Number(y(lane + 0.5))} stroke="var(--border)" />
       ))}
       {lanes.dots.map((dot) => (
         <circle
@@ -48,7 +48,7 @@ function LanesLayer({ lanes, timeZone }: { lanes: WorkerLanes; timeZone: string 
           cy={Number(y(dot.lane + 0.5))}
           r={dot.isViolation ? 6 : 4}
           fill={dot.isViolation ? OUTSIDE_COLOR : "#9aa5b1"}
-          stroke={dot.isFocus ? "#e6e9ec" : "#0f1419"}
+          stroke={dot.isFocus ? "var(--text)" : "var(--bg)"}
           strokeWidth={dot.isFocus ? 2.5 : 1}
         >
           <title>{`${lanes.workers[dot.lane]} entered at ${formatInstant(dot.at, timeZone)}, counter ${dot.counter}${dot.isViolation ? " (violation)" : ""}`}</title>

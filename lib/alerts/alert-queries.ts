@@ -3,6 +3,7 @@ import { queryOptions } from "@tanstack/react-query";
 import type { AlertView } from "@/lib/alerts/alert-types";
 import { fetchApi } from "@/lib/client/fetch-api";
 import { LIVE_REFRESH_MS } from "@/lib/client/read-api-queries";
+import { liveInterval } from "@/lib/client/refresh-rate";
 
 // react-query options for the Alerts page and the markers. Client-safe.
 
@@ -13,7 +14,7 @@ export function alertsQuery() {
   return queryOptions({
     queryKey: ["alerts"],
     queryFn: () => fetchApi<AlertListAnswer>("/api/v1/alerts", {}),
-    refetchInterval: LIVE_REFRESH_MS,
+    refetchInterval: liveInterval(LIVE_REFRESH_MS),
     placeholderData: (previous) => previous,
   });
 }
@@ -23,7 +24,7 @@ export function alertMarkersQuery(where: { rule?: string; cluster?: string; reso
   return queryOptions({
     queryKey: ["alert-markers", where, isLive ? "live" : range],
     queryFn: () => fetchApi<AlertListAnswer>("/api/v1/alerts", { ...where, from: range.fromMs, to: range.toMs, limit: 500 }),
-    refetchInterval: isLive ? LIVE_REFRESH_MS : false,
+    refetchInterval: isLive ? liveInterval(LIVE_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }

@@ -10,6 +10,7 @@ import { staleLimitMs } from "@/lib/board/health-rules";
 import { lockHref, subscriptionHref } from "@/lib/board/links";
 import type { LocksBoard } from "@/lib/board/lock-types";
 import type { PollerStatus } from "@/lib/health/health-report";
+import { type CauseCounts, causePhrase, VIOLATION_CAUSES } from "@/lib/violations/cause-words";
 
 export type ConditionInput = {
   nowMs: number;
@@ -19,8 +20,8 @@ export type ConditionInput = {
   locks: LocksBoard;
   /** Every configured cluster, with its poll interval and its poller's lease. */
   clusters: { name: string; kind: string; pollIntervalMs: number; poller: PollerStatus | undefined }[];
-  /** Services with their violations outside deployments in the violations rule's window. */
-  violations: { service: string; outside: number }[];
+  /** Services with their violations outside deployments in the violations rule's window, and their causes when read. */
+  violations: { service: string; outside: number; causes?: CauseCounts }[];
 };
 
 /** A board's flag rule -> the alert rule it raises. */
@@ -33,6 +34,12 @@ const RULE_OF_FLAG: Partial<Record<HealthFlag["rule"], AlertRuleName>> = {
   "stuck-holder": "stuck",
   "expired-while-held": "expired-while-held",
 };
+
+/** The causes other than rollout, with their counts: "1 worker stalled while another took its key, 2 failover overlap". */
+function describeOutsideCauses(causes: CauseCounts): string {
+  const parts = VIOLATION_CAUSES.filter((cause) => cause !== "rollout" && causes[cause] > 0).map((cause) => `${causes[cause]} ${causePhrase(cause)}`);
+  return parts.length === 0 ? "none classified yet" : parts.join(", ");
+}
 
 const SUMMARY: Record<AlertRuleName, string> = {
   "no-holder": "No holder",
@@ -111,13 +118,13 @@ export function findConditions(input: ConditionInput): AlertCondition[] {
   }
 
   const violations = rules.violations;
-  for (const { service, outside } of input.violations) {
+  for (const { service, outside, causes } of input.violations) {
     if (outside <= violations.threshold) continue;
     const minutes = Math.round(violations.windowMs / 60_000);
     add(
       { alertname: "violations", service },
       `${SUMMARY.violations}: ${service}`,
-      `${outside} violations outside deployments in the last ${minutes} min (more than ${violations.threshold})`,
+      `${outside} violations outside deployments in the last ${minutes} min (more than ${violations.threshold})${causes ? `; by cause: ${describeOutsideCauses(causes)}` : ""}`,
       `/violations?${new URLSearchParams({ service })}`,
       null,
     );

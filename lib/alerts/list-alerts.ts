@@ -2,16 +2,15 @@ import "server-only";
 
 import type { AlertsQuery } from "@/lib/alerts/alerts-params";
 import type { AlertLabels, AlertRuleName, AlertSeverity, AlertState, AlertView } from "@/lib/alerts/alert-types";
+import { sortAlerts } from "@/lib/alerts/sort-alerts";
 import type { Db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client";
 
 export type AlertList = { generatedAt: string; alerts: AlertView[] };
 
-const STATE_ORDER: Record<AlertState, number> = { firing: 0, pending: 1, resolved: 2 };
-
 /**
- * Alerts with their state history: firing first, then pending, then resolved, each newest
- * first. Filters by state, rule, labels (cluster, resource, subscription, service) and a time range the alert was active in.
+ * Alerts with their state history: firing first, then pending, then resolved, each by severity
+ * then newest first (sortAlerts). Filters by state, rule, labels (cluster, resource, subscription, service) and a time range the alert was active in.
  */
 export async function listAlerts(db: Db, query: AlertsQuery, nowMs = Date.now()): Promise<AlertList> {
   const where: Prisma.AlertWhereInput[] = [];
@@ -61,6 +60,5 @@ export async function listAlerts(db: Db, query: AlertsQuery, nowMs = Date.now())
       history: row.transitions.map((t) => ({ state: t.toState as AlertState, at: t.at.toISOString() })),
     }),
   );
-  alerts.sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || (a.state === "resolved" ? b.resolvedAt!.localeCompare(a.resolvedAt!) : b.activeAt.localeCompare(a.activeAt)));
-  return { generatedAt: new Date(nowMs).toISOString(), alerts };
+  return { generatedAt: new Date(nowMs).toISOString(), alerts: sortAlerts(alerts) };
 }

@@ -23,7 +23,7 @@ export type Annotation = {
 export type AnnotationsQuery = { kind: "changes" | "deployments"; cluster: string | null; service: string | null; fromMs: number; toMs: number; limit: number };
 
 /** The holder-related change kinds: standbys joining or Key_Shared ranges moving are not holder changes. */
-const HOLDER_CHANGE_KINDS = ["HOLDER_CHANGED", "HOLDER_LOST", "HOLDER_APPEARED", "HIDDEN_FLAP"];
+const HOLDER_CHANGE_KINDS = ["HOLDER_CHANGED", "HOLDER_LOST", "HOLDER_APPEARED", "HIDDEN_FLAP", "REPLAYED_FLAP"];
 
 export async function listAnnotations(db: Db, query: AnnotationsQuery, clusterNames: string[], nowMs = Date.now()): Promise<Annotation[]> {
   return query.kind === "changes" ? listChangeAnnotations(db, query, query.cluster === null ? clusterNames : [query.cluster]) : listDeploymentAnnotations(db, query, nowMs);

@@ -13,16 +13,21 @@ export type AccessRule = "public" | "ingest" | "protected";
 
 export type RouteKind = "page" | "api";
 
-/** Paths anyone may reach, exactly. A new route is protected unless it is added here. */
-export const PUBLIC_PATHS: readonly string[] = [
-  "/api/health",
-  "/api/openapi.json",
-  "/sign-in",
-  "/auth/sign-in",
-  "/auth/callback",
-  "/auth/sign-out",
-  "/favicon.ico",
+/**
+ * Paths anyone may reach, exactly, with the methods they serve: any other method on them is
+ * answered 405 (proxy.ts), whoever asks. A new route is protected unless it is added here.
+ */
+export const PUBLIC_ROUTES: ReadonlyArray<{ path: string; methods: readonly string[] }> = [
+  { path: "/api/health", methods: ["GET", "HEAD"] },
+  { path: "/api/openapi.json", methods: ["GET", "HEAD"] },
+  { path: "/sign-in", methods: ["GET", "HEAD"] },
+  { path: "/auth/sign-in", methods: ["GET", "HEAD"] },
+  { path: "/auth/callback", methods: ["GET", "HEAD"] },
+  { path: "/auth/sign-out", methods: ["POST"] },
+  { path: "/favicon.ico", methods: ["GET", "HEAD"] },
 ];
+
+export const PUBLIC_PATHS: readonly string[] = PUBLIC_ROUTES.map((route) => route.path);
 
 /** Next's own build assets (scripts, styles): they hold code, never data. */
 const PUBLIC_PREFIXES: readonly string[] = ["/_next/static/"];
@@ -50,17 +55,42 @@ export function routeKind(pathname: string): RouteKind {
   return pathname === "/api" || pathname.startsWith("/api/") || MACHINE_PATHS.includes(pathname) ? "api" : "page";
 }
 
+function withoutTrailingSlash(pathname: string): string {
+  return pathname.length > 1 ? pathname.replace(/\/+$/, "") : pathname;
+}
+
+/** The methods a public path serves, or null for a path that is not public (its route decides). */
+export function publicMethods(pathname: string): readonly string[] | null {
+  const path = withoutTrailingSlash(pathname);
+  return PUBLIC_ROUTES.find((route) => route.path === path)?.methods ?? null;
+}
+
 /** The rule of one request. Unknown paths are protected: closed unless listed. */
 export function classifyRequest(method: string, pathname: string): AccessRule {
-  const path = pathname.length > 1 ? pathname.replace(/\/+$/, "") : pathname;
+  const path = withoutTrailingSlash(pathname);
   if (PUBLIC_PATHS.includes(path) || PUBLIC_PREFIXES.some((prefix) => path.startsWith(prefix))) return "public";
   const upper = method.toUpperCase();
   if (INGEST_ROUTES.some((route) => route.method === upper && matchesPattern(route.path, path))) return "ingest";
   return "protected";
 }
 
-/** Where a page sends a signed-out visitor, and back: only paths on this site. */
+// Any origin would do: a path that keeps it keeps every origin, Baton's own included.
+const PLACEHOLDER_ORIGIN = "http://baton.invalid";
+
+/**
+ * Where a page sends a signed-out visitor, and back: only paths on this site. Browsers drop tabs
+ * and line breaks from URLs (`/\t/evil.example` is `//evil.example` to them) and read `\` as `/`,
+ * so a value is accepted only when it holds no control character and, resolved as a browser
+ * resolves it, stays on the origin it is resolved against; the resolved path is what is returned.
+ */
 export function safeReturnPath(value: string | null | undefined): string {
-  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/";
-  return value;
+  if (!value || !value.startsWith("/") || /\p{Cc}/u.test(value)) return "/";
+  let resolved: URL;
+  try {
+    resolved = new URL(value, PLACEHOLDER_ORIGIN);
+  } catch {
+    return "/";
+  }
+  if (resolved.origin !== PLACEHOLDER_ORIGIN) return "/";
+  return `${resolved.pathname}${resolved.search}${resolved.hash}`;
 }

@@ -57,7 +57,8 @@ export async function finishSignIn(request: Request, access: AccessConfig, state
   let response: NextResponse;
   try {
     const viewer = await completeSignIn(access.method, new URL(request.url).search, state);
-    response = NextResponse.redirect(siteUrl(access, request, state.returnTo), 303);
+    // Checked again: a state sealed before the rule last tightened must not take anyone off Baton.
+    response = NextResponse.redirect(siteUrl(access, request, safeReturnPath(state.returnTo)), 303);
     response.cookies.set(SESSION_COOKIE, await sealSession(viewer, access.sessionSecret!, access.sessionMaxAgeSeconds), cookieOptions(access.method.publicUrl, access.sessionMaxAgeSeconds));
   } catch (error) {
     if (!(error instanceof SignInError)) throw error;

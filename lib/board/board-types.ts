@@ -46,6 +46,8 @@ export type BoardThresholds = {
   flapChanges: number;
   flapWindowMs: number;
   stuckSamples: number;
+  /** BATON_RECOVERED_AFTER_SECONDS: how long a holder keeps it before a finding ends (null: one TTL, else a minute). */
+  recoveredAfterMs: number | null;
 };
 
 /** A recent (time, backlog, rate, holder) sample of a resource, oldest first. */

@@ -128,17 +128,19 @@ function buildGroup(resources: ResourceSnapshot[], rows: LeaderRow[]): Subscript
   };
 }
 
+/**
+ * By name only: a row keeps its place between refreshes (sorting by health made rows jump as
+ * their health changed); what is wrong is told by the health column, the filters and the header.
+ */
 function compareGroups(a: SubscriptionGroup, b: SubscriptionGroup): number {
   return (
-    SEVERITY_RANK[b.health] - SEVERITY_RANK[a.health] ||
-    b.flags.length - a.flags.length ||
     compareText(a.cluster, b.cluster) ||
     compareText(a.topic, b.topic) ||
     compareText(a.subscription, b.subscription)
   );
 }
 
-/** The board: one group per subscription, its partitions in order, worst health first. */
+/** The board: one group per subscription, its partitions in order, in name order. */
 export function buildBoard(input: BoardInput): LeadersBoard {
   const { nowMs, thresholds } = input;
   const windowStart = nowMs - thresholds.flapWindowMs;

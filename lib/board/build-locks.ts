@@ -2,9 +2,9 @@
 // first, with its cluster's status. Pure and client-safe.
 
 import type { BoardThresholds, ClusterSnapshot } from "@/lib/board/board-types";
-import { SEVERITY_RANK, staleLimitMs, worstHealth } from "@/lib/board/health-rules";
+import { staleLimitMs, worstHealth } from "@/lib/board/health-rules";
 import { isoOrNull } from "@/lib/board/iso-time";
-import { evaluateLock } from "@/lib/board/lock-health-rules";
+import { evaluateLock, listEndedFindings } from "@/lib/board/lock-health-rules";
 import { predictNextWaiter } from "@/lib/poller/predict-next-waiter";
 import type { LockClusterStatus, LockLastChange, LockResourceKind, LockRow, LocksBoard, LockSnapshot, LockSourceKind } from "@/lib/board/lock-types";
 import { compareText } from "@/lib/compare-text";
@@ -67,9 +67,11 @@ export function buildLocksBoard(input: LocksInput): LocksBoard {
       next: predictNextWaiter({ resourceKind: lock.resourceKind, waiters: s.waiters, source: lock.details }),
       health: worstHealth(flags),
       flags,
+      ended: stale ? [] : listEndedFindings(s, { nowMs, thresholds }),
     });
   }
-  rows.sort((a, b) => SEVERITY_RANK[b.health] - SEVERITY_RANK[a.health] || b.flags.length - a.flags.length || compareText(a.cluster, b.cluster) || compareText(a.key, b.key));
+  // By name only, as the board's subscriptions: a lock keeps its place between refreshes.
+  rows.sort((a, b) => compareText(a.cluster, b.cluster) || compareText(a.key, b.key));
 
   const statuses: LockClusterStatus[] = input.clusters.map((c) => {
     let resourceCount = 0;

@@ -39,6 +39,12 @@ export function formatClock(iso: string, nowMs: number, timeZone?: string): stri
   return `${clockFormat({ day: "numeric", month: "short" }, timeZone).format(ms)} ${time}`;
 }
 
+/** An axis tick: "14:02", or "14:02:30" on an axis that spans less than ten minutes (its minutes would repeat). */
+export function formatAxisTime(ms: number, spanMs: number, nowMs: number, timeZone?: string): string {
+  if (spanMs >= 10 * 60_000) return formatClock(new Date(ms).toISOString(), nowMs, timeZone);
+  return clockFormat({ hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }, timeZone).format(ms);
+}
+
 /** Exact time for lists of changes: "2026-11-22 14:02:07.123". */
 export function formatExactTime(iso: string, timeZone?: string): string {
   const ms = Date.parse(iso);
@@ -46,6 +52,16 @@ export function formatExactTime(iso: string, timeZone?: string): string {
   const part = (type: string) => date.find((p) => p.type === type)?.value ?? "";
   const time = clockFormat({ hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }, timeZone).format(ms);
   return `${part("year")}-${part("month")}-${part("day")} ${time}.${String(ms % 1000).padStart(3, "0")}`;
+}
+
+/** A full timestamp with its zone, for alerts: "2026-11-22 14:02:07 UTC", "2026-11-22 15:02:07 CET". */
+export function formatZonedTime(iso: string, timeZone?: string): string {
+  const ms = Date.parse(iso);
+  const date = clockFormat({ year: "numeric", month: "2-digit", day: "2-digit" }, timeZone).formatToParts(ms);
+  const part = (type: string) => date.find((p) => p.type === type)?.value ?? "";
+  const time = clockFormat({ hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }, timeZone).format(ms);
+  const zone = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" }).formatToParts(ms).find((p) => p.type === "timeZoneName")?.value ?? "";
+  return `${part("year")}-${part("month")}-${part("day")} ${time} ${zone}`.trimEnd();
 }
 
 /** "since 14:02, 3 h 12 m" */

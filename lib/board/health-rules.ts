@@ -2,6 +2,7 @@
 // flag (words first: health is never told by colour alone) or null. Client-safe.
 
 import type { BoardThresholds, DeploymentWindow, HealthFlag, ResourceSnapshot, Severity } from "@/lib/board/board-types";
+import { judgeChurn, recoveryHoldMs } from "@/lib/board/finding-lifetime";
 import { formatCount, formatDuration, formatShare, formatWindow } from "@/lib/board/format";
 import { isoOrNull } from "@/lib/board/iso-time";
 import { type HashRange, type HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
@@ -89,11 +90,15 @@ export function isDeploymentOf(deployment: DeploymentWindow, resource: Pick<Reso
 /**
  * Flapping: more holder changes in the window than the threshold. During a rollout of one of
  * its consumers' services that is expected (2-9 changes per partition), so it is a warning
- * that names the deployment rather than a page.
+ * that names the deployment rather than a page. It ends once the holder has kept the partition
+ * for the recovery hold, even while the window still counts the earlier changes.
  */
 export function checkFlapping(resource: ResourceSnapshot, ctx: RuleContext): HealthFlag | null {
   const { flapChanges, flapWindowMs } = ctx.thresholds;
   if (resource.changesInWindow <= flapChanges) return null;
+  // It ends once the holder has kept it for the recovery hold (lib/board/finding-lifetime.ts).
+  const recoveryMs = recoveryHoldMs(ctx.thresholds.recoveredAfterMs, null);
+  if (judgeChurn(resource.changesInWindow, formatWindow(flapWindowMs), resource, ctx.nowMs, recoveryMs).state === "ended") return null;
   const evidence = `${resource.changesInWindow} holder changes in ${formatWindow(flapWindowMs)} (more than ${flapChanges})`;
   const deployment = ctx.deployments.find((d) => isDeploymentOf(d, resource));
   if (deployment) {

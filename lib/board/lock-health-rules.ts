@@ -2,12 +2,13 @@
 // returns a flag (words first) or null. Client-safe.
 
 import type { HealthFlag, Severity } from "@/lib/board/board-types";
+import { judgeChurn, judgeExpiry, recoveryHoldMs } from "@/lib/board/finding-lifetime";
 import { formatCount, formatDuration, formatWindow } from "@/lib/board/format";
 import { checkStale, type RuleContext, sortFlags } from "@/lib/board/health-rules";
 import { isoOrNull } from "@/lib/board/iso-time";
-import type { LockSnapshot } from "@/lib/board/lock-types";
+import type { EndedFinding, LockSnapshot } from "@/lib/board/lock-types";
 
-/** An expiry while held stays on the board this long. */
+/** An expiry while held is looked at this long at most (it ends sooner once the lock is calm again). */
 export const EXPIRY_WINDOW_MS = 3_600_000;
 /** A holder is stuck past this many times the longest hold that has ended. */
 export const STUCK_HOLD_FACTOR = 3;
@@ -30,19 +31,50 @@ export function checkLockStale(lock: LockSnapshot, ctx: LockRuleContext): Health
   return checkStale(lock, ctx);
 }
 
-/** The lock ran out while someone held it (a crash, or a stall past the TTL) within the last hour. */
-export function checkExpiredWhileHeld(lock: LockSnapshot, nowMs: number): HealthFlag | null {
+/** The recovery hold of this lock: BATON_RECOVERED_AFTER_SECONDS, else one TTL, else a minute. */
+function recoveryOf(lock: LockSnapshot, ctx: Pick<LockRuleContext, "thresholds">): number {
+  return recoveryHoldMs(ctx.thresholds.recoveredAfterMs, lock.stats.tenureMaxTtlMs ?? lock.ttlMs);
+}
+
+/**
+ * The lock ran out while someone held it (a crash, or a stall past the TTL), and it has not
+ * been calm since for the recovery hold (lib/board/finding-lifetime.ts). Its time is when it
+ * happened ("at"), not a "since".
+ */
+export function checkExpiredWhileHeld(lock: LockSnapshot, ctx: Pick<LockRuleContext, "nowMs" | "thresholds">): HealthFlag | null {
   const expiry = lock.lastExpiry;
-  if (expiry === null || nowMs - expiry.at > EXPIRY_WINDOW_MS) return null;
+  if (expiry === null || ctx.nowMs - expiry.at > EXPIRY_WINDOW_MS) return null;
+  const judged = judgeExpiry(expiry, lock, ctx.nowMs, recoveryOf(lock, ctx));
+  if (judged.state === "ended") return null;
   const holder = expiry.fromHolder ?? "its holder";
-  const after = expiry.toHolder === null ? "nobody holds it since" : `${expiry.toHolder} acquired it`;
+  const settle = formatDuration(judged.recoveryMs);
+  const after =
+    judged.taker === null
+      ? `nobody holds it: ${holder} may still be acting (over once it stays free ${settle})`
+      : `${judged.taker} holds it now: ${holder} may still be acting (recovered once ${judged.taker} has held it ${settle}; ${formatDuration(judged.calmForMs)} so far)`;
   return flag(
     "expired-while-held",
     "critical",
     `Expired while held by ${holder}`,
-    `the lock expired while ${holder} held it (held since ${exactUtc(expiry.heldSince)}; its TTL ended at ${exactUtc(expiry.expiresAtBefore)}); ${after}: ${holder} may still be acting`,
+    `the lock expired while ${holder} held it (held since ${exactUtc(expiry.heldSince)}; its TTL ended at ${exactUtc(expiry.expiresAtBefore)}); ${after}`,
     isoOrNull(expiry.at),
   );
+}
+
+/** The findings of the last hour that have ended (recovered), in words, for the lock's card. */
+export function listEndedFindings(lock: LockSnapshot, ctx: Pick<LockRuleContext, "nowMs" | "thresholds">): EndedFinding[] {
+  const ended: EndedFinding[] = [];
+  const expiry = lock.lastExpiry;
+  if (expiry !== null && ctx.nowMs - expiry.at <= EXPIRY_WINDOW_MS) {
+    const judged = judgeExpiry(expiry, lock, ctx.nowMs, recoveryOf(lock, ctx));
+    if (judged.state === "ended") ended.push({ rule: "expired-while-held", text: judged.text, startedAt: isoOrNull(expiry.at)!, endedAt: isoOrNull(judged.endedAt)! });
+  }
+  const { flapChanges, flapWindowMs } = ctx.thresholds;
+  if (lock.changesInWindow > flapChanges) {
+    const judged = judgeChurn(lock.changesInWindow, formatWindow(flapWindowMs), lock, ctx.nowMs, recoveryOf(lock, ctx));
+    if (judged.state === "ended") ended.push({ rule: "lock-churn", text: judged.text, startedAt: null, endedAt: isoOrNull(judged.endedAt)! });
+  }
+  return ended;
 }
 
 /** Held for more than STUCK_HOLD_FACTOR times the longest hold that ended (not for leader elections, which are held for good). */
@@ -59,10 +91,11 @@ export function checkStuckHolder(lock: LockSnapshot, nowMs: number): HealthFlag 
   );
 }
 
-/** More holder changes in the flapping window than the leaders' threshold (BATON_FLAP_*). */
-export function checkLockChurn(lock: LockSnapshot, ctx: Pick<LockRuleContext, "thresholds">): HealthFlag | null {
+/** More holder changes in the flapping window than the leaders' threshold (BATON_FLAP_*), until the holder has kept it for the recovery hold. */
+export function checkLockChurn(lock: LockSnapshot, ctx: Pick<LockRuleContext, "nowMs" | "thresholds">): HealthFlag | null {
   const { flapChanges, flapWindowMs } = ctx.thresholds;
   if (lock.changesInWindow <= flapChanges) return null;
+  if (judgeChurn(lock.changesInWindow, formatWindow(flapWindowMs), lock, ctx.nowMs, recoveryOf(lock, ctx)).state === "ended") return null;
   return flag(
     "lock-churn",
     "warning",
@@ -124,7 +157,7 @@ export function checkLockGone(lock: LockSnapshot): HealthFlag | null {
  * a stale lock keeps what is history (an expiry in the last hour) and gone.
  */
 export function evaluateLock(lock: LockSnapshot, ctx: LockRuleContext): HealthFlag[] {
-  const expired = checkExpiredWhileHeld(lock, ctx.nowMs);
+  const expired = checkExpiredWhileHeld(lock, ctx);
   const gone = checkLockGone(lock);
   const stale = checkLockStale(lock, ctx);
   const keep = (flags: (HealthFlag | null)[]) => sortFlags(flags.filter((f): f is HealthFlag => f !== null));

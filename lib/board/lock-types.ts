@@ -47,6 +47,16 @@ export type LockSnapshot = {
   lastExpiry: ExpirySnapshot | null;
 };
 
+/** A finding that has ended (the lock recovered), told in words with when it happened. */
+export type EndedFinding = {
+  rule: "expired-while-held" | "lock-churn";
+  /** "recovered: expired while held by sched-a at 19:00:16 UTC, taken over by sched-b 1 s later". */
+  text: string;
+  /** When it happened, where it was one event (null for churn, which spans a window). */
+  startedAt: string | null;
+  endedAt: string;
+};
+
 /** The newest holder change of a lock, with how the previous hold ended. */
 export type LockLastChange = { kind: ChangeKind; ending: HoldEnding | null; fromHolder: string | null; toHolder: string | null; at: string };
 
@@ -86,6 +96,8 @@ export type LockRow = {
   next: NextHolder;
   health: Health;
   flags: HealthFlag[];
+  /** Findings of the last hour that have ended: the lock is healthy again, and says what happened. */
+  ended: EndedFinding[];
 };
 
 export type LockClusterStatus = ClusterStatus & { sourceKind: LockSourceKind };

@@ -10,7 +10,8 @@ async function fetchJson<T>(url: string, acceptStatuses: number[] = []): Promise
   return (await response.json()) as T;
 }
 
-export const HEALTH_REFRESH_MS = 15_000;
+/** The header's verdict and the Alerts menu item's count refresh this often. */
+export const HEALTH_REFRESH_MS = 10_000;
 
 export function healthQuery() {
   // 503 still carries a report (the database is down): show it rather than an error.

@@ -8,6 +8,7 @@ import type { LockTimeline } from "@/lib/queries/get-lock-timeline";
 import type { LockChangePage } from "@/lib/queries/list-lock-changes";
 import type { SubscriptionTimeline } from "@/lib/queries/get-subscription-timeline";
 import type { ChangePage } from "@/lib/queries/list-subscription-changes";
+import { liveInterval } from "@/lib/client/refresh-rate";
 
 // react-query keys and fetchers of the read API (docs/http-api.md), one factory per read.
 // The types are imported from server modules as types only: nothing of them reaches the bundle.
@@ -21,7 +22,7 @@ export function leadersQuery(params: { includeGone: boolean }) {
   return queryOptions({
     queryKey: ["leaders", params],
     queryFn: () => fetchApi<LeadersBoard>("/api/v1/leaders", { includeGone: params.includeGone || null }),
-    refetchInterval: LIVE_REFRESH_MS,
+    refetchInterval: liveInterval(LIVE_REFRESH_MS),
     // Keep showing the last answer while a refresh (or a toggle) loads: no flash, no lost scroll.
     placeholderData: (previous) => previous,
   });
@@ -38,7 +39,7 @@ export function subscriptionTimelineQuery(ref: SubscriptionRef, range: { fromMs:
       const fromMs = toMs - (range.toMs - range.fromMs);
       return fetchApi<SubscriptionTimeline>("/api/v1/subscriptions/timeline", { ...ref, from: fromMs, to: toMs, deployments: options.allDeployments ? "all" : null });
     },
-    refetchInterval: options.isLive ? LIVE_REFRESH_MS : false,
+    refetchInterval: options.isLive ? liveInterval(LIVE_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }
@@ -62,7 +63,7 @@ export function subscriptionChangesPageQuery(ref: SubscriptionRef, range: { from
   return queryOptions({
     queryKey: ["subscription-changes-page", ref, rangeKey(range, options.isLive), options.cursor],
     queryFn: () => fetchApi<ChangePage>("/api/v1/subscriptions/changes", { ...ref, ...currentRange(range, options.isLive), limit: CHANGE_PAGE_SIZE, cursor: options.cursor }),
-    refetchInterval: options.isLive && options.cursor === null ? LIVE_REFRESH_MS : false,
+    refetchInterval: options.isLive && options.cursor === null ? liveInterval(LIVE_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }
@@ -72,7 +73,7 @@ export function locksQuery(params: { includeGone: boolean }) {
   return queryOptions({
     queryKey: ["locks", params],
     queryFn: () => fetchApi<LocksBoard>("/api/v1/locks", { includeGone: params.includeGone || null }),
-    refetchInterval: LIVE_REFRESH_MS,
+    refetchInterval: liveInterval(LIVE_REFRESH_MS),
     placeholderData: (previous) => previous,
   });
 }
@@ -84,7 +85,7 @@ export function lockTimelineQuery(ref: LockPageRef, range: { fromMs: number; toM
   return queryOptions({
     queryKey: ["lock-timeline", ref, rangeKey(range, options.isLive), options.allDeployments],
     queryFn: () => fetchApi<LockTimeline>("/api/v1/locks/timeline", { ...ref, ...currentRange(range, options.isLive), deployments: options.allDeployments ? "all" : null }),
-    refetchInterval: options.isLive ? LIVE_REFRESH_MS : false,
+    refetchInterval: options.isLive ? liveInterval(LIVE_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }
@@ -93,7 +94,7 @@ export function lockChangesPageQuery(ref: LockPageRef, range: { fromMs: number; 
   return queryOptions({
     queryKey: ["lock-changes-page", ref, rangeKey(range, options.isLive), options.cursor],
     queryFn: () => fetchApi<LockChangePage>("/api/v1/locks/changes", { ...ref, ...currentRange(range, options.isLive), limit: CHANGE_PAGE_SIZE, cursor: options.cursor }),
-    refetchInterval: options.isLive && options.cursor === null ? LIVE_REFRESH_MS : false,
+    refetchInterval: options.isLive && options.cursor === null ? liveInterval(LIVE_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }
@@ -102,7 +103,7 @@ export function consumerQuery(name: string, params: { cluster: string | null; sp
   return queryOptions({
     queryKey: ["consumer", name, params],
     queryFn: () => fetchApi<ConsumerReport>(`/api/v1/consumers/${encodeURIComponent(name)}`, { cluster: params.cluster, from: Date.now() - params.span }),
-    refetchInterval: LIVE_REFRESH_MS,
+    refetchInterval: liveInterval(LIVE_REFRESH_MS),
     placeholderData: (previous) => previous,
   });
 }

@@ -5,6 +5,8 @@ import { checkDatabase } from "@/lib/db/check-database";
 import { resolveDatabaseUrl } from "@/lib/db/database-url";
 import { checkCluster } from "@/lib/health/check-cluster";
 import { type ClusterHealth, type HealthReport, type PollerStatus, worstStatus } from "@/lib/health/health-report";
+import { readHealthVerdict } from "@/lib/health/read-health-verdict";
+import { judgeHealth } from "@/lib/health/health-verdict";
 import { readPollerStatus } from "@/lib/health/read-poller-status";
 import type { Db } from "@/lib/db/client";
 
@@ -34,15 +36,25 @@ function withPollerStatus(health: ClusterHealth, poller: PollerStatus | undefine
 
 /**
  * Checks the database and every configured cluster, all at once, each within the timeout; with
- * `db`, also each cluster's poller.
+ * `db`, also each cluster's poller and the verdict (what fires now).
  */
 export async function checkHealth(config: Config, db?: Db): Promise<HealthReport> {
   const [database, checked] = await Promise.all([
     checkDatabase(resolveDatabaseUrl(config), config.healthTimeoutMs),
     Promise.all(config.clusters.map((cluster) => checkCluster(cluster, config.healthTimeoutMs))),
   ]);
-  const pollers = database.isReachable && db ? await readPollerStatus(db, config.clusters.map((c) => c.name)).catch(() => new Map<string, PollerStatus>()) : new Map<string, PollerStatus>();
   const now = Date.now();
+  const reachable = { isReachable: database.isReachable, reason: database.isReachable ? null : database.reason };
+  const [pollers, verdict] =
+    database.isReachable && db
+      ? await Promise.all([
+          readPollerStatus(db, config.clusters.map((c) => c.name)).catch(() => new Map<string, PollerStatus>()),
+          readHealthVerdict(db, reachable, now).catch((error: Error) => {
+            console.error("[baton] reading the alerts for the health verdict failed:", error);
+            return judgeHealth({ nowMs: now, database: reachable, readError: error.message, firing: [], pending: 0, evaluatorHeartbeatMs: null });
+          }),
+        ])
+      : [new Map<string, PollerStatus>(), judgeHealth({ nowMs: now, database: reachable, firing: [], pending: 0, evaluatorHeartbeatMs: null })];
   const clusters = checked.map((health, i) => withPollerStatus(health, pollers.get(health.name), config.clusters[i]!.pollIntervalMs, now));
   const databaseHealth = database.isReachable
     ? { status: "ok" as const, reason: null, latencyMs: database.latencyMs, isEmbedded: config.databaseUrl === null }
@@ -52,6 +64,7 @@ export async function checkHealth(config: Config, db?: Db): Promise<HealthReport
   const clusterStatuses = clusters.map((c) => (c.status === "ok" ? "ok" : "degraded") as "ok" | "degraded");
   return {
     status: worstStatus([databaseHealth.status, ...clusterStatuses]),
+    verdict,
     checkedAt: new Date().toISOString(),
     database: databaseHealth,
     clusters,

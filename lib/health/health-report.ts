@@ -1,5 +1,7 @@
 // The shape of GET /api/health. Client-safe: the health indicator imports it.
 
+import type { HealthVerdict } from "@/lib/health/health-verdict";
+
 export type HealthStatus = "ok" | "degraded" | "down";
 
 export type ComponentHealth = {
@@ -28,7 +30,10 @@ export type PollerStatus = {
 export type ClusterHealth = ComponentHealth & { name: string; kind: string; adminUrl: string; poller: PollerStatus | null };
 
 export type HealthReport = {
+  /** Whether Baton's own parts answer: the database and each cluster's endpoint, and their pollers. */
   status: HealthStatus;
+  /** What is wrong with what Baton watches, from the firing alerts: the header and the Alerts menu item show this. */
+  verdict: HealthVerdict;
   checkedAt: string;
   database: ComponentHealth & { isEmbedded: boolean };
   clusters: ClusterHealth[];

@@ -1,6 +1,6 @@
 // A holder change as every source kind records it (a row of holder_change). Client-safe types.
 
-export type ChangeKind = "HOLDER_CHANGED" | "HOLDER_LOST" | "HOLDER_APPEARED" | "HIDDEN_FLAP" | "CONSUMERS_CHANGED" | "RANGES_MOVED";
+export type ChangeKind = "HOLDER_CHANGED" | "HOLDER_LOST" | "HOLDER_APPEARED" | "HIDDEN_FLAP" | "REPLAYED_FLAP" | "CONSUMERS_CHANGED" | "RANGES_MOVED";
 export type ChangeCause = "CLIENT" | "BROKER" | "UNKNOWN";
 /** How the previous hold ended, for the kinds that can tell (locks). */
 export type HoldEnding = "RELEASED" | "EXPIRED" | "TAKEN_OVER";

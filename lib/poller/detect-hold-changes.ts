@@ -28,10 +28,12 @@ export function classifyEnding(transition: HolderTransition, prev: HoldState, ob
   // A Redlock split is no ending of the hold: no majority agrees on anything (its own health flag).
   if (transition === "HOLDER_APPEARED" || obs.isSplit) return null;
   if (obs.previousEnding === "EXPIRED" || (hintEvent !== null && EXPIRY_EVENTS.has(hintEvent))) return "EXPIRED";
-  if (obs.previousEnding === "RELEASED") return "RELEASED";
+  // A delete the source saw a client make (Redis `del`, an etcd key deleted while its lease
+  // lived) outweighs the clock: the expiry Baton last read is a lower bound where holders renew.
+  if (obs.previousEnding === "RELEASED" || (hintEvent !== null && RELEASE_EVENTS.has(hintEvent))) return "RELEASED";
   const isPastExpiry = prev.expiresAt !== null && ms(obs.observedAt) >= ms(prev.expiresAt);
   if (isPastExpiry) return "EXPIRED";
-  if (transition === "HOLDER_LOST" || (hintEvent !== null && RELEASE_EVENTS.has(hintEvent))) return "RELEASED";
+  if (transition === "HOLDER_LOST") return "RELEASED";
   return transition === "HOLDER_CHANGED" ? "TAKEN_OVER" : "RELEASED";
 }
 

@@ -5,7 +5,7 @@ import type { HoldChange, HoldState } from "@/lib/poller/hold-state";
 import { markGone, markStale } from "@/lib/poller/mark-gaps";
 import type { CycleResult, HoldResourceKind, SourceCycles } from "@/lib/poller/source-cycles";
 import { waitUntilWoken } from "@/lib/poller/wait-until-woken";
-import type { HoldHint } from "@/lib/poller/contract/hold-observation";
+import { EXPIRY_EVENTS, type HoldHint, RELEASE_EVENTS } from "@/lib/poller/contract/hold-observation";
 import type { HoldReadError, HoldSource, HoldWatch, LockRef } from "@/lib/poller/contract/hold-source";
 
 export type HoldCyclesOptions = {
@@ -15,6 +15,20 @@ export type HoldCyclesOptions = {
   pollIntervalMs: number;
   log?: (line: string) => void;
 };
+
+/**
+ * The event kept for a key between two reads. The first ending (`del`, `expired`...) is kept:
+ * it belongs to the hold that ended, and the next holder's writes (`set`, `hincrby`, `expire` for
+ * its PX or PEXPIRE) often arrive before the read. Until an ending arrives, the latest event.
+ */
+export function keepEnding(before: string | null | undefined, event: string | null): string | null {
+  if (before !== undefined && before !== null && isEndingEvent(before)) return before;
+  return event ?? before ?? null;
+}
+
+function isEndingEvent(event: string): boolean {
+  return RELEASE_EVENTS.has(event) || EXPIRY_EVENTS.has(event);
+}
 
 function describeError(error: HoldReadError): string {
   return error.master ? `${error.master}: ${error.message}` : error.message;
@@ -40,24 +54,31 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
     wake = null;
   };
   const onHints = (hints: HoldHint[]) => {
-    for (const hint of hints) {
-      const before = pending.get(hint.key);
-      // Keep the event that explains an ending (`del`, `expired`) over a later write's `set`.
-      pending.set(hint.key, hint.event === null || hint.event === "set" || hint.event === "hset" ? (before ?? hint.event) : hint.event);
-    }
+    for (const hint of hints) pending.set(hint.key, keepEnding(pending.get(hint.key), hint.event));
     poke();
+  };
+  let watch: HoldWatch | null = null;
+  let loggedMode: string | null = null;
+  /** Says what signals are in force whenever that changes: "none" at start must not outlive the signals' return. */
+  const logMode = () => {
+    const mode = watch?.mode;
+    if (mode === undefined || mode === loggedMode) return;
+    options.log?.(loggedMode === null ? `lock change signals: ${mode}` : `lock change signals: ${mode} (${mode === "none" ? "lost" : "resumed"}; were ${loggedMode})`);
+    loggedMode = mode;
   };
   const onResync = (reason: string) => {
     options.log?.(`lock change signals lost (${reason}); reading every lock again`);
     lastFullReadAt = Number.NEGATIVE_INFINITY;
+    logMode();
     poke();
   };
   // Signals only make reads come sooner: without them (refused, unreachable) polls carry on.
-  const watch = await source.watch(onHints, onResync).catch((error: unknown): HoldWatch => {
+  const opened = await source.watch(onHints, onResync).catch((error: unknown): HoldWatch => {
     options.log?.(`no lock change signals (${(error as Error).message}); polling only`);
     return { mode: "none", stop: async () => {} };
   });
-  options.log?.(`lock change signals: ${watch.mode}`);
+  watch = opened;
+  logMode();
 
   function isFullReadDue(now: number): boolean {
     return now - lastFullReadAt >= options.pollIntervalMs;
@@ -65,6 +86,7 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
 
   return {
     async run(): Promise<CycleResult> {
+      logMode();
       const now = Date.now();
       const errors: CycleResult["errors"] = [];
       let discovered: Set<string> | null = null;
@@ -158,7 +180,7 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
       await waitUntilWoken(dueMs, signal, (next) => (wake = next));
     },
     async close() {
-      await watch.stop();
+      await opened.stop();
       await source.close();
     },
   };

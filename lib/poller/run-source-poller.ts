@@ -7,6 +7,7 @@ import { saveChangeSignal } from "@/lib/poller/save-change-signal";
 import type { BaseClusterConfig, SourceKind } from "@/lib/poller/contract/source-kind";
 import type { CycleResult } from "@/lib/poller/source-cycles";
 import { WrittenRows } from "@/lib/poller/written-rows";
+import { nextFailureStreak, NO_FAILURES } from "@/lib/poller/failure-streak";
 
 export type SourcePollerOptions<C extends BaseClusterConfig> = {
   db: SqlDb;
@@ -46,6 +47,7 @@ export async function runSourcePoller<C extends BaseClusterConfig>(options: Sour
   const cycles = await source.openCycles(cluster, saved, (line) => log(`${cluster.name}: ${line}`));
   let previousCycleStart: number | null = null;
   let nextCycleDueMs = Date.now();
+  let failures = NO_FAILURES;
   try {
     while (!signal.aborted) {
       const callStart = Date.now();
@@ -84,6 +86,9 @@ export async function runSourcePoller<C extends BaseClusterConfig>(options: Sour
       });
       cycles.commit(result);
       logChanges(log, cluster.name, result.changes);
+      const streak = nextFailureStreak(failures, result.errors, new Date().toISOString());
+      failures = streak.streak;
+      if (streak.line !== null) log(`${cluster.name}: ${streak.line}`);
       if (cycles.describeSignal) await saveChangeSignal(db, clusterId, cycles.describeSignal());
       options.onCycle?.({ changeCount, errorCount: result.errors.length, topicCount: result.targetCount, cycleMs });
       nextCycleDueMs = Math.max(cycleStart + cluster.pollIntervalMs, Date.now() + result.retryAfterMs);

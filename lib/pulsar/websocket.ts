@@ -124,7 +124,7 @@ interface ConnectionOptions {
   wsUrl: string;
   /** Sent as "Authorization: Bearer <token>". */
   token?: string;
-  /** Default 10 s, covering the upgrade, which includes the broker-side subscribe or create. */
+  /** Default 30 s, covering the upgrade, which includes the broker-side subscribe or create. */
   openTimeoutMs?: number;
   /** Ping interval; a missing pong by the next ping drops the connection. Default 30 s, well
    * under the broker's 5-minute idle timeout for WebSocket sessions. 0 disables. */
@@ -133,7 +133,10 @@ interface ConnectionOptions {
   query?: Record<string, string>;
 }
 
-const DEFAULT_OPEN_TIMEOUT_MS = 10_000;
+// The first subscribe or create in a namespace makes the broker load its bundle: on a loaded
+// 2-core machine that took over 10 s (the earlier default), and the open failed although the
+// broker answered. The bound only has to catch a broker that never answers.
+const DEFAULT_OPEN_TIMEOUT_MS = 30_000;
 const DEFAULT_PING_INTERVAL_MS = 30_000;
 const GRACEFUL_CLOSE_TIMEOUT_MS = 5_000;
 const MAX_ERROR_BODY_BYTES = 4_096;

@@ -54,7 +54,7 @@ async function idRanges(db: SqlDb): Promise<{ from: bigint; to: bigint }[]> {
 }
 
 /** The holder-change kinds that count towards flapping. */
-const FLAP_KINDS = sql`('HOLDER_CHANGED', 'HOLDER_LOST', 'HOLDER_APPEARED', 'HIDDEN_FLAP')`;
+const FLAP_KINDS = sql`('HOLDER_CHANGED', 'HOLDER_LOST', 'HOLDER_APPEARED', 'HIDDEN_FLAP', 'REPLAYED_FLAP')`;
 
 /**
  * One resource as a positional JSON array (json_build_array): the answer for 10,000 resources

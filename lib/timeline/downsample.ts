@@ -69,9 +69,10 @@ export function downsampleLanes(lanes: Lane[], fromMs: number, toMs: number, max
 
 /** Which change a bucket's marker shows: the most alarming kind in it. */
 const KIND_PRIORITY: Record<ChangeKind, number> = {
-  HOLDER_LOST: 6,
-  HOLDER_CHANGED: 5,
-  HIDDEN_FLAP: 4,
+  HOLDER_LOST: 7,
+  HOLDER_CHANGED: 6,
+  HIDDEN_FLAP: 5,
+  REPLAYED_FLAP: 4,
   HOLDER_APPEARED: 3,
   RANGES_MOVED: 2,
   CONSUMERS_CHANGED: 1,

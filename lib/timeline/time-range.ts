@@ -11,8 +11,8 @@ export const MAX_RANGE_MS = 31 * 86_400_000;
 
 /**
  * A preset ending now; a fixed custom range; or "since": a live range that opened at `from`
- * (the page's default for a resource first seen less than DEFAULT_PRESET ago, so that it does
- * not open on hours of "not observed").
+ * (a page's default when its data is younger than LONGEST_FITTED_PRESET, so that it does not
+ * open on hours of "not observed": see fitRangeToData).
  */
 export type RangeSelection = { preset: RangePreset } | { preset: "custom"; from: string; to: string } | { preset: "since"; from: string };
 
@@ -62,20 +62,25 @@ export function isLiveRange(selection: RangeSelection): boolean {
   return selection.preset !== "custom";
 }
 
-/** Room left before a young resource's first sighting: a tenth of its age, at least this. */
-const FIRST_SEEN_MARGIN_MS = 30_000;
+/** Room left before the oldest data point: a tenth of the data's age, at least this. */
+const OLDEST_DATA_MARGIN_MS = 30_000;
+/** The longest range a page opens on by itself: older data is one click away (7 d). */
+export const LONGEST_FITTED_PRESET: RangePreset = "24h";
 
 /**
- * The range a timeline opens on when the URL names none: DEFAULT_PRESET, unless Baton first saw
- * the resource more recently than that; then from just before its first sighting to now, so
- * that what is known fills the chart.
+ * The one rule by which every page (subscription, lock, violations, drill-down, deployments)
+ * picks its range when the URL names none: from just before the oldest data point it shows to
+ * now, so that what is known fills the chart; when the data is older than the longest fitted
+ * preset, that preset; with no data at all, the default preset.
  */
-export function fitRangeToFirstSeen(firstSeenMs: number | null, nowMs: number): RangeSelection {
-  if (firstSeenMs === null) return { preset: DEFAULT_PRESET };
-  const age = Math.max(0, nowMs - firstSeenMs);
-  if (age + FIRST_SEEN_MARGIN_MS >= RANGE_PRESETS[DEFAULT_PRESET]) return { preset: DEFAULT_PRESET };
-  const margin = Math.max(FIRST_SEEN_MARGIN_MS, Math.round(age / 10));
-  return { preset: "since", from: new Date(firstSeenMs - margin).toISOString() };
+export function fitRangeToData(oldestMs: number | null, nowMs: number): RangeSelection {
+  if (oldestMs === null) return { preset: DEFAULT_PRESET };
+  // Data stamped ahead of this clock counts as data of now.
+  const start = Math.min(oldestMs, nowMs);
+  const age = nowMs - start;
+  const margin = Math.max(OLDEST_DATA_MARGIN_MS, Math.round(age / 10));
+  if (age + margin >= RANGE_PRESETS[LONGEST_FITTED_PRESET]) return { preset: LONGEST_FITTED_PRESET };
+  return { preset: "since", from: new Date(start - margin).toISOString() };
 }
 
 /** Whether the URL names a range at all (else the page fits one to what is known). */

@@ -7,7 +7,7 @@ import type { ChangeCause, ChangeKind, HoldEnding } from "@/lib/poller/change";
 export type { ChangeCause, ChangeKind, HoldEnding };
 
 /** Kinds that end one tenure and start another. The others are markers only. */
-export const HOLDER_KINDS: readonly ChangeKind[] = ["HOLDER_CHANGED", "HOLDER_LOST", "HOLDER_APPEARED", "HIDDEN_FLAP"];
+export const HOLDER_KINDS: readonly ChangeKind[] = ["HOLDER_CHANGED", "HOLDER_LOST", "HOLDER_APPEARED", "HIDDEN_FLAP", "REPLAYED_FLAP"];
 
 /** A change as the lane builder needs it (times in epoch ms: 20,000 of them are parsed once, not per use). */
 export type TimelineChange = {

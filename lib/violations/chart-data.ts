@@ -115,10 +115,3 @@ export function barSegments(point: ChartPoint, mode: "classification" | "service
   return segments;
 }
 
-/** A round upper bound for the y axis: 1, 2, 5, 10, 20, 50, ... at or above the value. */
-export function niceCeiling(value: number): number {
-  if (value <= 1) return 1;
-  const magnitude = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 5, 10]) if (step * magnitude >= value) return step * magnitude;
-  return 10 * magnitude;
-}

@@ -1,17 +1,13 @@
-// A violation's explanation in plain words, for the drill-down. Client-safe and pure.
+// A violation's explanation in plain words, for the drill-down: its cause in one sentence, then
+// the evidence, each kind once (the nearest leader change, not every one: the drill-down lists
+// them all in its own table). Client-safe and pure.
 
+import { describeCause, nearestChange } from "@/lib/violations/describe-cause";
 import { describeLockStory } from "@/lib/violations/describe-lock-story";
 import { describeOwner } from "@/lib/violations/describe-owner";
-import type { DrilldownEvent, LockChangeMarker, Verdict, ViolationExplanation } from "@/lib/violations/drilldown-types";
+import type { DrilldownEvent, LockChangeMarker, ViolationExplanation } from "@/lib/violations/drilldown-types";
 import { formatDuration, formatInstant, formatOffset } from "@/lib/violations/format";
 import type { DeploymentBand, LeaderChangeMarker } from "@/lib/violations/violation-types";
-
-export const VERDICT_LABEL: Record<Verdict, string> = {
-  deployment: "During a deployment",
-  failover: "Failover overlap",
-  "deployment-and-failover": "Deployment and failover overlap",
-  unexplained: "Unexplained: a real exclusivity failure",
-};
 
 function partitionWords(partition: number): string {
   return partition < 0 ? "the (non-partitioned) topic" : `partition ${partition}`;
@@ -48,7 +44,16 @@ function describeWhoWasInside(explanation: ViolationExplanation, event: Drilldow
   return lines;
 }
 
-/** The sentences under one violation: verdict first, then who was inside, then what coincides. */
+export type ExplanationWords = {
+  /** The cause, in one sentence. */
+  cause: string;
+  /** What it was decided from, each kind of evidence once. */
+  evidence: string[];
+  /** The lock story, apart: the drill-down links it to the lock's own page. */
+  lockStory: string | null;
+};
+
+/** The sentences of one violation: its cause, then who was inside, the owner, and what coincides. */
 export function describeExplanation(
   explanation: ViolationExplanation,
   context: {
@@ -60,31 +65,31 @@ export function describeExplanation(
     graceMs: number;
     timeZone: string;
   },
-): string[] {
+): ExplanationWords {
   const { event, timeZone } = context;
   const atMs = Date.parse(event.observedAt);
-  const lines: string[] = [];
-  if (explanation.verdict === "unexplained") {
-    const holders = event.lock === null ? "no leader change of its subscription partition" : "no leader change of its subscription partition and no holder change of its lock";
-    lines.push(`No deployment of ${event.service} and ${holders} within ±${formatDuration(context.windowMs)}: this is a real exclusivity failure.`);
-  }
-  lines.push(...describeWhoWasInside(explanation, event));
+  const evidence: string[] = [...describeWhoWasInside(explanation, event)];
   if (explanation.owner !== null && event.resource !== null) {
-    lines.push(describeOwner(explanation.owner, { key: event.key, observedAt: event.observedAt, windowMs: context.windowMs, timeZone, explanation }));
+    evidence.push(describeOwner(explanation.owner, { key: event.key, observedAt: event.observedAt, windowMs: context.windowMs, timeZone, explanation }));
   }
-  const lockStory = describeLockStory(explanation, { event, changes: context.lockChanges, windowMs: context.windowMs, timeZone });
-  if (lockStory !== null) lines.push(lockStory);
   for (const id of explanation.insideDeploymentIds) {
     const d = context.deployments.get(id);
-    if (d) lines.push(`Coincides with the deployment of ${describeDeployment(d, timeZone)} (counted as inside, with ${formatDuration(context.graceMs)} of grace).`);
+    if (d) evidence.push(`Inside the deployment of ${describeDeployment(d, timeZone)} (with ${formatDuration(context.graceMs)} of grace).`);
   }
-  for (const id of explanation.leaderChangeIds) {
-    const c = context.changes.get(id);
-    if (c) lines.push(`Coincides with a leader change (failover overlap): ${describeLeaderChange(c, atMs, timeZone)}.`);
+  const changes = explanation.leaderChangeIds.flatMap((id) => context.changes.get(id) ?? []);
+  const nearest = nearestChange(changes, atMs);
+  if (nearest) {
+    const more = changes.length - 1;
+    evidence.push(`Nearest leader change: ${describeLeaderChange(nearest, atMs, timeZone)}${more > 0 ? `; ${more} more within ±${formatDuration(context.windowMs)} (listed under Leader changes nearby)` : ""}.`);
   }
-  for (const id of explanation.nearbyDeploymentIds) {
-    const d = context.deployments.get(id);
-    if (d) lines.push(`Nearby, not counted: deployment of ${describeDeployment(d, timeZone)}${d.service === event.service ? "" : " (another service)"}.`);
+  const nearby = explanation.nearbyDeploymentIds.flatMap((id) => context.deployments.get(id) ?? []);
+  if (nearby.length > 0) {
+    const first = nearby[0]!;
+    evidence.push(`Nearby, not counted: deployment of ${describeDeployment(first, timeZone)}${first.service === event.service ? "" : " (another service)"}${nearby.length > 1 ? ` and ${nearby.length - 1} more` : ""}.`);
   }
-  return lines;
+  return {
+    cause: describeCause(explanation, { event, deployments: context.deployments, changes: context.changes, lockChanges: context.lockChanges, windowMs: context.windowMs, timeZone }),
+    evidence,
+    lockStory: describeLockStory(explanation, { event, changes: context.lockChanges, windowMs: context.windowMs, timeZone }),
+  };
 }

@@ -26,7 +26,7 @@ function describeEnding(change: LockChangeMarker): string {
 /**
  * One sentence per lock story: the latest expiry while held before the violation, with who took
  * the lock after it and who was still inside; else the latest handover; else that the lock did
- * not change hands at all (two workers inside under one held lock: the alarming kind).
+ * not change hands at all (two workers inside under one held lock).
  */
 export function describeLockStory(
   explanation: ViolationExplanation,

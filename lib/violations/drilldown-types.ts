@@ -2,6 +2,7 @@
 
 import type { ViolationOwner } from "@/lib/violations/owner-types";
 import type { ResourceRef } from "@/lib/violations/resource-ref";
+import type { CauseCounts, ViolationCause } from "@/lib/violations/cause-words";
 import type { DeploymentBand, LeaderChangeMarker, ViolationCounts } from "@/lib/violations/violation-types";
 
 /** A key's counts: its entries (events) and their violations. */
@@ -64,8 +65,6 @@ export type WorkerActivity = {
 /** "`entered` came in while `inside` was (probably) in": how often, over the drill-down. */
 export type WorkerOverlap = { entered: string; inside: string; count: number };
 
-export type Verdict = "deployment" | "failover" | "deployment-and-failover" | "unexplained";
-
 export type ViolationExplanation = {
   eventId: string;
   /** The latest entry into the key by another worker before this one: who was probably inside. */
@@ -80,8 +79,9 @@ export type ViolationExplanation = {
   leaderChangeIds: string[];
   /** Holder changes of the lock the event names, within the window. */
   lockChangeIds: string[];
-  verdict: Verdict;
-  /** Who owned the key at the violation's time (Key_Shared range or partition leader) and whether that changed around it; null until computed. */
+  /** Why it happened, by the one precedence (lib/violations/violation-cause.ts). */
+  cause: ViolationCause;
+  /** Who owned the key at the violation's time (Key_Shared range or partition leader) and whether that changed around it; null when not computed. */
   owner: ViolationOwner | null;
 };
 
@@ -107,4 +107,6 @@ export type KeyDrilldown = {
   lockChanges: LockChangeMarker[];
   deployments: DeploymentBand[];
   explanations: ViolationExplanation[];
+  /** The explained violations per cause (they add up to explanations.length). */
+  causes: CauseCounts;
 };

@@ -1,11 +1,13 @@
 // The drill-down's analysis: which workers touched the key and how their entries overlapped,
-// and for each violation the deployments and leader changes around it, with a verdict.
+// and for each violation the deployments and leader changes around it, with its cause.
 // Client-safe and pure.
 
 import { effectiveEndMs, isInsideWindows } from "@/lib/violations/deployment-windows";
 import { refMatches } from "@/lib/violations/resource-ref";
-import type { DrilldownEvent, LockChangeMarker, ViolationExplanation, Verdict, WorkerActivity, WorkerOverlap } from "@/lib/violations/drilldown-types";
+import type { DrilldownEvent, LockChangeMarker, ViolationExplanation, WorkerActivity, WorkerOverlap } from "@/lib/violations/drilldown-types";
+import type { ViolationOwner } from "@/lib/violations/owner-types";
 import { floorMinute } from "@/lib/violations/time-buckets";
+import { causeFactsOf, classifyCauses } from "@/lib/violations/violation-cause";
 import type { DeploymentBand, LeaderChangeMarker } from "@/lib/violations/violation-types";
 
 /** Per worker: its events and violations on the key, first and last entry. */
@@ -90,17 +92,10 @@ export function changesNearEvents(changes: readonly LeaderChangeMarker[], events
   });
 }
 
-function verdictOf(isInDeployment: boolean, isNearLeaderChange: boolean): Verdict {
-  if (isInDeployment && isNearLeaderChange) return "deployment-and-failover";
-  if (isInDeployment) return "deployment";
-  if (isNearLeaderChange) return "failover";
-  return "unexplained";
-}
-
 /**
  * Each violation with what coincides with it: the classification's deployments, others nearby,
- * leader changes, and holder changes of the lock it ran under. A lock that changed hands is a
- * failover of that lock: the same verdict as a subscription's leader change.
+ * leader changes, holder changes of the lock it ran under, its key's owner, and its cause
+ * (lib/violations/violation-cause.ts: the one precedence).
  */
 export function explainViolations(input: {
   events: readonly DrilldownEvent[];
@@ -110,6 +105,8 @@ export function explainViolations(input: {
   deployments: readonly Pick<DeploymentBand, "id" | "service" | "startedAt" | "finishedAt" | "windowEnd">[];
   windowMs: number;
   nowMs: number;
+  /** Per violation's event id: who owned its key then (absent: not computed). */
+  owners?: ReadonlyMap<string, ViolationOwner>;
 }): ViolationExplanation[] {
   const { windowMs, nowMs } = input;
   const previous = findPreviousEntries(input.events);
@@ -117,7 +114,7 @@ export function explainViolations(input: {
     const times = { startedAtMs: Date.parse(d.startedAt), finishedAtMs: d.finishedAt === null ? null : Date.parse(d.finishedAt) };
     return { ...d, window: { start: floorMinute(times.startedAtMs), end: Date.parse(d.windowEnd) }, activeEnd: effectiveEndMs(times, nowMs), startMs: times.startedAtMs };
   });
-  return input.events
+  const explained = input.events
     .filter((e) => e.isViolation)
     .map((event) => {
       const atMs = Date.parse(event.observedAt);
@@ -127,16 +124,21 @@ export function explainViolations(input: {
       const changes = event.resource === null ? [] : input.changes.filter((c) => refMatches(event.resource!, c) && isChangeNear(c, atMs, windowMs));
       const lockChanges = event.lock === null ? [] : input.lockChanges.filter((c) => c.lock === event.lock && isChangeNear(c, atMs, windowMs));
       const before = previous.get(event.eventId);
-      return {
+      const othersInside = event.othersInside ?? [];
+      const owner = input.owners?.get(event.eventId) ?? null;
+      const facts = causeFactsOf({ observedAt: event.observedAt, othersInside, isInsideDeployment: inside.length > 0, leaderChanges: changes, lockChanges, owner });
+      const explanation: Omit<ViolationExplanation, "cause"> = {
         eventId: event.eventId,
         previousEntry: before ? { eventId: before.eventId, worker: before.worker, observedAt: before.observedAt, gapMs: atMs - Date.parse(before.observedAt) } : null,
-        othersInside: (event.othersInside ?? []).map((other) => ({ ...other, insideForMs: atMs - Date.parse(other.enteredAt) })),
+        othersInside: othersInside.map((other) => ({ ...other, insideForMs: atMs - Date.parse(other.enteredAt) })),
         insideDeploymentIds: inside.map((d) => d.id),
         nearbyDeploymentIds: nearby.map((d) => d.id),
         leaderChangeIds: changes.map((c) => c.id),
         lockChangeIds: lockChanges.map((c) => c.id),
-        verdict: verdictOf(inside.length > 0, changes.length + lockChanges.length > 0),
-        owner: null,
+        owner,
       };
+      return { explanation, subject: { key: event.key, facts, othersInside } };
     });
+  const causes = classifyCauses(explained.map((e) => e.subject));
+  return explained.map((e, i) => ({ ...e.explanation, cause: causes[i]! }));
 }

@@ -43,11 +43,3 @@ export type ViolationOwner =
       change: OwnerChange | null;
     }
   | { isComputed: false; reason: OwnerCannotComputeReason; detail: string };
-
-/** How the violations page groups owners: stable is the alarming kind (two workers, no rebalance). */
-export type OwnerGroup = "owner-changed" | "owner-stable" | "not-computed";
-
-export function ownerGroupOf(owner: ViolationOwner): OwnerGroup {
-  if (!owner.isComputed) return "not-computed";
-  return owner.change === null ? "owner-stable" : "owner-changed";
-}

@@ -2,9 +2,11 @@
 // ending now, `range=1h|6h|24h|7d`, or a fixed `from`/`to`, ISO) and the filters. The presets
 // are the leader timeline's. Client-safe and pure.
 
+import { lockHref } from "@/lib/board/links";
 import { isRangePreset, type RangePreset, type RangeSelection } from "@/lib/timeline/time-range";
 import { CHART_MODES, type ChartMode } from "@/lib/violations/chart-data";
-import type { OwnerGroup } from "@/lib/violations/owner-types";
+import { parseLockRef } from "@/lib/violations/lock-ref";
+import { VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/cause-words";
 import type { TopRanking } from "@/lib/violations/violation-types";
 
 /** The violation pages open on the last day (the leader timelines on the last 6 hours). */
@@ -18,7 +20,10 @@ export function readParam(params: ParamSource, name: string): string | null {
   return text === undefined || text === null || text.trim() === "" ? null : text;
 }
 
-/** A fixed from/to when both parse and from < to (range=custom is accepted too); else the preset; else the default. */
+/**
+ * A fixed from/to when both parse and from < to (range=custom is accepted too); a live range
+ * since `from` when only it is given; else the preset; else the default.
+ */
 export function readRange(params: ParamSource, defaultPreset: RangePreset = DEFAULT_VIOLATIONS_PRESET): RangeSelection {
   const from = readParam(params, "from");
   const to = readParam(params, "to");
@@ -27,8 +32,14 @@ export function readRange(params: ParamSource, defaultPreset: RangePreset = DEFA
     const toMs = Date.parse(to);
     if (Number.isFinite(fromMs) && Number.isFinite(toMs) && fromMs < toMs) return { preset: "custom", from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
   }
+  if (from !== null && to === null && readParam(params, "range") === null && Number.isFinite(Date.parse(from))) return { preset: "since", from: new Date(Date.parse(from)).toISOString() };
   const range = readParam(params, "range");
   return { preset: range !== null && isRangePreset(range) ? range : defaultPreset };
+}
+
+/** Whether the URL names a range at all; else the page fits one to its data (fitRangeToData). */
+export function namesRange(params: ParamSource): boolean {
+  return readParam(params, "range") !== null || readParam(params, "from") !== null;
 }
 
 export function writeRange(selection: RangeSelection): Record<string, string> {
@@ -46,11 +57,14 @@ export type ViolationsViewState = {
   showLeaderChanges: boolean;
   /** How the top lists rank: by all violations or by those outside deployments. */
   ranking: TopRanking;
-  /** The key-owner list's group: owner changed around the violation, owner stable, or all (null). */
-  ownerGroup: OwnerGroup | null;
+  /** The cause list's filter: one cause, or all (null). */
+  cause: ViolationCause | null;
 };
 
-const OWNER_GROUP_PARAMS: Record<string, OwnerGroup> = { changed: "owner-changed", stable: "owner-stable" };
+function readCause(params: ParamSource): ViolationCause | null {
+  const cause = readParam(params, "cause");
+  return VIOLATION_CAUSES.find((c) => c === cause) ?? null;
+}
 
 export function readViolationsView(params: ParamSource): ViolationsViewState {
   const mode = readParam(params, "mode");
@@ -62,7 +76,7 @@ export function readViolationsView(params: ParamSource): ViolationsViewState {
     mode: mode !== null && (CHART_MODES as readonly string[]).includes(mode) ? (mode as ChartMode) : "classification",
     showLeaderChanges: readParam(params, "changes") === "1",
     ranking: readParam(params, "rank") === "outside" ? "outside" : "violations",
-    ownerGroup: OWNER_GROUP_PARAMS[readParam(params, "owners") ?? ""] ?? null,
+    cause: readCause(params),
   };
 }
 
@@ -75,7 +89,7 @@ export function writeViolationsView(state: ViolationsViewState): URLSearchParams
   if (state.mode !== "classification") params.set("mode", state.mode);
   if (state.showLeaderChanges) params.set("changes", "1");
   if (state.ranking !== "violations") params.set("rank", state.ranking);
-  if (state.ownerGroup !== null) params.set("owners", state.ownerGroup === "owner-changed" ? "changed" : "stable");
+  if (state.cause !== null) params.set("cause", state.cause);
   return params;
 }
 
@@ -92,6 +106,17 @@ export function drilldownHref(target: { key: string; range: RangeSelection } | {
   const params =
     "eventId" in target ? new URLSearchParams({ event: target.eventId, at: target.observedAt }) : new URLSearchParams({ key: target.key, ...writeRange(target.range) });
   return `/violations/drilldown?${params}`;
+}
+
+/** How far around a violation its lock's page opens: the lock's holds just before and after it. */
+const LOCK_STORY_AROUND_MS = 5 * 60_000;
+
+/** The page of the lock a violation ran under ("<cluster>/<lock key>"), around the violation; null when the name is not a lock's. */
+export function lockStoryHref(lock: string, observedAt: string): string | null {
+  const ref = parseLockRef(lock);
+  if (ref === null) return null;
+  const atMs = Date.parse(observedAt);
+  return lockHref(ref, { range: "custom", from: new Date(atMs - LOCK_STORY_AROUND_MS).toISOString(), to: new Date(atMs + LOCK_STORY_AROUND_MS).toISOString() });
 }
 
 export type DeploymentsViewState = { range: RangeSelection; service: string | null; environment: string | null };

@@ -10,6 +10,15 @@ export const DEPLOYMENT_EDGE_COLOR = "#5aa9ff";
 export const LEADER_CHANGE_COLOR = "#a371f7";
 export const UNOBSERVED_FILL = "#4b5563";
 
+/** Per cause (lib/violations/violation-cause.ts): the incidents red and orange, the noise amber and violet. */
+export const CAUSE_COLOR = {
+  rollout: INSIDE_COLOR,
+  "holder-stalled": "#ff8b3d",
+  "worker-stalled": "#db61a2",
+  "failover-overlap": LEADER_CHANGE_COLOR,
+  unexplained: OUTSIDE_COLOR,
+} as const;
+
 /** Hues for services: no red or amber, so a service is never read as a classification. */
 export const SERVICE_PALETTE = ["#5aa9ff", "#3fc1b0", "#a371f7", "#ff7eb6", "#c9d46b", "#7ee0ff", "#8f9cff", "#6fd36f", "#e3b6ff", "#9aa5b1"] as const;
 

@@ -5,9 +5,9 @@
 export type ViolationCounts = {
   /** Events whose counter was above zero. */
   violations: number;
-  /** Violations inside a deployment window of the same service (rollout noise). */
+  /** Violations inside a deployment window of the same service: the cause "rollout". */
   inside: number;
-  /** Violations outside every deployment window: the ones that mean a real exclusivity failure. */
+  /** Violations outside every deployment window: each has one of the other causes (lib/violations/violation-cause.ts). */
   outside: number;
 };
 

@@ -17,7 +17,7 @@ import { createDb, type Db } from "@/lib/db/client";
 import { compactId } from "@/lib/ingest/compact-id";
 import { digestHashRangeSplit } from "@/lib/poller/split-digest";
 import type { HashRange, HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
-import { getViolationOwners } from "@/lib/violations/queries/get-violation-owners";
+import { getViolationCauses } from "@/lib/violations/queries/get-violation-causes";
 import { computeOwners } from "@/lib/violations/queries/read-owner-history";
 import { startTestDatabase } from "@/tests/support/test-database";
 
@@ -155,12 +155,12 @@ async function main(): Promise<void> {
   const db = createDb(database.url);
   try {
     await seed(db);
-    const query = { fromMs: START_MS, toMs: END_MS, service: "bench", subscription: null, group: null, limit: VIOLATIONS };
-    const settings = { windowMs: WINDOW_MS, producerRouting: {} };
-    const page = await measure(`a page of ${VIOLATIONS.toLocaleString("en-US")} violations with their owners (getViolationOwners)`, () => getViolationOwners(db, query, settings));
+    const query = { fromMs: START_MS, toMs: END_MS, service: "bench", subscription: null, cause: null, limit: VIOLATIONS };
+    const settings = { windowMs: WINDOW_MS, graceMs: 5 * 60_000, producerRouting: {} };
+    const page = await measure(`a page of ${VIOLATIONS.toLocaleString("en-US")} violations with their causes and owners (getViolationCauses)`, () => getViolationCauses(db, query, settings));
     const subjects = page.violations.map((v) => ({ key: v.key, topic: v.topic, subscription: v.subscription, partition: v.partition, observedAt: v.observedAt }));
     await measure(`the owner lookups alone for the same ${VIOLATIONS.toLocaleString("en-US")} (computeOwners)`, () => computeOwners(db, subjects, settings));
-    console.log(`page: ${page.violations.length} violations; groups ${JSON.stringify(page.counts)}`);
+    console.log(`page: ${page.violations.length} violations; causes ${JSON.stringify(page.counts)}`);
   } finally {
     await db.$disconnect();
     await database.stop();

@@ -1,11 +1,14 @@
 import { createHash } from "node:crypto";
 
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { EncryptJWT } from "jose";
 
 import { routeKind } from "@/lib/auth/access-rules";
+import { API_CONTENT_SECURITY_POLICY } from "@/lib/auth/content-security-policy";
 import { type BatonWeb, createTokenWithCli, startBatonWeb } from "@/tests/support/baton-web";
 import { concretePath, listAppRoutes } from "@/tests/support/app-routes";
+import { HOSTILE_RETURN_PATHS } from "@/tests/support/hostile-return-paths";
+import { walkRefusedMethods } from "@/tests/support/method-walk";
 import { startOidcProvider, type TestOidcProvider } from "@/tests/support/oidc-provider";
 import { findFreePort } from "@/tools/free-port";
 
@@ -48,6 +51,15 @@ test.afterAll(async () => {
 async function sealedSession(payload: Record<string, unknown>, expiresAt: number, secret = SESSION_SECRET): Promise<string> {
   const key = createHash("sha256").update(`baton:session:${secret}`, "utf8").digest();
   return new EncryptJWT(payload).setProtectedHeader({ alg: "dir", enc: "A256GCM" }).setIssuedAt(expiresAt - 3600).setExpirationTime(expiresAt).encrypt(key);
+}
+
+/** The provider's development login page, then its consent page: signed in as `login`. */
+async function signInAtProvider(page: Page, login = "ada@example.com"): Promise<void> {
+  await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill("any-password");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+  await page.getByRole("button", { name: "Continue" }).click();
 }
 
 test("a visitor signs in through the provider's login page, sees the board, signs out and is sent back to sign-in", async ({ page }) => {
@@ -126,6 +138,8 @@ test("every page and every read route refuses a request without credentials, wal
         expect(JSON.parse(body), key).toEqual({ error: { code: "unauthenticated", message: expect.stringContaining("read-scoped token") } });
         expect(response.headers()["www-authenticate"], key).toBe('Bearer realm="baton"');
       }
+      // Every API answer, /metrics included, is JSON that no browser may render or frame.
+      if (routeKind(route.path) === "api") expect(response.headers()["content-security-policy"], key).toBe(API_CONTENT_SECURITY_POLICY);
       checked.push(key);
     }
   }
@@ -154,6 +168,8 @@ test("a forged, expired or foreign session cookie opens nothing; a valid one doe
 });
 
 test("read tokens read and cannot write; ingest tokens write and cannot read", async ({ request }) => {
+  // Two runs of the token CLI (each a Node process with tsx): over a minute on a loaded machine.
+  test.setTimeout(180_000);
   const suffix = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   const read = await createTokenWithCli(databaseUrl, `e2e-read-${suffix}`, "read");
   const ingest = await createTokenWithCli(databaseUrl, `e2e-ingest-${suffix}`, "ingest");
@@ -170,6 +186,7 @@ test("read tokens read and cannot write; ingest tokens write and cannot read", a
   const scraped = await scrape({ authorization: `Bearer ${read}` });
   expect(scraped.status()).toBe(200);
   expect(await scraped.text()).toContain("# TYPE baton_resources gauge");
+  expect(scraped.headers()["content-security-policy"]).toBe(API_CONTENT_SECURITY_POLICY);
   expect((await scrape({})).status()).toBe(401);
   expect((await scrape({ authorization: `Bearer ${ingest}` })).status()).toBe(401);
 });
@@ -194,4 +211,62 @@ test("pages and API answers carry the security headers", async ({ request }) => 
   // No secret reaches the log: the server's output names neither the client secret nor a cookie.
   expect(baton.output()).not.toContain(provider.clientSecret);
   expect(baton.output()).not.toContain(SESSION_SECRET);
+});
+
+test("TRACE is refused on every path and a public path refuses the methods it does not serve, walking app/", async ({ request }) => {
+  const logged = baton.output().length;
+  expect(await walkRefusedMethods(request, baton.url)).toEqual([]);
+  // A probe is not a fault: nothing in the log.
+  expect(baton.output().slice(logged)).toBe("");
+  // Signed out, health gives its minimal answer to GET only.
+  expect(await (await request.get(`${baton.url}/api/health`)).json()).toEqual({ status: expect.any(String) });
+});
+
+test("sign-in sends the visitor back only to a path on Baton, whatever returnTo says", async ({ browser }) => {
+  // A whole sign-in at the provider for each value.
+  test.setTimeout(480_000);
+  for (const { label, query, expectedPath } of HOSTILE_RETURN_PATHS) {
+    const context = await browser.newContext();
+    const offSite: string[] = [];
+    await context.route((url) => url.hostname === "evil.example", async (route) => {
+      offSite.push(route.request().url());
+      await route.abort();
+    });
+    const page = await context.newPage();
+    await page.goto(`${baton.url}/sign-in?returnTo=${query}`);
+    const button = page.getByRole("link", { name: "Sign in with single sign-on" });
+    await expect(button, label).toHaveAttribute("href", `/auth/sign-in?returnTo=${encodeURIComponent(expectedPath)}`);
+    // Straight to the flow's start, as a link in a phishing mail would go.
+    await page.goto(`${baton.url}/auth/sign-in?returnTo=${query}`);
+    const callback = page.waitForResponse((response) => response.url().startsWith(`${baton.url}/auth/callback`));
+    await signInAtProvider(page);
+    expect((await callback).headers().location, label).toBe(`${baton.url}${expectedPath}`);
+    await expect(page, label).toHaveURL(`${baton.url}${expectedPath}`);
+    expect(offSite, label).toEqual([]);
+    await context.close();
+  }
+});
+
+test("signed in, the sign-in page's 'Continue to Baton' stays on Baton, whatever returnTo says", async ({ browser }) => {
+  test.setTimeout(300_000);
+  const context = await browser.newContext();
+  const offSite: string[] = [];
+  await context.route((url) => url.hostname === "evil.example", async (route) => {
+    offSite.push(route.request().url());
+    await route.abort();
+  });
+  const page = await context.newPage();
+  await page.goto(`${baton.url}/`);
+  await page.getByRole("link", { name: "Sign in with single sign-on" }).click();
+  await signInAtProvider(page);
+  await expect(page.getByRole("heading", { level: 1, name: "Leaders" })).toBeVisible();
+  for (const { label, query, expectedPath } of HOSTILE_RETURN_PATHS) {
+    await page.goto(`${baton.url}/sign-in?returnTo=${query}`);
+    const link = page.getByRole("link", { name: "Continue to Baton" });
+    await expect(link, label).toHaveAttribute("href", expectedPath);
+    await link.click();
+    await expect(page, label).toHaveURL(`${baton.url}${expectedPath}`);
+  }
+  expect(offSite).toEqual([]);
+  await context.close();
 });

@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 
 import { type BatonWeb, startBatonWeb } from "@/tests/support/baton-web";
+import { walkRefusedMethods } from "@/tests/support/method-walk";
 
 // Behind a trusted proxy (oauth2-proxy, Cloudflare Access...): the user comes from a header,
 // believed only when the TCP peer is a configured proxy address. The test's requests come from
@@ -60,4 +61,13 @@ test("without the header, or from an address that is not a trusted proxy, nothin
   // The sign-in page explains rather than offering a sign-in Baton cannot do here.
   const signIn = await request.get(`${distrusting.url}/sign-in`);
   expect(await signIn.text()).toContain("behind a sign-in proxy");
+});
+
+test("TRACE is refused on every path and a public path refuses the methods it does not serve, with or without the proxy's user", async ({ request }) => {
+  const logged = trusting.output().length;
+  expect(await walkRefusedMethods(request, trusting.url)).toEqual([]);
+  const signedIn = await request.fetch(`${trusting.url}/api/health`, { method: "POST", headers: { [HEADER]: "grace@example.com" } });
+  expect(signedIn.status()).toBe(405);
+  expect(signedIn.headers().allow).toBe("GET, HEAD");
+  expect(trusting.output().slice(logged)).toBe("");
 });

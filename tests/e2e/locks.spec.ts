@@ -72,7 +72,9 @@ async function seed(db: pg.Client, nowMs: number): Promise<void> {
   );
 
   const locks: LockSeed[] = [
-    { key: key("daily-job"), pattern: "lock:*", holder: who("pod-b"), holderSinceMs: nowMs - 3 * MINUTE, firstSeenMs: nowMs - 20 * MINUTE, longestHoldMs: 12 * MINUTE },
+    // A 10-minute TTL: its expiry 3 minutes ago and the busy lock's churn are still findings
+    // (each ends once the holder has kept the lock for one TTL: tests/e2e/health.spec.ts).
+    { key: key("daily-job"), pattern: "lock:*", holder: who("pod-b"), holderSinceMs: nowMs - 3 * MINUTE, ttlMs: 10 * MINUTE, firstSeenMs: nowMs - 20 * MINUTE, longestHoldMs: 12 * MINUTE },
     { key: key("fair"), pattern: "lock:*", holder: who("pod-c"), waiters: [who("pod-d"), who("pod-e")], firstSeenMs: nowMs - 3 * 3_600_000, source: { layout: "redisson", reentrancy: 2 } },
     {
       key: key("split"),
@@ -83,7 +85,7 @@ async function seed(db: pg.Client, nowMs: number): Promise<void> {
       source: { masters: ["127.0.0.1:6380 pod-g", "127.0.0.1:6381 pod-h", "127.0.0.1:6382 (none)"] },
     },
     { key: key("stale"), pattern: "lock:*", holder: who("pod-f"), staleSinceMs: nowMs - 2 * MINUTE, lastError: "connect ECONNREFUSED 127.0.0.1:6390", firstSeenMs: nowMs - 3_600_000 },
-    { key: key("busy"), pattern: "lock:*", holder: who("worker-60"), holderSinceMs: nowMs - 30_000, firstSeenMs: nowMs - 2 * 3_600_000 },
+    { key: key("busy"), pattern: "lock:*", holder: who("worker-60"), holderSinceMs: nowMs - 30_000, ttlMs: 10 * MINUTE, firstSeenMs: nowMs - 2 * 3_600_000 },
     { key: LEADER, pattern: "leader:*", holder: null, firstSeenMs: nowMs - 3_600_000 },
   ];
   const ids = new Map<string, string>();
@@ -231,8 +233,8 @@ test.describe("locks on the board and their pages", () => {
     await expect(now).toContainText("6f1c9a2e…");
     await expect(now).toContainText("token layout");
 
-    // First seen 20 minutes ago: the page opens on a range that fits it, not 6 hours of "not observed".
-    await expect(page.getByRole("button", { name: "Since first seen" })).toHaveAttribute("aria-pressed", "true");
+    // First seen 20 minutes ago: the page opens on a range that fits it (the one rule), not hours of "not observed".
+    await expect(page.getByRole("button", { name: "Since the first data" })).toHaveAttribute("aria-pressed", "true");
     const chart = page.getByTestId("swimlane-chart");
     await expect(chart.locator("path > title", { hasText: `${who("pod-a")} → ${who("pod-b")} (expired while held)` })).toBeAttached();
     await expect(chart.locator("rect > title", { hasText: `${who("pod-b")} held it` }).first()).toBeAttached();
@@ -407,8 +409,16 @@ test.describe("each lock kind's own details", () => {
   test("the board's details cell tells a ZooKeeper holder's session and an etcd lease nobody renews", async ({ page }) => {
     await page.goto(`/?q=${run}&kind=locks`);
     await expect(lockRow(page, ZK_PATH)).toContainText(`session ${SESSION_AFTER}, seq 7`);
-    await expect(lockRow(page, ETCD_KEY)).toContainText("rev 1207, lease 200/600 s");
+    await expect(lockRow(page, ETCD_KEY)).toContainText("rev 1207, lease 600 s");
     await expect(lockRow(page, ETCD_KEY)).toContainText("lease not renewed");
+  });
+
+  test("the Clusters page says a ZooKeeper cluster's session expiries need dump in 4lw.commands.whitelist", async ({ page }) => {
+    await page.goto("/settings/clusters");
+    const row = page.getByRole("row", { name: new RegExp(`^${ZK_CLUSTER}\\b`) });
+    await expect(row).toContainText("session dump auto");
+    await expect(row).toContainText("add it to 4lw.commands.whitelist");
+    await expect(row).toContainText("a stalled leader's expiry reads as TAKEN_OVER");
   });
 
   test("a ZooKeeper lock's page shows its session, the session's time left, the waiters' sequences and the new session of the same participant", async ({ page }) => {
@@ -432,7 +442,7 @@ test.describe("each lock kind's own details", () => {
     await expect(panel).toContainText(/Create revision\s*1207/);
     await expect(panel).toContainText(/Mod revision\s*1207/);
     await expect(panel).toContainText("694d7a1b2c3d4e5f");
-    await expect(panel).toContainText(/Lease TTL left\s*(3 m \d+ s|\d+ s) left \(granted 600 s\)/);
+    await expect(panel).toContainText(/Lease left\s*(\d+ m )?\d+ s left \(granted 600 s\)/);
     await expect(panel.getByRole("list", { name: "etcd waiters in order" })).toContainText(`${who("etcd-b")} (create revision 1209`);
     const changes = page.getByRole("region", { name: "Changes" });
     await expect(changes.getByRole("row", { name: /lease 694d7a1b2c3d4e5f, create revision 1207, the previous lease had 0 s left/ })).toBeVisible();

@@ -141,8 +141,13 @@ test.describe("violations, drill-down and deployments", () => {
     await expect(page.getByRole("heading", { level: 1, name: "Violations" })).toBeVisible();
   }
 
-  test("the chart shows the violations with the deployments and leads with those outside deployments", async ({ page }) => {
+  test("the chart shows the violations with the deployments and leads with the causes to act on", async ({ page }) => {
     await openViolations(page);
+    // One unexplained violation to act on; the four by cause add up to the total.
+    await expect(page.getByTestId("act-count")).toHaveText("1");
+    await expect(page.getByTestId("cause-count-rollout")).toHaveText("2");
+    await expect(page.getByTestId("cause-count-failover-overlap")).toHaveText("1");
+    await expect(page.getByTestId("cause-count-unexplained")).toHaveText("1");
     await expect(page.getByTestId("outside-count")).toHaveText("2");
     await expect(page.getByTestId("inside-count")).toHaveText("2");
     await expect(page.getByTestId("violation-total")).toHaveText("4");
@@ -180,28 +185,29 @@ test.describe("violations, drill-down and deployments", () => {
     await expect(page).toHaveURL(/mode=split/);
   });
 
-  test("the key owners group the violations: owner changed around the violation vs owner stable", async ({ page, request }) => {
+  test("the violations are listed by cause, with their keys' owners", async ({ page, request }) => {
     await openViolations(page);
-    const owners = page.getByTestId("owner-groups");
-    // The failover overlap's owner changed 10 s before it; the other three had a stable owner (no rebalance).
-    await expect(owners.getByRole("radio", { name: "Owner changed around the violation (1)" })).toBeVisible();
-    await expect(owners.getByRole("radio", { name: "Owner stable (3)" })).toBeVisible();
-    await owners.getByRole("radio", { name: /^Owner stable/ }).click();
-    await expect(page).toHaveURL(/owners=stable/);
-    await expect(owners.getByRole("row")).toHaveCount(4);
-    await expect(owners).not.toContainText(keys.failover);
-    await owners.getByRole("radio", { name: /^Owner changed/ }).click();
-    await expect(owners.getByRole("row")).toHaveCount(2);
-    await expect(owners.getByRole("row").nth(1)).toContainText("orders-worker-b, partition 2 (orders-worker-a → orders-worker-b)");
+    const list = page.getByTestId("cause-list");
+    await expect(list.getByRole("radio", { name: "Failover overlap (1)" })).toBeVisible();
+    await expect(list.getByRole("radio", { name: "Rollout (2)" })).toBeVisible();
+    await expect(list.getByRole("radio", { name: "Unexplained (1)" })).toBeVisible();
+    await expect(list).not.toContainText("alarming");
+    await list.getByRole("radio", { name: /^Rollout/ }).click();
+    await expect(page).toHaveURL(/cause=rollout/);
+    await expect(list.getByRole("row")).toHaveCount(3);
+    await expect(list).not.toContainText(keys.failover);
+    await list.getByRole("radio", { name: /^Failover overlap/ }).click();
+    await expect(list.getByRole("row")).toHaveCount(2);
+    await expect(list.getByRole("row").nth(1)).toContainText("orders-worker-b, partition 2 (orders-worker-a → orders-worker-b)");
 
-    const response = await request.get(`/api/v1/violations/owners?range=1h&service=${encodeURIComponent(service)}&group=owner-changed`);
+    const response = await request.get(`/api/v1/violations/causes?range=1h&service=${encodeURIComponent(service)}&cause=failover-overlap`);
     expect(response.status()).toBe(200);
     const body = await response.json();
-    expect(body.counts).toEqual({ "owner-changed": 1, "owner-stable": 3, "not-computed": 0 });
+    expect(body.counts).toEqual({ rollout: 2, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 1, unexplained: 1 });
     expect(body.violations.map((v: { key: string }) => v.key)).toEqual([keys.failover]);
-    const bad = await request.get("/api/v1/violations/owners?range=1h&group=sideways");
+    const bad = await request.get("/api/v1/violations/causes?range=1h&cause=sideways");
     expect(bad.status()).toBe(400);
-    expect((await bad.json()).error.details.issues[0].field).toBe("group");
+    expect((await bad.json()).error.details.issues[0].field).toBe("cause");
   });
 
   test("the read API answers the same classification", async ({ request }) => {
@@ -217,12 +223,15 @@ test.describe("violations, drill-down and deployments", () => {
   test("the drill-down of a failover overlap shows the overlapping workers, trace links and the leader change", async ({ page }) => {
     await openViolations(page);
     await page.getByTestId("top-keys").getByRole("link", { name: keys.failover }).click();
-    await expect(page.getByRole("heading", { level: 1, name: `Key ${keys.failover}` })).toBeVisible();
+    // Titled with the key and its service, led by the key's causes in one sentence.
+    await expect(page.getByRole("heading", { level: 1, name: `Key ${keys.failover} · ${service}` })).toBeVisible();
+    await expect(page.getByTestId("drilldown-causes")).toHaveText("1 violation: 1 failover overlap.");
     const explanation = page.getByTestId("violation-explanation");
     await expect(explanation).toHaveCount(1);
-    await expect(explanation).toHaveAttribute("data-verdict", "failover");
-    await expect(explanation).toContainText("Failover overlap");
-    await expect(explanation).toContainText("Coincides with a leader change (failover overlap)");
+    await expect(explanation).toHaveAttribute("data-cause", "failover-overlap");
+    await expect(explanation.getByTestId("violation-cause")).toHaveText("Failover overlap");
+    await expect(explanation).toContainText("Failover overlap: the leader of " + subscription + " partition 2 moved from orders-worker-a to orders-worker-b at ");
+    await expect(explanation).toContainText("Nearest leader change: holder changed on partition 2");
     await expect(explanation).toContainText("orders-worker-a → orders-worker-b");
     await expect(explanation).toContainText("orders-worker-b entered while 1 other worker held the key; the last other entry was orders-worker-a, 300 ms earlier.");
     // The key's owner then: partition 2's leader, which moved 10.3 s before the violation.
@@ -241,19 +250,21 @@ test.describe("violations, drill-down and deployments", () => {
     await page.screenshot({ path: "docs/screenshots/drilldown.png", fullPage: true });
   });
 
-  test("a violation with nothing around it is called a real failure; one in a rollout says which", async ({ page }) => {
+  test("a violation with nothing around it is unexplained, to investigate first; one in a rollout says which", async ({ page }) => {
     await page.goto(`/violations/drilldown?key=${encodeURIComponent(keys.unexplained)}&range=1h`);
     const alone = page.getByTestId("violation-explanation");
-    await expect(alone).toHaveAttribute("data-verdict", "unexplained");
-    await expect(alone).toContainText("this is a real exclusivity failure");
+    await expect(alone).toHaveAttribute("data-cause", "unexplained");
+    await expect(alone).toContainText("investigate this one first");
     await expect(page.getByTestId("no-leader-changes")).toBeVisible();
 
     await page.goto(`/violations/drilldown?event=${encodeURIComponent(fixture.eventIds["rollout-violation"]!)}`);
-    await expect(page.getByRole("heading", { level: 1, name: `Event ${fixture.eventIds["rollout-violation"]}` })).toBeVisible();
+    // An event's drill-down is titled with its key and service, not the event's id.
+    await expect(page.getByRole("heading", { level: 1, name: `Key ${keys.inside} · ${service}` })).toBeVisible();
     const rollout = page.getByTestId("violation-explanation");
-    await expect(rollout).toHaveAttribute("data-verdict", "deployment");
+    await expect(rollout).toHaveAttribute("data-cause", "rollout");
     await expect(rollout).toHaveAttribute("data-focus", "true");
-    await expect(rollout).toContainText(`Coincides with the deployment of ${service} 1.4.2 (production)`);
+    await expect(rollout).toContainText(`Rollout: ${service} 1.4.2 was being deployed`);
+    await expect(rollout).toContainText(`Inside the deployment of ${service} 1.4.2 (production)`);
   });
 
   test("the deployments page lists the rollouts with the violations each coincided with", async ({ page }) => {

@@ -4,12 +4,25 @@ import { loadConfig } from "@/lib/config";
 import { checkHealth } from "@/lib/health/check-health";
 import { findFreePort } from "@/tools/free-port";
 import { startHttpServer } from "@/tests/support/http-server";
+import { createTestDb } from "@/tests/support/poller-harness";
 import { getTestDatabaseUrl } from "@/tests/support/test-database";
 
 describe("checkHealth", () => {
   it("is ok with a reachable database and no clusters", async () => {
     const report = await checkHealth(loadConfig({ DATABASE_URL: getTestDatabaseUrl() }));
     expect(report).toMatchObject({ status: "ok", database: { status: "ok", reason: null, isEmbedded: false }, clusters: [] });
+  });
+
+  it("judges the verdict from the stored alerts and the evaluator's heartbeat, reading the real tables", async () => {
+    const db = createTestDb(getTestDatabaseUrl());
+    try {
+      const report = await checkHealth(loadConfig({ DATABASE_URL: getTestDatabaseUrl() }), db);
+      expect(report.verdict.problems.join("; ")).not.toMatch(/does not answer/);
+      expect(report.verdict.headline).not.toBe("Database down");
+      expect(report.verdict.firing.total).toBe(report.verdict.firing.critical + report.verdict.firing.warning);
+    } finally {
+      await db.$disconnect();
+    }
   });
 
   it("is down, with the reason, when the database refuses connections", async () => {

@@ -31,3 +31,14 @@ export function listAppRoutes(dir = path.join(process.cwd(), "app"), segments: s
 export function concretePath(pattern: string): string {
   return pattern.replace(/:(\w+)/g, "example-$1");
 }
+
+/**
+ * The methods Next serves on a route: a page answers GET and HEAD; a route handler its exported
+ * methods, HEAD beside GET and OPTIONS (Next implements both when the handler does not).
+ */
+export function servedMethods(route: AppRoute): string[] {
+  if (route.kind === "page") return ["GET", "HEAD"];
+  const methods = new Set([...route.methods, "OPTIONS"]);
+  if (methods.has("GET")) methods.add("HEAD");
+  return [...methods];
+}

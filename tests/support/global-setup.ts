@@ -3,10 +3,13 @@
 // starts its own here and stops them afterwards.
 import { startTestBroker, TEST_PULSAR_ADMIN_URL_ENV, TEST_PULSAR_WS_URL_ENV } from "@/tests/support/pulsar";
 import { startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-database";
+import { buildJavaParts } from "@/tests/support/test-servers";
 
 export default async function setup(): Promise<() => Promise<void>> {
   const stops: (() => Promise<void>)[] = [];
   try {
+    // Cached after the first build: a check of each part's stamp (npm test built them already).
+    await buildJavaParts((line) => console.log(`[setup] ${line}`));
     if (!process.env[TEST_DATABASE_ENV]) {
       const database = await startTestDatabase();
       process.env[TEST_DATABASE_ENV] = database.url;

@@ -39,6 +39,21 @@ export function getTestBroker(): TestBroker {
   return { adminUrl, wsUrl };
 }
 
+const clusterSchema = z.object({ brokerServiceUrl: z.string().min(1) });
+
+/**
+ * The run's broker's binary-protocol URL (pulsar://127.0.0.1:<port>), for clients that speak it
+ * (the Java client): read from the cluster the broker registered, so the global setup passes
+ * nothing more.
+ */
+export async function getTestBrokerServiceUrl(): Promise<string> {
+  const response = await fetch(`${getTestBroker().adminUrl}/admin/v2/clusters/standalone`, { signal: AbortSignal.timeout(10_000) });
+  if (!response.ok) throw new Error(`GET /admin/v2/clusters/standalone answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  const { brokerServiceUrl } = clusterSchema.parse(await response.json());
+  if (!LOCAL_HOSTS.has(new URL(brokerServiceUrl).hostname)) throw new Error(`refusing to run Pulsar tests against non-local ${brokerServiceUrl}`);
+  return brokerServiceUrl;
+}
+
 /** For the global setup: a broker on free ports with a fresh temporary data dir (removed by stop()). */
 export function startTestBroker(options: Pick<StartBrokerOptions, "version" | "log"> = {}): Promise<BrokerHandle> {
   return startBroker({ ...options, keepData: false });

@@ -139,3 +139,20 @@ export function readPlaywrightOutcomes(file: string): TestOutcome[] {
   for (const error of report.errors ?? []) outcomes.push({ test: "Playwright (run)", passed: false, error: firstLine(error.message) });
   return outcomes;
 }
+
+/**
+ * How long each top folder's test files ran in a vitest report (tests/unit, tests/integration):
+ * from the first file's start to the last file's end, so files run side by side count once.
+ */
+export function readVitestSpans(file: string, root = process.cwd()): Record<string, number> {
+  if (!existsSync(file)) return {};
+  const report = JSON.parse(readFileSync(file, "utf8")) as { testResults?: { name: string; startTime?: number; endTime?: number }[] };
+  const bounds = new Map<string, { start: number; end: number }>();
+  for (const suite of report.testResults ?? []) {
+    if (suite.startTime === undefined || suite.endTime === undefined) continue;
+    const folder = path.relative(root, suite.name).split(path.sep).slice(0, 2).join("/");
+    const known = bounds.get(folder);
+    bounds.set(folder, { start: Math.min(known?.start ?? suite.startTime, suite.startTime), end: Math.max(known?.end ?? suite.endTime, suite.endTime) });
+  }
+  return Object.fromEntries([...bounds].map(([folder, { start, end }]) => [folder, end - start]));
+}

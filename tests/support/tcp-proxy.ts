@@ -3,17 +3,34 @@ import { createConnection, createServer, type Socket } from "node:net";
 import { findFreePort } from "@/tools/free-port";
 
 // A TCP proxy between Baton and a server, to cut Baton off (every connection reset, new ones
-// refused by closing them at once) while the server itself goes on and others can still use it.
+// refused by closing them at once) while the server itself goes on and others can still use it,
+// or to stall it: new connections accepted and held, never answered (a server whose port is open
+// while it starts up), until they are closed.
 
-export type TcpProxy = { port: number; url: string; cut(): void; restore(): void; close(): Promise<void> };
+export type TcpProxy = {
+  port: number;
+  url: string;
+  cut(): void;
+  /** From now on new connections are accepted and held without a byte forwarded; restore() forwards new ones again, the held ones stay held. */
+  stall(): void;
+  restore(): void;
+  close(): Promise<void>;
+};
 
 export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   const port = await findFreePort();
   const sockets = new Set<Socket>();
   let isCut = false;
+  let isStalled = false;
   const server = createServer((client) => {
     if (isCut) {
       client.destroy();
+      return;
+    }
+    if (isStalled) {
+      sockets.add(client);
+      client.on("error", () => undefined);
+      client.on("close", () => sockets.delete(client));
       return;
     }
     const upstream = createConnection({ host: "127.0.0.1", port: targetPort });
@@ -37,8 +54,12 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       isCut = true;
       for (const socket of sockets) socket.destroy();
     },
+    stall() {
+      isStalled = true;
+    },
     restore() {
       isCut = false;
+      isStalled = false;
     },
     close: () =>
       new Promise<void>((resolve) => {

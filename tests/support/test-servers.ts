@@ -1,3 +1,8 @@
+import { ensureCuratorContenderBuilt } from "@/tools/curator/build-contender";
+import { ensureDynamodbContenderBuilt } from "@/tools/dynamodb-contender/build-contender";
+import { ensureDynamodbServerBuilt } from "@/tools/dynamodb-server/build-server";
+import { ensureContenderBuilt as ensureRedissonContenderBuilt } from "@/tools/redisson/build-contender";
+import { ensureZookeeperServerBuilt } from "@/tools/zookeeper/build-server";
 import { startTestBroker, TEST_PULSAR_ADMIN_URL_ENV, TEST_PULSAR_WS_URL_ENV } from "@/tests/support/pulsar";
 import { startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-database";
 
@@ -7,6 +12,7 @@ import { startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-datab
  * started server's stop is pushed onto `cleanups`, to run also on failure and on Ctrl-C.
  */
 export async function startTestServers(env: NodeJS.ProcessEnv, log: (line: string) => void, cleanups: (() => Promise<void>)[]): Promise<void> {
+  await buildJavaParts(log);
   if (!env[TEST_DATABASE_ENV]) {
     log("starting a throwaway PostgreSQL...");
     const database = await startTestDatabase();
@@ -21,4 +27,14 @@ export async function startTestServers(env: NodeJS.ProcessEnv, log: (line: strin
     env[TEST_PULSAR_WS_URL_ENV] = broker.wsUrl;
     log(`broker ${broker.version} up in ${(broker.startupMs / 1000).toFixed(1)} s at ${broker.adminUrl}`);
   }
+}
+
+/**
+ * Builds (or finds cached) every Java part the tests start: the lock servers and the contenders.
+ * Done here, before any test, so that a first run's Maven download on a busy machine is never
+ * counted against a test's or a hook's time bound. One at a time: Maven is CPU-bound.
+ */
+export async function buildJavaParts(log: (line: string) => void): Promise<void> {
+  const parts = [ensureZookeeperServerBuilt, ensureCuratorContenderBuilt, ensureRedissonContenderBuilt, ensureDynamodbServerBuilt, ensureDynamodbContenderBuilt];
+  for (const build of parts) await build({ log });
 }

@@ -37,6 +37,14 @@ describe("loadConfig", () => {
     expectConfigError({ BATON_PRODUCER_ROUTING: "{not json" }, /BATON_PRODUCER_ROUTING is not valid JSON/);
   });
 
+  it("reads when a finding ends: one TTL by default, or a number of seconds, and refuses anything else", () => {
+    expect(loadConfig({}).board.recoveredAfterMs).toBeNull();
+    expect(loadConfig({ BATON_RECOVERED_AFTER_SECONDS: "ttl" }).board.recoveredAfterMs).toBeNull();
+    expect(loadConfig({ BATON_RECOVERED_AFTER_SECONDS: "60" }).board.recoveredAfterMs).toBe(60_000);
+    expectConfigError({ BATON_RECOVERED_AFTER_SECONDS: "0" }, /BATON_RECOVERED_AFTER_SECONDS/);
+    expectConfigError({ BATON_RECOVERED_AFTER_SECONDS: "a minute" }, /BATON_RECOVERED_AFTER_SECONDS/);
+  });
+
   it("treats empty variables as unset", () => {
     expect(loadConfig({ DATABASE_URL: "", PORT: "" }).databaseUrl).toBeNull();
   });

@@ -5,7 +5,7 @@
 // three masters, a ZooKeeper server and an etcd server of its own with an election on each (a
 // Curator LeaderLatch, `etcdctl elect`); then crashes leaders (the elections' too), rolls deployments, stalls a worker, stalls the
 // scheduler's leader past its lock's TTL and scales a Key_Shared group on a schedule. Ctrl-C
-// stops every process it started.
+// stops every process it started, the fleet first, then Baton, and ends with one line.
 //   npm run demo                 the normal schedule
 //   npm run demo -- --fast       a crash, a rollout, a stall and a lock stall after it within about four minutes (the e2e test uses it)
 //   npm run demo -- --port 3001  another web port
@@ -50,6 +50,7 @@ import { stallLockHolder } from "@/tools/demo/lock-stall";
 import { startRedlockScheduler } from "@/tools/demo/redlock-scheduler";
 import { createNamespace, createNonPartitionedTopic, createPartitionedTopic, createTenant } from "@/tools/pulsar/admin-setup";
 import { isPortFree } from "@/tools/free-port";
+import { isInOwnProcessGroup } from "@/tools/demo/own-process-group";
 import { type BrokerHandle, startBroker } from "@/tools/pulsar/broker";
 import { startEtcdServer } from "@/tests/support/etcd-servers";
 import { startZookeeperServer } from "@/tests/support/zookeeper-server";
@@ -106,13 +107,21 @@ async function startLockService<T>(name: string, start: () => Promise<T>): Promi
 async function main(): Promise<void> {
   const stops: (() => Promise<void>)[] = [];
   let isStopping = false;
+  // The stops run in reverse order of the starts: the schedules and the fleet first (their last
+  // events still reach Baton), then Baton's web app and worker, then the servers and the database.
   const stopAll = async (code: number) => {
     if (isStopping) return;
     isStopping = true;
-    log("stopping everything the demo started...");
+    const startedMs = Date.now();
+    log("stopping: the fleet first, then Baton, then the servers...");
     for (const stop of stops.reverse()) await stop().catch((error: unknown) => log(`while stopping: ${(error as Error).message}`));
+    log(`stopped everything the demo started in ${((Date.now() - startedMs) / 1000).toFixed(1)} s`);
     process.exit(code);
   };
+  // A closed terminal or test pipe must not stop the stopping: a log line written to it fails
+  // with EPIPE, and there is nobody left to tell.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", (error: NodeJS.ErrnoException) => void (error.code === "EPIPE" ? undefined : stopAll(1)));
+  if (!isInOwnProcessGroup(() => void stopAll(0))) return;
   // Persistent listeners: with once() Node drops ours before calling it, and the broker's process
   // guard, seeing itself alone, would exit before the ordered stop finishes.
   process.on("SIGINT", () => void stopAll(0));

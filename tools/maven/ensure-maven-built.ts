@@ -61,11 +61,21 @@ export function assertJavaAndMaven(java: string, what: string): void {
   }
 }
 
+export type MavenBuildOptions = {
+  log?: (line: string) => void;
+  /** Maven goals before dependency:build-classpath (default: compile, when there are sources). */
+  goals?: string[];
+  /** Resolves the test-scoped jars too (a project whose test sources are run). */
+  includeTestScope?: boolean;
+  /** What of target/ goes first on the classpath (default: classes, when there are sources). */
+  classDirs?: string[];
+};
+
 /**
  * Compiles the project in `dir` (if it has sources) and resolves its jars, once; later calls
  * reuse the cached classpath. `label` names it in messages ("the ZooKeeper test server").
  */
-export async function ensureMavenBuilt(dir: string, label: string, options: { log?: (line: string) => void } = {}): Promise<MavenBuild> {
+export async function ensureMavenBuilt(dir: string, label: string, options: MavenBuildOptions = {}): Promise<MavenBuild> {
   const java = resolveJavaCommand();
   const buildDir = path.join(dir, "target");
   const classpathFile = path.join(buildDir, "classpath.txt");
@@ -86,7 +96,9 @@ export async function ensureMavenBuilt(dir: string, label: string, options: { lo
   assertJavaAndMaven(java, label);
   mkdirSync(buildDir, { recursive: true });
   const mavenLog = path.join(buildDir, "maven.log");
-  const mavenArgs = ["-B", "--no-transfer-progress", ...(hasSources ? ["compile"] : []), "dependency:build-classpath", `-Dmdep.outputFile=${classpathFile}`];
+  const goals = options.goals ?? (hasSources ? ["compile"] : []);
+  const scope = options.includeTestScope ? ["-Dmdep.includeScope=test"] : [];
+  const mavenArgs = ["-B", "--no-transfer-progress", ...goals, "dependency:build-classpath", `-Dmdep.outputFile=${classpathFile}`, ...scope];
   options.log?.(`Building ${label} with Maven (offline first)...`);
   let source: MavenBuild["source"] = "offline";
   if ((await runMaven(["-o", ...mavenArgs], { cwd: dir, logFile: mavenLog })) !== 0) {
@@ -95,7 +107,8 @@ export async function ensureMavenBuilt(dir: string, label: string, options: { lo
     const exitCode = await runMaven(mavenArgs, { cwd: dir, logFile: mavenLog });
     if (exitCode !== 0) throw new Error(`Maven failed (exit ${exitCode}) building ${label}; see ${mavenLog}:\n${readLogTail(mavenLog, 30)}`);
   }
-  const classpath = [...(hasSources ? [path.join(buildDir, "classes")] : []), ...readJars(classpathFile)].join(path.delimiter);
+  const classDirs = options.classDirs ?? (hasSources ? ["classes"] : []);
+  const classpath = [...classDirs.map((entry) => path.join(buildDir, entry)), ...readJars(classpathFile)].join(path.delimiter);
   writeFileSync(classpathArgFile, `-cp "${classpath.replaceAll("\\", "\\\\")}"\n`);
   writeFileSync(stampFile, JSON.stringify({ key }, null, 2));
   return { java, classpathArgFile, source };

@@ -7,12 +7,12 @@ import { UnavailableNotice } from "@/components/ui/unavailable-notice";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { runQuery } from "@/lib/queries/query-result";
-import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
+import { fitRangeToData, isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { DEPLOYMENTS_PAGE_LIMIT, deploymentCoincidencesQuery } from "@/lib/violations/client/violation-queries";
-import { hasAnyDeployments } from "@/lib/violations/queries/has-any-deployments";
+import { getOldestDeploymentMs } from "@/lib/violations/queries/get-oldest-data";
 import { listDeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
 import { TIME_ZONE_COOKIE, timeZoneFromCookie } from "@/lib/violations/time-zone-cookie";
-import { readDeploymentsView } from "@/lib/violations/view-params";
+import { namesRange, readDeploymentsView } from "@/lib/violations/view-params";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Deployments" };
@@ -20,21 +20,26 @@ export const metadata = { title: "Deployments" };
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export default async function DeploymentsPage({ searchParams }: Props) {
-  const state = readDeploymentsView(await searchParams);
+  const params = await searchParams;
+  const urlState = readDeploymentsView(params);
   const timeZone = timeZoneFromCookie((await cookies()).get(TIME_ZONE_COOKIE)?.value);
   const nowMs = Date.now();
-  const range = resolveRange(state.range, nowMs);
-  const filters = { service: state.service, environment: state.environment };
+  const filters = { service: urlState.service, environment: urlState.environment };
   const db = getDb();
   const result = await runQuery(async () => {
-    if (!(await hasAnyDeployments(db))) return null;
-    return listDeploymentCoincidences(db, { ...range, ...filters, limit: DEPLOYMENTS_PAGE_LIMIT, graceMs: getConfig().violations.deploymentGraceMs, nowMs });
+    const oldestMs = await getOldestDeploymentMs(db);
+    if (oldestMs === null) return null;
+    // Without a range in the URL, the page opens on one that fits the deployments there are.
+    const state = namesRange(params) ? urlState : { ...urlState, range: fitRangeToData(oldestMs, nowMs) };
+    const range = resolveRange(state.range, nowMs);
+    const list = await listDeploymentCoincidences(db, { ...range, ...filters, limit: DEPLOYMENTS_PAGE_LIMIT, graceMs: getConfig().violations.deploymentGraceMs, nowMs });
+    return { state, range, list };
   });
 
   const heading = (
     <>
       <h1>Deployments</h1>
-      <p className="page-lead">Rollouts, and the violations each coincided with: the context that tells real exclusivity failures from deployment noise.</p>
+      <p className="page-lead">Rollouts, and the violations each coincided with: the violations whose cause is rollout.</p>
     </>
   );
   if (!result.isAvailable) {
@@ -58,8 +63,9 @@ export default async function DeploymentsPage({ searchParams }: Props) {
       </>
     );
   }
+  const { state, range, list } = result.data;
   const queryClient = new QueryClient();
-  queryClient.setQueryData(deploymentCoincidencesQuery({ ...range, isLive: isLiveRange(state.range) }, filters).queryKey, result.data);
+  queryClient.setQueryData(deploymentCoincidencesQuery({ ...range, isLive: isLiveRange(state.range) }, filters).queryKey, list);
   return (
     <>
       {heading}

@@ -21,6 +21,7 @@ import { useChangePages } from "@/lib/client/use-change-pages";
 import { assignConsumerColors } from "@/lib/timeline/consumer-colors";
 import { isLiveRange, RANGE_PRESET_WORDS, resolveRange, writeRangeSelection, type RangeSelection } from "@/lib/timeline/time-range";
 import { timeTicks } from "@/lib/timeline/time-ticks";
+import { fitLaneLabels } from "@/lib/timeline/lane-labels";
 
 const NO_HOLDER_WORDS = "free (nobody holds it)";
 
@@ -98,9 +99,9 @@ export function LockView({ lockRef, initialSelection, initialRange }: { lockRef:
             <span>Show every deployment{data.unmatchedDeploymentCount > 0 ? ` (${data.unmatchedDeploymentCount} of other services in range)` : ""}</span>
           </label>
         </div>
-        <SwimlaneChart timeline={data.timeline} colors={colors} nowMs={nowMs} xTicks={xTicks} noHolderWords={NO_HOLDER_WORDS} laneLabelWidth={isPattern ? 180 : 140} />
-        <AlertStrip spans={prepareAlertSpans(alertsQuery.data?.alerts ?? [], Date.parse(data.timeline.from), Date.parse(data.timeline.to))} insetLeft={isPattern ? 180 : 140} insetRight={16} />
-        <TimelineLegend consumers={data.timeline.consumers} colors={colors} isKeyShared={false} noHolderWords={NO_HOLDER_WORDS} />
+        <SwimlaneChart timeline={data.timeline} colors={colors} nowMs={nowMs} xTicks={xTicks} noHolderWords={NO_HOLDER_WORDS} />
+        <AlertStrip spans={prepareAlertSpans(alertsQuery.data?.alerts ?? [], Date.parse(data.timeline.from), Date.parse(data.timeline.to))} insetLeft={fitLaneLabels(data.timeline.lanes.map((lane) => lane.label)).width} insetRight={16} />
+        <TimelineLegend consumers={data.timeline.consumers} colors={colors} isKeyShared={false} noHolderWords={NO_HOLDER_WORDS} isLock />
         <p className="chart-note">
           {data.timeline.changeCount} changes {describeRange(selection, data.timeline.from, data.timeline.to)}.
           {data.timeline.isDownsampled ? " Short tenures are merged (dashed bars) and markers bucketed to keep the chart readable; the list below is exact." : ""}

@@ -1,7 +1,8 @@
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
+import { notFound } from "next/navigation";
 
+import { LocksIndexView } from "@/app/(dashboard)/locks/locks-index-view";
 import { LockView } from "@/app/(dashboard)/locks/lock-view";
-import { EmptyState } from "@/components/ui/empty-state";
 import { UnavailableNotice } from "@/components/ui/unavailable-notice";
 import { CHANGE_PAGE_SIZE, lockChangesPageQuery, lockTimelineQuery, type LockPageRef } from "@/lib/client/read-api-queries";
 import { getConfig } from "@/lib/config";
@@ -10,11 +11,12 @@ import { ApiError } from "@/lib/http/api-error";
 import { getFirstSeen } from "@/lib/queries/get-first-seen";
 import { getLockTimeline, type LockRef } from "@/lib/queries/get-lock-timeline";
 import { listLockChanges } from "@/lib/queries/list-lock-changes";
+import { ALL_LOCKS, listLocks } from "@/lib/queries/list-locks";
 import { runQuery } from "@/lib/queries/query-result";
-import { fitRangeToFirstSeen, hasRangeParam, isLiveRange, readRangeSelection, resolveRange } from "@/lib/timeline/time-range";
+import { fitRangeToData, hasRangeParam, isLiveRange, readRangeSelection, resolveRange } from "@/lib/timeline/time-range";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Lock" };
+export const metadata = { title: "Locks" };
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -28,16 +30,7 @@ export default async function LockPage({ searchParams }: Props) {
   const cluster = first(params.cluster);
   const key = first(params.key);
   const pattern = key === null ? first(params.pattern) : null;
-  if (!cluster || (key === null && pattern === null)) {
-    return (
-      <>
-        <h1>Lock</h1>
-        <EmptyState title="No lock chosen">
-          <p>Open a lock from the Locks section of the board: its page shows who held it over time, how each hold ended, and every change.</p>
-        </EmptyState>
-      </>
-    );
-  }
+  if (!cluster || (key === null && pattern === null)) return <LocksIndex />;
   const ref: LockPageRef = { cluster, key, pattern };
   const lockRef: LockRef = key !== null ? { cluster, key } : { cluster, pattern: pattern! };
   const heading = (
@@ -49,22 +42,14 @@ export default async function LockPage({ searchParams }: Props) {
     </>
   );
   const config = getConfig();
-  if (!config.clusters.some((c) => c.name === cluster)) {
-    return (
-      <>
-        {heading}
-        <EmptyState title={`No configured cluster is named ${cluster}`}>
-          <p>Configured: {config.clusters.map((c) => c.name).join(", ") || "none"}.</p>
-        </EmptyState>
-      </>
-    );
-  }
+  // An unknown cluster or lock is a 404, not an empty page answered 200.
+  if (!config.clusters.some((c) => c.name === cluster)) notFound();
 
   const db = getDb();
   const nowMs = Date.now();
   const result = await runQuery(async () => {
     // Without a range in the URL, the page opens on one that fits what Baton knows of the lock.
-    const selection = hasRangeParam(params) ? readRangeSelection(params) : fitRangeToFirstSeen(await getFirstSeen(db, { kind: "lock", ...ref }), nowMs);
+    const selection = hasRangeParam(params) ? readRangeSelection(params) : fitRangeToData(await getFirstSeen(db, { kind: "lock", ...ref }), nowMs);
     const range = resolveRange(selection, nowMs);
     try {
       const [timeline, changes] = await Promise.all([
@@ -73,7 +58,7 @@ export default async function LockPage({ searchParams }: Props) {
       ]);
       return { isFound: true as const, selection, range, timeline, changes };
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return { isFound: false as const, message: error.message };
+      if (error instanceof ApiError && error.status === 404) return { isFound: false as const };
       throw error;
     }
   });
@@ -85,16 +70,7 @@ export default async function LockPage({ searchParams }: Props) {
       </>
     );
   }
-  if (!result.data.isFound) {
-    return (
-      <>
-        {heading}
-        <EmptyState title="Not seen">
-          <p>{result.data.message}</p>
-        </EmptyState>
-      </>
-    );
-  }
+  if (!result.data.isFound) notFound();
   const { selection, range } = result.data;
   const isLive = isLiveRange(selection);
   const queryClient = new QueryClient();
@@ -106,6 +82,32 @@ export default async function LockPage({ searchParams }: Props) {
       <HydrationBoundary state={dehydrate(queryClient)}>
         <LockView lockRef={ref} initialSelection={selection} initialRange={range} />
       </HydrationBoundary>
+    </>
+  );
+}
+
+/** `/locks` without a lock named: every lock Baton observes, as the board's Locks section lists them. */
+async function LocksIndex() {
+  const config = getConfig();
+  const heading = (
+    <>
+      <h1>Locks</h1>
+      <p className="page-lead">Every lock Baton observes: who holds it, since when, the TTL left, who waits, and is it healthy. Open one for its history.</p>
+    </>
+  );
+  const locks = await runQuery(() => listLocks(getDb(), { clusterNames: config.clusters.map((c) => c.name), thresholds: config.board, query: ALL_LOCKS }));
+  if (!locks.isAvailable) {
+    return (
+      <>
+        {heading}
+        <UnavailableNotice what="Locks" reason={locks.reason} />
+      </>
+    );
+  }
+  return (
+    <>
+      {heading}
+      <LocksIndexView initialLocks={locks.data} />
     </>
   );
 }

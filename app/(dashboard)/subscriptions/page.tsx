@@ -1,4 +1,5 @@
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
+import { notFound } from "next/navigation";
 
 import { SubscriptionView } from "@/app/(dashboard)/subscriptions/subscription-view";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -11,7 +12,7 @@ import { getFirstSeen } from "@/lib/queries/get-first-seen";
 import { getSubscriptionTimeline } from "@/lib/queries/get-subscription-timeline";
 import { listSubscriptionChanges } from "@/lib/queries/list-subscription-changes";
 import { runQuery } from "@/lib/queries/query-result";
-import { fitRangeToFirstSeen, hasRangeParam, isLiveRange, readRangeSelection, resolveRange } from "@/lib/timeline/time-range";
+import { fitRangeToData, hasRangeParam, isLiveRange, readRangeSelection, resolveRange } from "@/lib/timeline/time-range";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Subscription" };
@@ -48,22 +49,14 @@ export default async function SubscriptionPage({ searchParams }: Props) {
     </>
   );
   const config = getConfig();
-  if (!config.clusters.some((c) => c.name === cluster)) {
-    return (
-      <>
-        {heading}
-        <EmptyState title={`No configured cluster is named ${cluster}`}>
-          <p>Configured: {config.clusters.map((c) => c.name).join(", ") || "none"}.</p>
-        </EmptyState>
-      </>
-    );
-  }
+  // An unknown cluster or subscription is a 404, not an empty page answered 200.
+  if (!config.clusters.some((c) => c.name === cluster)) notFound();
 
   const db = getDb();
   const nowMs = Date.now();
   const result = await runQuery(async () => {
     // Without a range in the URL, the page opens on one that fits what Baton knows of it.
-    const selection = hasRangeParam(params) ? readRangeSelection(params) : fitRangeToFirstSeen(await getFirstSeen(db, { kind: "subscription", ...ref }), nowMs);
+    const selection = hasRangeParam(params) ? readRangeSelection(params) : fitRangeToData(await getFirstSeen(db, { kind: "subscription", ...ref }), nowMs);
     const range = resolveRange(selection, nowMs);
     try {
       const [timeline, changes] = await Promise.all([
@@ -72,7 +65,7 @@ export default async function SubscriptionPage({ searchParams }: Props) {
       ]);
       return { isFound: true as const, selection, range, timeline, changes };
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return { isFound: false as const, message: error.message };
+      if (error instanceof ApiError && error.status === 404) return { isFound: false as const };
       throw error;
     }
   });
@@ -84,16 +77,7 @@ export default async function SubscriptionPage({ searchParams }: Props) {
       </>
     );
   }
-  if (!result.data.isFound) {
-    return (
-      <>
-        {heading}
-        <EmptyState title="Not seen">
-          <p>{result.data.message}</p>
-        </EmptyState>
-      </>
-    );
-  }
+  if (!result.data.isFound) notFound();
 
   const { selection, range } = result.data;
   const isLive = isLiveRange(selection);

@@ -29,6 +29,7 @@ import { assignConsumerColors } from "@/lib/timeline/consumer-colors";
 import { buildHashRing } from "@/lib/timeline/hash-ring";
 import { isLiveRange, RANGE_PRESET_WORDS, resolveRange, writeRangeSelection, type RangeSelection } from "@/lib/timeline/time-range";
 import { timeTicks } from "@/lib/timeline/time-ticks";
+import { fitLaneLabels } from "@/lib/timeline/lane-labels";
 
 /** Rings drawn at most: a Key_Shared topic with more partitions shows the first ones. */
 const MAX_RINGS = 8;
@@ -203,7 +204,7 @@ export function SubscriptionView({
           </label>
         </div>
         <SwimlaneChart timeline={data.timeline} colors={colors} nowMs={nowMs} xTicks={xTicks} />
-        <AlertStrip spans={prepareAlertSpans(alertsQuery.data?.alerts ?? [], Date.parse(data.timeline.from), Date.parse(data.timeline.to))} insetLeft={56} insetRight={16} />
+        <AlertStrip spans={prepareAlertSpans(alertsQuery.data?.alerts ?? [], Date.parse(data.timeline.from), Date.parse(data.timeline.to))} insetLeft={fitLaneLabels(data.timeline.lanes.map((lane) => lane.label)).width} insetRight={16} />
         <TimelineLegend consumers={data.timeline.consumers} colors={colors} isKeyShared={isShared} />
         <p className="chart-note">
           {data.timeline.changeCount} changes{" "}

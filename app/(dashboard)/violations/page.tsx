@@ -7,12 +7,12 @@ import { UnavailableNotice } from "@/components/ui/unavailable-notice";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { runQuery } from "@/lib/queries/query-result";
-import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
+import { fitRangeToData, isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { violationTimelineQuery } from "@/lib/violations/client/violation-queries";
 import { getViolationTimeline } from "@/lib/violations/queries/get-violation-timeline";
-import { hasAnyEvents } from "@/lib/violations/queries/has-any-events";
+import { getOldestEventMs } from "@/lib/violations/queries/get-oldest-data";
 import { TIME_ZONE_COOKIE, timeZoneFromCookie } from "@/lib/violations/time-zone-cookie";
-import { readViolationsView } from "@/lib/violations/view-params";
+import { namesRange, readViolationsView } from "@/lib/violations/view-params";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Violations" };
@@ -20,18 +20,22 @@ export const metadata = { title: "Violations" };
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export default async function ViolationsPage({ searchParams }: Props) {
-  const state = readViolationsView(await searchParams);
+  const params = await searchParams;
+  const urlState = readViolationsView(params);
   const timeZone = timeZoneFromCookie((await cookies()).get(TIME_ZONE_COOKIE)?.value);
   const nowMs = Date.now();
-  const range = resolveRange(state.range, nowMs);
-  const filters = { service: state.service, subscription: state.subscription, environment: state.environment };
+  const filters = { service: urlState.service, subscription: urlState.subscription, environment: urlState.environment };
   const { deploymentGraceMs } = getConfig().violations;
   const db = getDb();
   // The top keys and workers read raw events (seconds over a busy day): the browser asks for
   // them after the page is shown, instead of the page waiting for them.
   const result = await runQuery(async () => {
-    if (!(await hasAnyEvents(db))) return null;
-    return { timeline: await getViolationTimeline(db, { ...range, ...filters, timeZone, graceMs: deploymentGraceMs, nowMs }) };
+    const oldestMs = await getOldestEventMs(db);
+    if (oldestMs === null) return null;
+    // Without a range in the URL, the page opens on one that fits the events there are.
+    const state = namesRange(params) ? urlState : { ...urlState, range: fitRangeToData(oldestMs, nowMs) };
+    const range = resolveRange(state.range, nowMs);
+    return { state, range, timeline: await getViolationTimeline(db, { ...range, ...filters, timeZone, graceMs: deploymentGraceMs, nowMs }) };
   });
 
   const heading = (
@@ -62,6 +66,7 @@ export default async function ViolationsPage({ searchParams }: Props) {
     );
   }
 
+  const { state, range } = result.data;
   const queryRange = { ...range, isLive: isLiveRange(state.range) };
   const queryClient = new QueryClient();
   queryClient.setQueryData(violationTimelineQuery(queryRange, filters, timeZone).queryKey, result.data.timeline);

@@ -6,8 +6,8 @@ import { useEffect, useMemo, useState } from "react";
 import { AlertStrip } from "@/components/alerts/alert-strip";
 import { RangeControl } from "@/components/range-control";
 import { OutdatedNotice } from "@/components/ui/outdated-notice";
-import { OutsideHeadline } from "@/components/violations/outside-headline";
-import { OwnerGroupList } from "@/components/violations/owner-group-list";
+import { CauseHeadline } from "@/components/violations/cause-headline";
+import { CauseList } from "@/components/violations/cause-list";
 import { TimelineTable } from "@/components/violations/timeline-table";
 import { TopList, type TopListRow } from "@/components/violations/top-list";
 import { ViolationChart } from "@/components/violations/violation-chart";
@@ -16,11 +16,14 @@ import { ViolationLegend } from "@/components/violations/violation-legend";
 import { alertMarkersQuery } from "@/lib/alerts/alert-queries";
 import { alertsOfService, prepareAlertSpans } from "@/lib/alerts/alert-spans";
 import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
-import { maxViolations, niceCeiling, toChartPoints } from "@/lib/violations/chart-data";
+import { evenTicks } from "@/lib/timeline/even-ticks";
+import { maxViolations, toChartPoints } from "@/lib/violations/chart-data";
 import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone";
-import { leaderChangeMarkersQuery, topViolationsQuery, violationOwnersQuery, violationTimelineQuery, type QueryRange } from "@/lib/violations/client/violation-queries";
+import { leaderChangeMarkersQuery, topViolationsQuery, violationCausesQuery, violationTimelineQuery, type QueryRange } from "@/lib/violations/client/violation-queries";
 import { formatBucketSize, formatDuration } from "@/lib/violations/format";
 import { drilldownHref, writeViolationsView, type ViolationsViewState } from "@/lib/violations/view-params";
+import { type CauseCounts, causePhrase } from "@/lib/violations/cause-words";
+import { countCausesBy, mainCause } from "@/lib/violations/violation-cause";
 import { assignServiceColors } from "@/lib/violations/violation-colors";
 import type { ViolationTimeline } from "@/lib/violations/violation-types";
 
@@ -79,7 +82,8 @@ export function ViolationsView({
 
   const timelineQuery = useQuery(violationTimelineQuery(queryRange, filters, timeZone));
   const topQuery = useQuery(topViolationsQuery(queryRange, filters, { ranking: state.ranking, lists: PAGE_TOP_LISTS }));
-  const ownersQuery = useQuery(violationOwnersQuery(queryRange, filters, state.ownerGroup));
+  // Every cause's count comes with the list, whichever cause it is filtered to.
+  const causesQuery = useQuery(violationCausesQuery(queryRange, filters, state.cause));
   const alertsQuery = useQuery(alertMarkersQuery({ rule: "violations", service: state.service }, range, isLive));
   const markersQuery = useQuery({ ...leaderChangeMarkersQuery(queryRange, state.subscription, timeZone), enabled: state.showLeaderChanges });
   const choices = useChoices(timelineQuery.data);
@@ -94,8 +98,8 @@ export function ViolationsView({
   const serviceOrder = useMemo(() => timeline?.services.map((s) => s.name) ?? [], [timeline]);
   const serviceColors = useMemo(() => assignServiceColors(serviceOrder), [serviceOrder]);
   const splitPoints = useMemo(() => (timeline && state.mode === "split" ? serviceOrder.map((service) => ({ service, points: toChartPoints(timeline.buckets, service) })) : []), [timeline, state.mode, serviceOrder]);
-  const yMax = useMemo(() => niceCeiling(Math.max(maxViolations(points), 1)), [points]);
-  const splitYMax = useMemo(() => niceCeiling(splitPoints.reduce((max, s) => Math.max(max, maxViolations(s.points)), 1)), [splitPoints]);
+  const yScale = useMemo(() => evenTicks(maxViolations(points)), [points]);
+  const splitYScale = useMemo(() => evenTicks(splitPoints.reduce((max, s) => Math.max(max, maxViolations(s.points)), 1)), [splitPoints]);
 
   if (!timeline) {
     return timelineQuery.isError ? (
@@ -110,8 +114,17 @@ export function ViolationsView({
 
   const update = (patch: Partial<ViolationsViewState>) => setState((previous) => ({ ...previous, ...patch }));
   const markers = state.showLeaderChanges ? (markersQuery.data ?? null) : null;
-  const keyRows: TopListRow[] = (topQuery.data?.keys ?? []).map((k) => ({ id: k.name, ...k, href: drilldownHref({ key: k.name, range: state.range }) }));
-  const workerRows: TopListRow[] = (topQuery.data?.workers ?? []).map((w) => ({ id: w.name, ...w }));
+  // The main cause of each key and worker, from the latest violations' causes (when listed unfiltered).
+  const classified = state.cause === null ? (causesQuery.data?.violations ?? []) : [];
+  const causeWords = (counts: ReadonlyMap<string, CauseCounts>, name: string) => {
+    const found = counts.get(name);
+    const main = found ? mainCause(found) : null;
+    return main === null ? undefined : `mostly ${causePhrase(main)}`;
+  };
+  const keyCauses = countCausesBy(classified, (v) => v.key);
+  const workerCauses = countCausesBy(classified, (v) => v.worker);
+  const keyRows: TopListRow[] = (topQuery.data?.keys ?? []).map((k) => ({ id: k.name, ...k, detail: causeWords(keyCauses, k.name), href: drilldownHref({ key: k.name, range: state.range }) }));
+  const workerRows: TopListRow[] = (topQuery.data?.workers ?? []).map((w) => ({ id: w.name, ...w, detail: causeWords(workerCauses, w.name) }));
   const rank = (a: { violations: number; outside: number }, b: { violations: number; outside: number }) =>
     state.ranking === "outside" ? b.outside - a.outside || b.violations - a.violations : b.violations - a.violations || b.outside - a.outside;
   const serviceRows: TopListRow[] = timeline.services.filter((s) => s.violations > 0).sort(rank).slice(0, 10).map((s) => ({ id: s.name, ...s }));
@@ -126,7 +139,13 @@ export function ViolationsView({
   return (
     <>
       {timelineQuery.isError ? <OutdatedNotice what="the violations" reason={timelineQuery.error.message} /> : null}
-      <OutsideHeadline totals={timeline.totals} trend={timeline.trend} graceMs={timeline.graceMs} timeZone={timeZone} />
+      <CauseHeadline
+        totals={timeline.totals}
+        trend={timeline.trend}
+        causes={causesQuery.data ? { counts: causesQuery.data.counts, isTruncated: causesQuery.data.isTruncated, limit: causesQuery.data.limit } : null}
+        causesError={causesQuery.isError ? causesQuery.error.message : null}
+        timeZone={timeZone}
+      />
 
       <section className="panel" aria-label="Violations over time">
         <h2>Violations over time</h2>
@@ -151,7 +170,7 @@ export function ViolationsView({
                 <div key={service} className="vio-split-chart" data-testid="split-chart" data-service={service}>
                   <h3>{service}</h3>
                   <ViolationChart
-                    label={`Violations of ${service} per ${formatBucketSize(timeline.bucketMs)}, inside and outside its deployments`}
+                    label={`Violations of ${service} per ${formatBucketSize(timeline.bucketMs)}: rollout and the other causes`}
                     points={servicePoints}
                     mode="classification"
                     serviceOrder={serviceOrder}
@@ -162,7 +181,7 @@ export function ViolationsView({
                     bucketMs={timeline.bucketMs}
                     timeZone={timeZone}
                     nowMs={nowMs}
-                    yMax={splitYMax}
+                    yScale={splitYScale}
                     height={SPLIT_CHART_HEIGHT}
                   />
                   {servicePoints.length > 0 ? (
@@ -178,7 +197,7 @@ export function ViolationsView({
           )
         ) : (
           <ViolationChart
-            label={`Violations per ${formatBucketSize(timeline.bucketMs)}, ${state.mode === "services" ? "stacked by service" : "outside and inside deployments"}`}
+            label={`Violations per ${formatBucketSize(timeline.bucketMs)}, ${state.mode === "services" ? "stacked by service" : "rollout and the other causes"}`}
             points={points}
             mode={state.mode}
             serviceOrder={serviceOrder}
@@ -189,7 +208,7 @@ export function ViolationsView({
             bucketMs={timeline.bucketMs}
             timeZone={timeZone}
             nowMs={nowMs}
-            yMax={yMax}
+            yScale={yScale}
             height={CHART_HEIGHT}
           />
         )}
@@ -198,7 +217,7 @@ export function ViolationsView({
         ) : null}
         <ViolationLegend mode={state.mode === "services" ? "services" : "classification"} serviceColors={serviceColors} showLeaderChanges={state.showLeaderChanges} />
         <p className="vio-note">
-          One bar per {formatBucketSize(timeline.bucketMs)} ({timeZone}){isLive ? ", live" : ""}. A violation is inside a deployment when a deployment of its own service
+          One bar per {formatBucketSize(timeline.bucketMs)} ({timeZone}){isLive ? ", live" : ""}. A violation&apos;s cause is rollout when a deployment of its own service
           {timeline.environment === null ? "" : ` in ${timeline.environment}`} covers it, from its start to its finish plus {formatDuration(timeline.graceMs)}; an unfinished
           deployment counts until now, for a day at most. Counts come from per-minute rollups, so windows count in whole minutes: from the minute a deployment starts in
           through the minute its grace period ends in.
@@ -215,7 +234,7 @@ export function ViolationsView({
             All violations
           </button>
           <button type="button" role="radio" aria-checked={state.ranking === "outside"} onClick={() => update({ ranking: "outside" })}>
-            Outside deployments
+            Outside rollouts
           </button>
         </div>
       </div>
@@ -235,14 +254,14 @@ export function ViolationsView({
         <TopList title="Services" testId="top-services" rows={serviceRows} emptyText="No violation in this range." />
         <TopList title="Subscriptions" testId="top-subscriptions" rows={subscriptionRows} emptyText="No violation in this range." />
       </div>
-      <OwnerGroupList
-        group={state.ownerGroup}
-        counts={ownersQuery.data?.counts ?? null}
-        violations={ownersQuery.data?.violations ?? []}
-        isTruncated={ownersQuery.data?.isTruncated ?? false}
-        emptyText={ownersQuery.isError ? `Unavailable: ${ownersQuery.error.message}` : ownersQuery.isPending ? "Loading…" : "No violation of this group in this range."}
+      <CauseList
+        cause={state.cause}
+        counts={causesQuery.data?.counts ?? null}
+        violations={causesQuery.data?.violations ?? []}
+        isTruncated={causesQuery.data?.isTruncated ?? false}
+        emptyText={causesQuery.isError ? `Unavailable: ${causesQuery.error.message}` : causesQuery.isPending ? "Loading…" : "No violation of this cause in this range."}
         timeZone={timeZone}
-        onGroupChange={(ownerGroup) => update({ ownerGroup })}
+        onCauseChange={(cause) => update({ cause })}
       />
     </>
   );

@@ -27,7 +27,7 @@ export function EtcdDetails({ details, expiresAt, nowMs, isStale }: KindDetailsP
       <Fact label="Create revision">{describeDetailValue(details.createRevision)}</Fact>
       <Fact label="Mod revision">{describeDetailValue(details.modRevision)}</Fact>
       <Fact label="Lease id">{hasHolder ? <span className="mono">{String(details.leaseId)}</span> : "—"}</Fact>
-      <Fact label="Lease TTL left">
+      <Fact label="Lease left">
         {hasHolder ? <TtlLeft expiresAt={expiresAt} nowMs={nowMs} isStale={isStale} /> : "—"}
         {typeof details.leaseGrantedTtlS === "number" ? ` (granted ${details.leaseGrantedTtlS} s)` : ""}
       </Fact>

@@ -121,10 +121,11 @@ export function summarizeKindDetails(kind: string, details: Record<string, unkno
       return joinParts([session ? `session ${session}` : null, sequence === null ? null : `seq ${sequence}`]);
     }
     case "etcd": {
-      const ttl = count(details.leaseTtlS);
-      const granted = count(details.leaseGrantedTtlS);
+      // The lease as granted: what is left counts down in its own column, from the same expiry
+      // (a reading of the last poll beside it said two different "left" figures).
+      const granted = count(details.leaseGrantedTtlS) ?? count(details.leaseTtlS);
       const revision = count(details.modRevision) ?? count(details.createRevision);
-      return joinParts([revision === null ? null : `rev ${revision}`, ttl === null ? null : `lease ${ttl}${granted === null ? "" : `/${granted}`} s`]);
+      return joinParts([revision === null ? null : `rev ${revision}`, granted === null ? null : `lease ${granted} s`]);
     }
     case "redis": {
       if (details.redlock === true) {

@@ -19,7 +19,7 @@ export function lockOperations(nowMs: number): OperationSpec[] {
       operationId: "listLocks",
       tag: "Read",
       summary: "Every lock",
-      description: `Every lock of the configured lock clusters with its holder, expiry, waiters, latest change and health, worst first. ${CLUSTER_NOTE}`,
+      description: `Every lock of the configured lock clusters with its holder, expiry, waiters, latest change and health, in name order (cluster, key). ${CLUSTER_NOTE}`,
       query: {
         schema: locksParamsSchema,
         examples: {

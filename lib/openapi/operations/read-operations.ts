@@ -46,7 +46,7 @@ export function readOperations(nowMs: number): OperationSpec[] {
       operationId: "getLeaders",
       tag: "Read",
       summary: "The leaders board",
-      description: `One entry per subscription with its partitions, judged by the health rules, worst health first. ${CLUSTER_NOTE}`,
+      description: `One entry per subscription with its partitions, judged by the health rules, in name order (cluster, topic, subscription). ${CLUSTER_NOTE}`,
       query: {
         schema: leadersParamsSchema,
         examples: {

@@ -8,7 +8,7 @@ import {
   keyDrilldownSchema,
   leaderChangeMarkersSchema,
   topViolationsSchema,
-  violationOwnersSchema,
+  violationCausesSchema,
   violationTimelineSchema,
 } from "@/lib/openapi/responses/violations-schemas";
 import {
@@ -17,10 +17,11 @@ import {
   keyParamsSchema,
   leaderChangeParamsSchema,
   noParamsSchema,
-  ownerParamsSchema,
+  causeParamsSchema,
   timelineParamsSchema,
   topParamsSchema,
 } from "@/lib/violations/queries/read-params";
+import { CAUSE_MEANING, VIOLATION_CAUSES } from "@/lib/violations/cause-words";
 
 // The violations read API. Ranges are `range` (a preset ending now) or `from`/`to`; the
 // examples' ranges end at `nowMs`.
@@ -83,20 +84,20 @@ export function violationsOperations(nowMs: number): OperationSpec[] {
       errors: ["invalid_request"],
     },
     {
-      path: "/api/v1/violations/owners",
+      path: "/api/v1/violations/causes",
       method: "get",
-      operationId: "listViolationOwners",
+      operationId: "listViolationCauses",
       tag: "Violations",
-      summary: "Violations with their keys' owners, grouped",
-      description: `The latest violations of the range (at most 10,000), each with the consumer that owned its key then (a Key_Shared range by the key's hash, or the partition's leader, the partition routed from the key when the event names none) and whether the owner changed within the drill-down window: "owner-changed" (a rebalance or failover) or "owner-stable" (two workers inside with no rebalance). ${RANGE_NOTE}`,
+      summary: "Violations with their causes, counted per cause",
+      description: `The latest violations of the range (at most 10,000), each with its cause and the consumer that owned its key then (a Key_Shared range by the key's hash, or the partition's leader, the partition routed from the key when the event names none). The causes, by one precedence (the first whose evidence holds): ${VIOLATION_CAUSES.map((c, i) => `${i + 1}. ${c}: ${CAUSE_MEANING[c]}`).join("; ")}. ${RANGE_NOTE}`,
       query: {
-        schema: ownerParamsSchema,
+        schema: causeParamsSchema,
         examples: {
-          stable: { summary: "The alarming kind: owner stable", value: { range: "24h", group: "owner-stable" } },
+          unexplained: { summary: "The ones to investigate first", value: { range: "24h", cause: "unexplained" } },
           page: { summary: "A page of 10,000 of one subscription", value: { from: twoDaysAgo, to: now, subscription: "clicks-readers", limit: "10000" } },
         },
       },
-      responses: [{ status: 200, description: "The page's counts per group and its violations.", schema: violationOwnersSchema }],
+      responses: [{ status: 200, description: "The page's counts per cause and its violations.", schema: violationCausesSchema }],
       errors: ["invalid_request"],
     },
     {

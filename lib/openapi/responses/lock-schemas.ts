@@ -52,6 +52,16 @@ const lockRowSchema = z
     next: nextHolderSchema,
     health,
     flags: z.array(healthFlagSchema),
+    ended: z
+      .array(
+        z.object({
+          rule: z.enum(["expired-while-held", "lock-churn"]),
+          text: z.string().describe("What happened and how it ended, e.g. 'recovered: expired while held by sched-a at 19:00:16 UTC, taken over by sched-b 1 s later'"),
+          startedAt: isoTime.nullable(),
+          endedAt: isoTime,
+        }),
+      )
+      .describe("Findings of the last hour that have ended: the lock is healthy again"),
   })
   .register(responseComponents, { id: "LockRow" });
 

@@ -17,9 +17,24 @@ import { isoTime } from "@/lib/openapi/responses/shared-schemas";
 const healthStatus = z.enum(["ok", "degraded", "down"]);
 const componentHealth = { status: healthStatus, reason: z.string().nullable(), latencyMs: z.number().nullable() };
 
+const healthVerdictSchema = z
+  .object({
+    status: z.enum(["ok", "warning", "critical", "unknown"]).meta({ description: "critical or warning: the worst firing alert; unknown: the database is down or no worker evaluates the alert rules; ok only when nothing fires." }),
+    firing: z.object({ critical: z.number(), warning: z.number(), total: z.number() }),
+    pending: z.number(),
+    staleSources: z.array(z.string()).meta({ description: "Clusters with a firing stale alert." }),
+    noPoller: z.array(z.string()).meta({ description: "Clusters with a firing no-poller alert." }),
+    evaluatorHeartbeatAt: isoTime.nullable(),
+    headline: z.string().meta({ description: "What is wrong now, in one line: '2 critical · 1 warning firing', 'Nothing firing', 'No worker'." }),
+    problems: z.array(z.string()),
+    judgedAt: isoTime,
+  })
+  .meta({ description: "The one verdict about what Baton watches, from the firing alerts: the header and the Alerts menu item show it, /metrics exports it." });
+
 export const healthReportSchema = z
   .object({
-    status: healthStatus,
+    status: healthStatus.meta({ description: "Whether Baton's own parts answer: the database, each cluster's endpoint and its poller." }),
+    verdict: healthVerdictSchema,
     checkedAt: isoTime,
     database: z.object({ ...componentHealth, isEmbedded: z.boolean() }),
     clusters: z.array(
@@ -138,7 +153,12 @@ const subscriptionGroupSchema = z
   })
   .register(responseComponents, { id: "SubscriptionGroup" });
 
-export const thresholdsSchema = z.object({ flapChanges: z.number(), flapWindowMs: z.number(), stuckSamples: z.number() });
+export const thresholdsSchema = z.object({
+  flapChanges: z.number(),
+  flapWindowMs: z.number(),
+  stuckSamples: z.number(),
+  recoveredAfterMs: z.number().nullable().describe("BATON_RECOVERED_AFTER_SECONDS: a finding ends once the holder has kept it this long; null: one TTL or lease, a minute where there is none"),
+});
 
 export const clusterStatusFields = {
   name: z.string(),
@@ -167,7 +187,7 @@ export const leadersBoardSchema = z
   })
   .register(responseComponents, { id: "LeadersBoard" });
 
-export const changeKind = z.enum(["HOLDER_CHANGED", "HOLDER_LOST", "HOLDER_APPEARED", "HIDDEN_FLAP", "CONSUMERS_CHANGED", "RANGES_MOVED"]);
+export const changeKind = z.enum(["HOLDER_CHANGED", "HOLDER_LOST", "HOLDER_APPEARED", "HIDDEN_FLAP", "REPLAYED_FLAP", "CONSUMERS_CHANGED", "RANGES_MOVED"]);
 export const changeCause = z.enum(["CLIENT", "BROKER", "UNKNOWN"]);
 export const holdEnding = z.enum(["RELEASED", "EXPIRED", "TAKEN_OVER"]);
 

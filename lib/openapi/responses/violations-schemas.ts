@@ -4,8 +4,9 @@ import { z } from "zod";
 
 import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { DeploymentViolations } from "@/lib/violations/queries/get-deployment-violations";
-import type { ViolationOwners } from "@/lib/violations/queries/get-violation-owners";
+import type { ViolationCauses } from "@/lib/violations/queries/get-violation-causes";
 import type { DeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
+import { CAUSE_LABEL, CAUSE_MEANING, VIOLATION_CAUSES } from "@/lib/violations/cause-words";
 import type { LeaderChangeMarkers, TopViolations, ViolationTimeline } from "@/lib/violations/violation-types";
 import { responseComponents } from "@/lib/openapi/schema-registries";
 import type { SameShape } from "@/lib/openapi/responses/same-shape";
@@ -16,9 +17,21 @@ import { isoTime } from "@/lib/openapi/responses/shared-schemas";
 
 const countFields = {
   violations: z.number().int().meta({ description: "Events whose counter was above zero." }),
-  inside: z.number().int().meta({ description: "Violations inside a deployment window of the same service." }),
-  outside: z.number().int().meta({ description: "Violations outside every deployment window: real exclusivity failures." }),
+  inside: z.number().int().meta({ description: "Violations inside a deployment window of the same service: the cause \"rollout\"." }),
+  outside: z.number().int().meta({ description: "Violations outside every deployment window: every other cause (holder-stalled, worker-stalled, failover-overlap, unexplained)." }),
 };
+
+/** The causes, each with its meaning, in precedence order (the first whose evidence holds wins). */
+const CAUSES_NOTE = VIOLATION_CAUSES.map((cause, i) => `${i + 1}. "${cause}" (${CAUSE_LABEL[cause]}): ${CAUSE_MEANING[cause]}`).join("; ");
+
+const violationCauseSchema = z
+  .enum(VIOLATION_CAUSES)
+  .meta({ description: `Why the violation happened, by one precedence: ${CAUSES_NOTE}.` })
+  .register(responseComponents, { id: "ViolationCause" });
+const causeCountsSchema = z
+  .object({ rollout: z.number().int(), "holder-stalled": z.number().int(), "worker-stalled": z.number().int(), "failover-overlap": z.number().int(), unexplained: z.number().int() })
+  .meta({ description: "Violations per cause: every cause present, adding up to the violations counted." })
+  .register(responseComponents, { id: "ViolationCauseCounts" });
 const violationCountsSchema = z.object(countFields).register(responseComponents, { id: "ViolationCounts" });
 const namedCountsSchema = z.object({ ...countFields, name: z.string() }).register(responseComponents, { id: "NamedViolationCounts" });
 const subscriptionCountsSchema = z
@@ -197,6 +210,7 @@ export const keyDrilldownSchema = z
     leaderChanges: z.array(leaderChangeMarkerSchema),
     lockChanges: z.array(lockChangeMarkerSchema).meta({ description: "Holder changes of the locks the events name, within the window of some event." }),
     deployments: z.array(deploymentBandSchema),
+    causes: causeCountsSchema,
     explanations: z.array(
       z.object({
         eventId: z.string(),
@@ -206,7 +220,7 @@ export const keyDrilldownSchema = z
         nearbyDeploymentIds: z.array(z.string()),
         leaderChangeIds: z.array(z.string()),
         lockChangeIds: z.array(z.string()),
-        verdict: z.enum(["deployment", "failover", "deployment-and-failover", "unexplained"]),
+        cause: violationCauseSchema,
         owner: violationOwnerSchema.nullable().meta({ description: "Who owned the key at the violation's time, and whether that changed around it; null without a topic and subscription." }),
       }),
     ),
@@ -250,16 +264,14 @@ export const deploymentViolationsSchema = z
   })
   .register(responseComponents, { id: "DeploymentViolations" });
 
-const ownerGroupSchema = z.enum(["owner-changed", "owner-stable", "not-computed"]);
-
-export const violationOwnersSchema = z
+export const violationCausesSchema = z
   .object({
     from: isoTime,
     to: isoTime,
-    windowMs: z.number().meta({ description: "An owner change this close to a violation counts as around it." }),
+    windowMs: z.number().meta({ description: "A leader, lock or owner change this close to a violation counts as around it." }),
     limit: z.number().int(),
-    isTruncated: z.boolean().meta({ description: "The range holds more violations than the page: the page holds the latest." }),
-    counts: z.object({ "owner-changed": z.number().int(), "owner-stable": z.number().int(), "not-computed": z.number().int() }),
+    isTruncated: z.boolean().meta({ description: "The range holds more violations than the page: the page and its counts hold the latest." }),
+    counts: causeCountsSchema,
     violations: z.array(
       z.object({
         eventId: z.string(),
@@ -269,16 +281,17 @@ export const violationOwnersSchema = z
         topic: z.string().nullable(),
         subscription: z.string().nullable(),
         partition: z.number().int().nullable(),
+        lock: z.string().nullable(),
         observedAt: isoTime,
-        group: ownerGroupSchema,
+        cause: violationCauseSchema,
         owner: violationOwnerSchema,
       }),
     ),
   })
-  .register(responseComponents, { id: "ViolationOwners" });
+  .register(responseComponents, { id: "ViolationCauses" });
 
 true satisfies SameShape<z.output<typeof violationTimelineSchema>, ViolationTimeline>;
-true satisfies SameShape<z.output<typeof violationOwnersSchema>, ViolationOwners>;
+true satisfies SameShape<z.output<typeof violationCausesSchema>, ViolationCauses>;
 true satisfies SameShape<z.output<typeof topViolationsSchema>, TopViolations>;
 true satisfies SameShape<z.output<typeof leaderChangeMarkersSchema>, LeaderChangeMarkers>;
 true satisfies SameShape<z.output<typeof keyDrilldownSchema>, KeyDrilldown>;

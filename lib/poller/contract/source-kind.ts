@@ -8,7 +8,8 @@ import type { CycleStates, SourceCycles, StoredShape } from "@/lib/poller/source
 export type BaseClusterConfig = { kind: string; name: string; pollIntervalMs: number };
 
 /** A configured cluster in words: where it is reached, what is watched, its budget and credentials. */
-export type ClusterFacts = { endpoint: string; scope: string; budget: string; auth: string };
+/** `note`: what the server must allow for Baton to see everything (shown on the Clusters page). */
+export type ClusterFacts = { endpoint: string; scope: string; budget: string; auth: string; note?: string };
 
 /** The kinds of system a cluster row can be (the cluster_kind enum). */
 export type ClusterKindName = "PULSAR" | "REDIS" | "ZOOKEEPER" | "ETCD" | "DYNAMODB" | "KUBERNETES";
@@ -42,6 +43,8 @@ export type SourceKind<C extends BaseClusterConfig> = {
   stored: StoredShape;
   /** Its cycles, resuming from the saved states, within the kind's own budget (requests or commands per second). */
   openCycles(config: C, saved: CycleStates, log: (line: string) => void): Promise<SourceCycles>;
+  /** Configurations of this kind that cannot work side by side, each a one-line reason (the configuration is refused). */
+  findConflicts?(configs: C[]): string[];
   /** Resolves when the system answers; throws with a one-line reason when it does not. */
   checkReachable(config: C, timeoutMs: number): Promise<{ status: "ok" | "degraded" | "down"; reason: string | null }>;
 };

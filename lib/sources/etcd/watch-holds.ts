@@ -3,6 +3,7 @@ import type { HoldHint } from "@/lib/poller/contract/hold-observation";
 import { prefixRangeEnd, readCurrentRevision, toBase64, toWatchEvents, type WatchEvent, watchResponseSchema } from "./etcd-api";
 import type { EtcdWatchedPrefix } from "./etcd-config";
 import { EtcdSourceError } from "./etcd-error";
+import { type LeaseAtDelete, readLeasesAtDelete } from "./lease-at-delete";
 import { resourceKeyOfName, toContender } from "./etcd-layout";
 import type { EtcdTransport } from "./etcd-transport";
 import type { KeyIndex } from "./key-index";
@@ -26,8 +27,14 @@ export type WatchHoldsOptions = {
   log?: (line: string) => void;
 };
 
-/** A watch event as a hint: which held thing it touched, and for a delete whether the holder's lease had run out. */
-export function toHint(event: WatchEvent, watched: EtcdWatchedPrefix, index: KeyIndex, nowMs: number): HoldHint | null {
+/**
+ * A watch event as a hint: which held thing it touched, and for a delete whether the holder's
+ * lease had run out. `leaseAtDelete`: what etcd said of the key's lease right after the delete. A
+ * lease still alive means a client deleted the key (an unlock, a resign): a release, however late
+ * against the TTL Baton last read. A lease gone was revoked or ran out: before the known expiry
+ * it can only have been revoked; at or after it, it is taken to have run out.
+ */
+export function toHint(event: WatchEvent, watched: EtcdWatchedPrefix, index: KeyIndex, nowMs: number, leaseAtDelete?: LeaseAtDelete): HoldHint | null {
   const at = new Date(nowMs).toISOString();
   if (event.type === "PUT") {
     const contender = toContender(event.kv, watched.layout);
@@ -39,7 +46,7 @@ export function toHint(event: WatchEvent, watched: EtcdWatchedPrefix, index: Key
   const known = index.find(event.kv.key);
   const expiresAtMs = known ? index.leaseExpiryOf(known.leaseId) : undefined;
   index.forget(event.kv.key);
-  const isExpired = expiresAtMs !== undefined && nowMs >= expiresAtMs;
+  const isExpired = leaseAtDelete !== "alive" && expiresAtMs !== undefined && nowMs >= expiresAtMs;
   return { key: known?.resourceKey ?? resourceKeyOfName(event.kv.key, watched.layout), event: isExpired ? "expired" : "del", at };
 }
 
@@ -109,7 +116,11 @@ export async function watchHolds(options: WatchHoldsOptions): Promise<HoldWatche
           const events = toWatchEvents(result.events);
           if (events.length === 0) continue;
           const nowMs = Date.now();
-          const hints = events.flatMap((event) => toHint(event, watched, options.index, nowMs) ?? []);
+          const leasesAtDelete = await readLeasesAtDelete(transport, events, options.index, options.log);
+          const hints = events.flatMap((event) => {
+            const leaseId = event.type === "DELETE" ? options.index.find(event.kv.key)?.leaseId : undefined;
+            return toHint(event, watched, options.index, nowMs, leaseId === undefined ? undefined : leasesAtDelete.get(leaseId)) ?? [];
+          });
           // A loop, not Math.max(...): a resumed watch can deliver a long backlog at once.
           for (const event of events) nextRevision = Math.max(nextRevision, event.kv.modRevision + 1);
           if (hints.length > 0) options.onHints(hints);

@@ -9,6 +9,7 @@ import type { ChangeCause, ChangeKind, DetectedChange } from "@/lib/poller/chang
 import type { ChangePrediction } from "@/lib/poller/change";
 import { scorePrediction } from "@/lib/poller/next-holder";
 import { predictNextConsumer } from "@/lib/sources/pulsar/predict-next-consumer";
+import { replayConsumerChurn } from "@/lib/sources/pulsar/replay-consumer-churn";
 import {
   type BacklogSample,
   type ConsumerObservation,
@@ -237,6 +238,13 @@ export function detectChanges(prev: ResourceState | undefined, obs: Observation,
       if (prediction !== null) changes[changes.length - 1]!.prediction = prediction;
     }
     if (transition !== null) holderSince = estimateHolderSince(prev, obs, ctx.pollAt);
+
+    // The holder stayed connected while consumers joined and left within the poll: the rule,
+    // replayed over the sets in between, may have handed it away and back.
+    if (transition === null && !isDuringGap) {
+      const replay = replayConsumerChurn({ topic: obs.topic, partition: obs.partition, subscriptionType: obs.subscriptionType ?? prev.subscriptionType, holder: obs.holder, before: prev.consumers.map((c) => c.name), added: consumerDiff.added, removed: consumerDiff.removed });
+      if (replay !== null) push("REPLAYED_FLAP", prev.holder, obs.holder, { via: replay.via, isCertain: replay.isCertain });
+    }
 
     // A consumer-set change that moved no holder gets its own row; one that did is in the
     // holder change's details (it explains it).

@@ -1,6 +1,7 @@
 import "server-only";
 
 import { listMasterUrls, type RedisClusterConfig, redisClusterSchema, type RedisSourceConfig } from "@/lib/sources/redis/redis-config";
+import { findRedlockOverlaps } from "@/lib/sources/redis/redlock-overlaps";
 import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 
 /** A Redis URL as the pages show it: the password never leaves the configuration. */
@@ -32,6 +33,7 @@ export const redisKind = defineSourceKind<RedisSourceConfig>({
     isRedlock: config.urls !== undefined,
     isCluster: config.cluster,
   }),
+  findConflicts: findRedlockOverlaps,
   stored: { shape: "hold", resourceKind: "REDIS_LOCK" },
   // ioredis loads when a Redis cluster is polled or checked, not in every process.
   openCycles: async (config, saved, log) => (await import("./redis-runtime")).openRedisCycles(config, saved, log),

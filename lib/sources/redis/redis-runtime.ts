@@ -14,7 +14,7 @@ import type { RedisSourceConfig } from "@/lib/sources/redis/redis-config";
 // when a Redis cluster is polled or checked.
 
 /** The Redis source as the shared hold cycles read it. */
-function toHoldSource(config: RedisSourceConfig): HoldSource {
+export function toHoldSource(config: RedisSourceConfig): HoldSource {
   const redis = createRedisLockSource(config);
   const matchers = config.patterns.map((pattern) => ({ pattern: pattern.match, regex: globToRegExp(pattern.match) }));
   let commands = 0;
@@ -32,7 +32,13 @@ function toHoldSource(config: RedisSourceConfig): HoldSource {
     patternOf: (key) => matchers.find((m) => m.regex.test(key))?.pattern ?? null,
     async watch(onHints, onResync) {
       const watch = await redis.watch(onHints, onResync);
-      return { mode: watch.mode, stop: watch.stop };
+      // A getter: the mode changes as connections drop and come back.
+      return {
+        get mode() {
+          return watch.mode;
+        },
+        stop: () => watch.stop(),
+      };
     },
     takeRequestCount() {
       const count = commands;

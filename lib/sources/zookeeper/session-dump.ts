@@ -7,6 +7,10 @@ import net from "node:net";
 // server must allow it (zookeeper.4lw.commands.whitelist); other servers answer that it is not
 // whitelisted, and followers list no deadlines.
 
+/** Why `dump` matters, naming the server setting: the start-up log line and the Clusters page say it. */
+export const DUMP_WHITELIST_NOTE =
+  "session expiries show only where the server allows `dump`: add it to 4lw.commands.whitelist (zoo.cfg) or -Dzookeeper.4lw.commands.whitelist; without it a stalled leader's expiry reads as TAKEN_OVER";
+
 export type SessionDump = {
   /** Expiry deadline (ms since the epoch) of each live session, by id ("0x100007812b70000"). */
   deadlines: Map<string, number>;

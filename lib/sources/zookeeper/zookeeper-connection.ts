@@ -1,3 +1,5 @@
+import { Socket } from "node:net";
+
 import zookeeper, { type Client, type Event, type Stat } from "node-zookeeper-client";
 
 import type { RateLimiter } from "@/lib/poller/rate-limiter";
@@ -46,7 +48,18 @@ export type ZookeeperConnectionOptions = {
   /** "user:password" for the digest scheme. */
   digest?: string;
   limiter: RateLimiter;
+  /** Where the connection says it dropped a connection whose session never completed. */
+  log?: (line: string) => void;
 };
+
+/**
+ * How long a client may hold a connection without a session before it is dropped and made again.
+ * Twice the request timeout, at most the session timeout (a session out of touch that long is
+ * expired on the server anyway).
+ */
+export function sessionBoundMs(options: Pick<ZookeeperConnectionOptions, "sessionTimeoutMs" | "requestTimeoutMs">): number {
+  return Math.min(options.sessionTimeoutMs, 2 * options.requestTimeoutMs);
+}
 
 const EVENT_NAMES: Record<number, string> = { 1: "created", 2: "deleted", 3: "changed", 4: "children" };
 
@@ -67,6 +80,24 @@ function toStat(stat: Stat): ZnodeStat {
 
 function isNoNode(error: unknown): boolean {
   return (error as { getCode?: () => number } | undefined)?.getCode?.() === zookeeper.Exception.NO_NODE;
+}
+
+/**
+ * Drops the connection a client holds open without a session, so that the client connects again
+ * (a new TCP connection, a new handshake; a session it had is resumed if the server still has it).
+ * node-zookeeper-client clears its connect timeout once TCP connects and has none on the session
+ * handshake, and offers no way to abandon an attempt: closing the client instead leaves a late
+ * answer to the handshake to throw inside its socket handler (an uncaught "Unknown code" that
+ * would end the worker). The one place Baton reaches into the client's internals (its
+ * connectionManager's socket), checked rather than assumed. Returns whether there was one.
+ */
+function dropOpenSocket(current: Client): boolean {
+  const manager: unknown = Reflect.get(current, "connectionManager");
+  const socket: unknown = typeof manager === "object" && manager !== null ? Reflect.get(manager, "socket") : undefined;
+  // Not yet connected (the client's own connect timeout applies) or already closed: nothing held.
+  if (!(socket instanceof Socket) || socket.destroyed || socket.readyState !== "open") return false;
+  socket.destroy();
+  return true;
 }
 
 export function createZookeeperConnection(options: ZookeeperConnectionOptions): ZookeeperConnection {
@@ -90,6 +121,28 @@ export function createZookeeperConnection(options: ZookeeperConnectionOptions): 
   // every queued request wait out its own timeout in turn: after one timed out, the others fail
   // at once with the same message for one timeout's length, then are tried again.
   let unanswered: { message: string; atMs: number } | null = null;
+  let boundTimer: NodeJS.Timeout | null = null;
+  /** Connections dropped in a row without a session: the log says so once per outage. */
+  let droppedInARow = 0;
+
+  /**
+   * A server that accepts the connection but does not answer the handshake (ZooKeeper starting
+   * up) would hold the client without a session for good: past the bound, the connection it holds
+   * is dropped and the client connects again; again every bound until a session completes.
+   */
+  function armSessionBound(current: Client): void {
+    if (boundTimer !== null) clearTimeout(boundTimer);
+    boundTimer = setTimeout(() => {
+      boundTimer = null;
+      if (client !== current || isConnected || isClosed) return;
+      if (dropOpenSocket(current)) {
+        if (droppedInARow === 0) options.log?.(`ZooKeeper ${options.connectString}: connected but no session within ${sessionBoundMs(options)} ms; connecting again (every ${sessionBoundMs(options)} ms until a session completes)`);
+        droppedInARow += 1;
+      }
+      armSessionBound(current);
+    }, sessionBoundMs(options));
+    boundTimer.unref();
+  }
 
   function open(): void {
     // retries 0: a request is sent once; what is lost in a disconnect comes back as a timeout here
@@ -97,9 +150,14 @@ export function createZookeeperConnection(options: ZookeeperConnectionOptions): 
     const next = zookeeper.createClient(options.connectString, { sessionTimeout: options.sessionTimeoutMs, spinDelay: 200, retries: 0 });
     client = next;
     let hasConnected = false;
+    armSessionBound(next);
     next.on("state", (state) => {
       if (client !== next) return;
       if (state === zookeeper.State.SYNC_CONNECTED || state === zookeeper.State.CONNECTED_READ_ONLY) {
+        if (droppedInARow > 0) options.log?.(`ZooKeeper ${options.connectString}: session established after ${droppedInARow} dropped connection${droppedInARow === 1 ? "" : "s"}`);
+        droppedInARow = 0;
+        if (boundTimer !== null) clearTimeout(boundTimer);
+        boundTimer = null;
         isConnected = true;
         const waiters = connectedWaiters;
         connectedWaiters = [];
@@ -110,10 +168,13 @@ export function createZookeeperConnection(options: ZookeeperConnectionOptions): 
         hasConnected = true;
       } else if (state === zookeeper.State.DISCONNECTED) {
         isConnected = false;
+        armSessionBound(next);
       } else if (state === zookeeper.State.AUTH_FAILED) {
         // The server refused the credentials and closed the session: every request says so
         // rather than waiting for a connection that will not come.
         isConnected = false;
+        if (boundTimer !== null) clearTimeout(boundTimer);
+        boundTimer = null;
         unanswered = { message: `ZooKeeper ${options.connectString}: authentication failed: check digest or digestFile`, atMs: Number.POSITIVE_INFINITY };
       } else if (state === zookeeper.State.EXPIRED) {
         isConnected = false;
@@ -203,6 +264,7 @@ export function createZookeeperConnection(options: ZookeeperConnectionOptions): 
 
     async close() {
       isClosed = true;
+      if (boundTimer !== null) clearTimeout(boundTimer);
       listeners.clear();
       client.close();
     },

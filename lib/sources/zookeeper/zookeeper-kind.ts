@@ -3,6 +3,7 @@ import "server-only";
 import { ConfigError, readConfigText } from "@/lib/config-files";
 import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 
+import { DUMP_WHITELIST_NOTE } from "./session-dump";
 import { type ZookeeperClusterConfig, zookeeperClusterSchema } from "./zookeeper-config";
 import type { ZookeeperKindConfig, ZookeeperSourceConfig } from "./zookeeper-source";
 
@@ -45,6 +46,7 @@ export const zookeeperKind = defineSourceKind<ZookeeperKindConfig>({
     budget: `${config.requestsPerSecond} requests/s`,
     // How Baton's session is set up, as Redis's entry names its Redlock group here.
     auth: `${config.digest || config.digestFile ? "digest" : "none"}; session ${config.sessionTimeoutMs} ms; session dump ${config.sessionDump}`,
+    ...(config.sessionDump === "off" ? {} : { note: DUMP_WHITELIST_NOTE }),
   }),
   scopeOf: (config) => ({
     // What the lock pages read of every lock kind: each pattern its observations carry (a path,

@@ -12,7 +12,7 @@ import { createZookeeperSource } from "./zookeeper-source";
 // node-zookeeper-client) when a ZooKeeper cluster is polled or checked.
 
 export function openZookeeperCycles(config: ZookeeperKindConfig, saved: CycleStates, log: (line: string) => void): Promise<SourceCycles> {
-  return openHoldCycles(createZookeeperSource(config), saved.shape === "hold" ? saved.states : [], {
+  return openHoldCycles(createZookeeperSource(config, log), saved.shape === "hold" ? saved.states : [], {
     resourceKind: "ZOOKEEPER_LOCK",
     discoveryIntervalMs: config.discoveryIntervalMs,
     pollIntervalMs: config.pollIntervalMs,

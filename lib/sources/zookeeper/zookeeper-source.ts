@@ -6,7 +6,7 @@ import { createDiscovery } from "./discover-lock-paths";
 import { toLockObservation } from "./lock-observation";
 import { readLockPaths } from "./read-lock-paths";
 import { SEMAPHORE_LEASES } from "./recipe-layout";
-import { readSessionDump, type SessionDump } from "./session-dump";
+import { DUMP_WHITELIST_NOTE, readSessionDump, type SessionDump } from "./session-dump";
 import type { ZookeeperClusterConfig } from "./zookeeper-config";
 import { createZookeeperConnection } from "./zookeeper-connection";
 
@@ -28,7 +28,7 @@ const DUMP_MAX_AGE_MS = 1_000;
 /** After the server refused `dump` (auto), ask again this much later (its whitelist may change on a restart). */
 const DUMP_RETRY_MS = 60_000;
 
-export function createZookeeperSource(config: ZookeeperSourceConfig): HoldSource {
+export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line: string) => void): HoldSource {
   const limiter = createRateLimiter({ requestsPerSecond: config.requestsPerSecond, maxConcurrency: MAX_IN_FLIGHT });
   const connection = createZookeeperConnection({
     connectString: config.connectString,
@@ -36,10 +36,13 @@ export function createZookeeperSource(config: ZookeeperSourceConfig): HoldSource
     requestTimeoutMs: config.requestTimeoutMs,
     digest: config.digestSecret ?? config.digest,
     limiter,
+    log,
   });
   const discovery = createDiscovery(config, connection, (paths) => onHints?.(paths.map((key) => ({ key, event: "found", at: new Date().toISOString() }))));
   const recipeOfPath = new Map((config.paths ?? []).map((entry) => [entry.path, entry.recipe]));
   let dumpRequests = 0;
+  /** The refusal of `dump` is said once, at the first read (start-up), not every minute it is asked again. */
+  let hasSaidDumpRefused = false;
   let dump: { value: SessionDump | null; atMs: number } | null = null;
   let onHints: ((hints: HoldHint[]) => void) | null = null;
 
@@ -61,6 +64,8 @@ export function createZookeeperSource(config: ZookeeperSourceConfig): HoldSource
     try {
       const value = await readSessionDump(config.connectString, config.requestTimeoutMs);
       dump = { value, atMs: now };
+      if (value === null && !hasSaidDumpRefused) log?.(`ZooKeeper ${config.connectString} refuses the \`dump\` four-letter word: ${DUMP_WHITELIST_NOTE}`);
+      hasSaidDumpRefused ||= value === null;
       if (value === null && config.sessionDump === "on") return { value, error: { master: "dump", message: "the servers refuse the `dump` four-letter word: add it to zookeeper.4lw.commands.whitelist, or set sessionDump to auto" } };
       return { value, error: null };
     } catch (error) {

@@ -4,9 +4,10 @@ import { fetchApi } from "@/lib/client/fetch-api";
 import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { DeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
 import type { DeploymentViolations } from "@/lib/violations/queries/get-deployment-violations";
-import type { OwnerGroup } from "@/lib/violations/owner-types";
-import type { ViolationOwners } from "@/lib/violations/queries/get-violation-owners";
+import type { ViolationCauses } from "@/lib/violations/queries/get-violation-causes";
+import type { ViolationCause } from "@/lib/violations/cause-words";
 import type { LeaderChangeMarkers, TopRanking, TopViolations, ViolationTimeline } from "@/lib/violations/violation-types";
+import { liveInterval } from "@/lib/client/refresh-rate";
 
 // react-query keys and fetchers of the violations read API (docs/http-api.md, "Violations read API"), one
 // factory per read. Types come from server modules as types only.
@@ -32,7 +33,7 @@ export function violationTimelineQuery(range: QueryRange, filters: ViolationFilt
   return queryOptions({
     queryKey: ["violations", "timeline", rangeKey(range), filters, timeZone],
     queryFn: () => fetchApi<ViolationTimeline>("/api/v1/violations/timeline", { ...rangeParams(range), ...filters, tz: timeZone }),
-    refetchInterval: range.isLive ? VIOLATIONS_REFRESH_MS : false,
+    refetchInterval: range.isLive ? liveInterval(VIOLATIONS_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }
@@ -44,17 +45,17 @@ export function topViolationsQuery(range: QueryRange, filters: ViolationFilters,
   return queryOptions({
     queryKey: ["violations", "top", rangeKey(range), filters, options],
     queryFn: () => fetchApi<TopViolations>("/api/v1/violations/top", { ...rangeParams(range), ...filters, ranking: options.ranking, lists: options.lists }),
-    refetchInterval: range.isLive ? TOP_REFRESH_MS : false,
+    refetchInterval: range.isLive ? liveInterval(TOP_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }
 
-/** The page's violations with their keys' owners: the latest 1,000, of one owner group or all. */
-export function violationOwnersQuery(range: QueryRange, filters: ViolationFilters, group: OwnerGroup | null) {
+/** The page's violations with their causes and keys' owners: the latest 1,000, of one cause or all, with the counts per cause. */
+export function violationCausesQuery(range: QueryRange, filters: ViolationFilters, cause: ViolationCause | null) {
   return queryOptions({
-    queryKey: ["violations", "owners", rangeKey(range), filters.service, filters.subscription, group],
-    queryFn: () => fetchApi<ViolationOwners>("/api/v1/violations/owners", { ...rangeParams(range), service: filters.service, subscription: filters.subscription, group }),
-    refetchInterval: range.isLive ? TOP_REFRESH_MS : false,
+    queryKey: ["violations", "causes", rangeKey(range), filters.service, filters.subscription, cause],
+    queryFn: () => fetchApi<ViolationCauses>("/api/v1/violations/causes", { ...rangeParams(range), service: filters.service, subscription: filters.subscription, cause }),
+    refetchInterval: range.isLive ? liveInterval(TOP_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }
@@ -63,7 +64,7 @@ export function leaderChangeMarkersQuery(range: QueryRange, subscription: string
   return queryOptions({
     queryKey: ["violations", "leader-changes", rangeKey(range), subscription, timeZone],
     queryFn: () => fetchApi<LeaderChangeMarkers>("/api/v1/violations/leader-changes", { ...rangeParams(range), subscription, tz: timeZone }),
-    refetchInterval: range.isLive ? VIOLATIONS_REFRESH_MS : false,
+    refetchInterval: range.isLive ? liveInterval(VIOLATIONS_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }
@@ -78,7 +79,7 @@ export function drilldownQuery(target: DrilldownTarget) {
       target.kind === "key"
         ? fetchApi<KeyDrilldown>("/api/v1/violations/key", { key: target.key, ...rangeParams(target.range) })
         : fetchApi<KeyDrilldown>("/api/v1/violations/event", { id: target.eventId, at: target.at }),
-    refetchInterval: target.kind === "key" && target.range.isLive ? VIOLATIONS_REFRESH_MS : false,
+    refetchInterval: target.kind === "key" && target.range.isLive ? liveInterval(VIOLATIONS_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }
@@ -90,7 +91,7 @@ export function deploymentCoincidencesQuery(range: QueryRange, filters: { servic
   return queryOptions({
     queryKey: ["violations", "deployments", rangeKey(range), filters],
     queryFn: () => fetchApi<DeploymentCoincidences>("/api/v1/violations/deployments", { ...rangeParams(range), ...filters, limit: DEPLOYMENTS_PAGE_LIMIT }),
-    refetchInterval: range.isLive ? VIOLATIONS_REFRESH_MS : false,
+    refetchInterval: range.isLive ? liveInterval(VIOLATIONS_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
 }

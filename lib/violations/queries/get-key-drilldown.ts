@@ -4,23 +4,20 @@ import type { Db } from "@/lib/db/client";
 import { sql, type Sql } from "@/lib/db/sql";
 import { ApiError } from "@/lib/http/api-error";
 import { compactId } from "@/lib/ingest/compact-id";
-import { OWNERSHIP_CHANGE_KINDS } from "@/lib/violations/change-kinds";
 import type { DrilldownEvent, KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { HashingScheme } from "@/lib/pulsar/producer-routing";
 import { computeOwners } from "@/lib/violations/queries/read-owner-history";
+import { readLeaderChanges } from "@/lib/violations/queries/read-leader-changes";
 import { readLockChanges } from "@/lib/violations/queries/read-lock-changes";
 import { changesNearEvents, countOverlaps, explainViolations, findPreviousEntries, summariseWorkers } from "@/lib/violations/explain-violations";
 import { serviceWindowsSql, windowEndSql } from "@/lib/violations/queries/classification-sql";
-import { LEADER_CHANGE_COLUMNS, type LeaderChangeRow, toLeaderChangeMarker } from "@/lib/violations/queries/leader-change-rows";
 import { toBand } from "@/lib/violations/queries/list-deployment-bands";
 import { resourceRefOf } from "@/lib/violations/resource-ref";
 import { buildTraceUrl } from "@/lib/violations/trace-url";
-import type { LeaderChangeMarker } from "@/lib/violations/violation-types";
+import { countCauses } from "@/lib/violations/violation-cause";
 
 /** The drill-down shows at most this many events of a key (the latest). */
 export const DRILLDOWN_EVENT_LIMIT = 1_000;
-/** At most this many leader changes. */
-const CHANGE_LIMIT = 2_000;
 /** A single event's drill-down shows the key this far around it (at least the coincidence window). */
 const EVENT_CONTEXT_MS = 15 * 60_000;
 
@@ -39,12 +36,6 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 type CountRow = { events: number; violations: number; inside: number };
 type BandRow = Parameters<typeof toBand>[0];
-
-/** ±window around each event, merged, as a multirange (SQL), from the events' instants. */
-function eventWindowsSql(times: readonly string[], windowMs: number): Sql {
-  return sql`(select range_agg(tstzrange(t - ${windowMs}::double precision * interval '1 millisecond', t + ${windowMs}::double precision * interval '1 millisecond', '[]'))
-    from unnest(${times}::timestamptz[]) as t)`;
-}
 
 type EventRow = {
   event_id: string;
@@ -125,34 +116,6 @@ async function countKey(db: Db, key: string, fromMs: number, toMs: number, setti
 }
 
 /**
- * Ownership changes of the subscriptions the events name, within the window of some event: one
- * statement over holder_change's (resource, time) index. The partition is matched afterwards
- * (changesNearEvents): an event may name it in its topic, in its partition field, or not at all.
- */
-async function readLeaderChanges(db: Db, events: readonly DrilldownEvent[], windowMs: number): Promise<LeaderChangeMarker[]> {
-  const refs = new Map<string, { topic: string; subscription: string }>();
-  for (const e of events) if (e.resource) refs.set(`${e.resource.topic}|${e.resource.subscription}`, e.resource);
-  if (refs.size === 0) return [];
-  const times = events.map((e) => e.observedAt);
-  const firstMs = Date.parse(times[0]!);
-  const lastMs = Date.parse(times[times.length - 1]!);
-  const pairs = [...refs.values()];
-  const rows = await db.$queryRaw<LeaderChangeRow[]>(sql`
-    select ${LEADER_CHANGE_COLUMNS}
-    from held_resource r
-    join cluster c on c.id = r.cluster_id
-    join holder_change h on h.resource_id = r.id
-    where (r.topic, r.subscription) in (select * from unnest(${pairs.map((p) => p.topic)}::text[], ${pairs.map((p) => p.subscription)}::text[]))
-      and h.kind::text = any(${[...OWNERSHIP_CHANGE_KINDS]}::text[])
-      and h.new_seen_at >= ${iso(firstMs - windowMs)}::timestamptz
-      and coalesce(h.old_seen_at, h.new_seen_at) <= ${iso(lastMs + windowMs)}::timestamptz
-      and tstzrange(coalesce(h.old_seen_at, h.new_seen_at), h.new_seen_at, '[]') && ${eventWindowsSql(times, windowMs)}
-    order by h.new_seen_at, h.id
-    limit ${CHANGE_LIMIT}`);
-  return rows.map(toLeaderChangeMarker);
-}
-
-/**
  * Deployments (any service) whose window, grace included, comes within the window of one of the
  * events shown. The events' windows are derived in SQL from the same events, so that this runs
  * beside the events' own read instead of after it.
@@ -191,6 +154,7 @@ export async function getKeyDrilldown(db: Db, input: { key: string; fromMs: numb
   const ownerByEvent = new Map(violations.map((e, i) => [e.eventId, owners[i]!]));
   const leaderChanges = changesNearEvents(subscriptionChanges, events, settings.windowMs);
   const previous = findPreviousEntries(events);
+  const explanations = explainViolations({ events, changes: leaderChanges, lockChanges, deployments, windowMs: settings.windowMs, nowMs, owners: ownerByEvent });
   return {
     key: input.key,
     from: iso(input.fromMs),
@@ -208,10 +172,8 @@ export async function getKeyDrilldown(db: Db, input: { key: string; fromMs: numb
     leaderChanges,
     lockChanges,
     deployments,
-    explanations: explainViolations({ events, changes: leaderChanges, lockChanges, deployments, windowMs: settings.windowMs, nowMs }).map((explanation) => ({
-      ...explanation,
-      owner: ownerByEvent.get(explanation.eventId) ?? null,
-    })),
+    explanations,
+    causes: countCauses(explanations.map((e) => e.cause)),
   };
 }
 

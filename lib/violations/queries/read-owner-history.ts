@@ -1,6 +1,6 @@
 import "server-only";
 
-import type { Db } from "@/lib/db/client";
+import type { SqlDb } from "@/lib/db/sql-db";
 import { sql } from "@/lib/db/sql";
 import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 import { DEFAULT_HASHING_SCHEME, type HashingScheme } from "@/lib/pulsar/producer-routing";
@@ -30,7 +30,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const pairKey = (topic: string, subscription: string) => `${topic}|${subscription}`;
 
 /** Per (topic, subscription): its history over [fromMs, toMs]. A subscription watched in two clusters is read from the one observed last. */
-export async function readOwnerHistory(db: Db, refs: readonly Pick<ResourceRef, "topic" | "subscription">[], fromMs: number, toMs: number): Promise<Map<string, SubscriptionHistory>> {
+export async function readOwnerHistory(db: SqlDb, refs: readonly Pick<ResourceRef, "topic" | "subscription">[], fromMs: number, toMs: number): Promise<Map<string, SubscriptionHistory>> {
   const pairs = new Map(refs.map((r) => [pairKey(r.topic, r.subscription), r]));
   if (pairs.size === 0) return new Map();
   const list = [...pairs.values()];
@@ -104,7 +104,7 @@ export async function readOwnerHistory(db: Db, refs: readonly Pick<ResourceRef, 
  * splits is megabytes of JSON, which the driver's generic JSON decoding handles several times
  * slower than one JSON.parse) and kept.
  */
-async function readSplits(db: Db, rows: readonly Pick<SplitRow, "id" | "digest">[]): Promise<Map<string, HashRangeSplit>> {
+async function readSplits(db: SqlDb, rows: readonly Pick<SplitRow, "id" | "digest">[]): Promise<Map<string, HashRangeSplit>> {
   const found = new Map<string, HashRangeSplit>();
   const missing = new Map<string, bigint>();
   for (const { id, digest } of rows) {
@@ -128,7 +128,7 @@ export type OwnerSubject = { key: string; topic: string | null; subscription: st
 export type OwnerSettings = { windowMs: number; producerRouting: Readonly<Record<string, HashingScheme>> };
 
 /** The owner of each violation's key at its time (in the subjects' order), from one read of the history. */
-export async function computeOwners(db: Db, subjects: readonly OwnerSubject[], settings: OwnerSettings): Promise<ViolationOwner[]> {
+export async function computeOwners(db: SqlDb, subjects: readonly OwnerSubject[], settings: OwnerSettings): Promise<ViolationOwner[]> {
   // A page names a handful of subscription partitions: each name is normalised once.
   const refCache = new Map<string, ResourceRef | null>();
   const refs = subjects.map((s) => {

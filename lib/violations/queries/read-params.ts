@@ -4,7 +4,8 @@ import { z } from "zod";
 
 import { ApiError } from "@/lib/http/api-error";
 import { TOP_LISTS, type TopList } from "@/lib/violations/queries/get-top-violations";
-import { MAX_OWNER_PAGE, OWNER_GROUPS } from "@/lib/violations/queries/get-violation-owners";
+import { MAX_CAUSE_PAGE } from "@/lib/violations/queries/get-violation-causes";
+import { VIOLATION_CAUSES } from "@/lib/violations/cause-words";
 import { DEFAULT_TIME_ZONE, isValidTimeZone } from "@/lib/violations/time-zone";
 import { isRangePreset, MAX_RANGE_MS, RANGE_PRESETS } from "@/lib/timeline/time-range";
 import { DEFAULT_VIOLATIONS_PRESET } from "@/lib/violations/view-params";
@@ -178,17 +179,17 @@ export function parseQuery<Schema extends z.ZodType>(schema: Schema, url: string
   throw new ApiError(400, "invalid_request", `The query is invalid: ${first.field ?? "it"} ${first.message}.`, { issues });
 }
 
-export const ownerParamsSchema = z
+export const causeParamsSchema = z
   .strictObject({
     ...rangeFields,
     service: text(200).optional(),
     subscription: text(200).optional(),
-    group: z
-      .enum(OWNER_GROUPS, { message: `must be one of ${OWNER_GROUPS.join(", ")}` })
+    cause: z
+      .enum(VIOLATION_CAUSES, { message: `must be one of ${VIOLATION_CAUSES.join(", ")}` })
       .optional()
-      .meta({ description: "Only the violations of this group: the owner changed around the violation, the owner was stable (no rebalance), or it cannot be computed." }),
-    limit: limitField(MAX_OWNER_PAGE, 1_000).meta({ description: `The latest this many violations of the range make the page (at most ${MAX_OWNER_PAGE}).` }),
+      .meta({ description: "Only the violations of this cause (README, Violation causes)." }),
+    limit: limitField(MAX_CAUSE_PAGE, 1_000).meta({ description: `The latest this many violations of the range make the page (at most ${MAX_CAUSE_PAGE}).` }),
   })
   .superRefine(checkRange)
   .transform(withRange)
-  .transform((v) => ({ fromMs: v.fromMs, toMs: v.toMs, service: nullable(v.service), subscription: nullable(v.subscription), group: nullable(v.group), limit: v.limit }));
+  .transform((v) => ({ fromMs: v.fromMs, toMs: v.toMs, service: nullable(v.service), subscription: nullable(v.subscription), cause: nullable(v.cause), limit: v.limit }));

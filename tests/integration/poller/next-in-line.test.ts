@@ -19,7 +19,7 @@ import { getTestDatabaseUrl } from "@/tests/support/test-database";
 
 const broker = getTestBroker();
 const databaseUrl = getTestDatabaseUrl();
-const THRESHOLDS = { flapChanges: 4, flapWindowMs: 600_000, stuckSamples: 3 };
+const THRESHOLDS = { flapChanges: 4, flapWindowMs: 600_000, stuckSamples: 3, recoveredAfterMs: null };
 let db: Db;
 let fleet: Fleet;
 let cleanupNamespace: () => Promise<void>;

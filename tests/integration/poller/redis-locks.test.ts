@@ -151,11 +151,13 @@ describe("the poller on Redis locks", () => {
     ]);
     const drilldown = await getKeyDrilldown(db, { key: jobKey, fromMs: nowMs - 60_000, toMs: nowMs + 1_000 }, { windowMs: 120_000, graceMs: 0, traceUrlTemplate: null, retentionDays: 30 });
     const [explanation] = drilldown.explanations;
-    expect(explanation).toMatchObject({ verdict: "failover" });
+    // The lock expired while held around it: the holder stalled past its TTL.
+    expect(explanation).toMatchObject({ cause: "holder-stalled" });
     expect(drilldown.lockChanges.map((c) => c.ending)).toContain("EXPIRED");
     const event = drilldown.events.at(-1)!;
-    const lines = describeExplanation(explanation!, { event, deployments: new Map(), changes: new Map(), lockChanges: new Map(drilldown.lockChanges.map((c) => [c.id, c])), windowMs: 120_000, graceMs: 0, timeZone: "UTC" });
-    expect(lines.join("\n")).toMatch(new RegExp(`The lock ${lock.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} expired while .+ held it .*acquired it .* later; pod-a was still inside key ${jobKey} when pod-b entered`));
+    const words = describeExplanation(explanation!, { event, deployments: new Map(), changes: new Map(), lockChanges: new Map(drilldown.lockChanges.map((c) => [c.id, c])), windowMs: 120_000, graceMs: 0, timeZone: "UTC" });
+    expect(words.cause).toMatch(/^Holder stalled past its lock's TTL: /);
+    expect(words.lockStory).toMatch(new RegExp(`The lock ${lock.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} expired while .+ held it .*acquired it .* later; pod-a was still inside key ${jobKey} when pod-b entered`));
     await db.exclusivityEvent.deleteMany({ where: { key: jobKey } });
   });
 

@@ -15,7 +15,7 @@ import { getTestDatabaseUrl } from "@/tests/support/test-database";
 // while the board still shows its resources observed by the latest cycle; a killed consumer's
 // change is written at once.
 
-const THRESHOLDS = { flapChanges: 4, flapWindowMs: 600_000, stuckSamples: 3 };
+const THRESHOLDS = { flapChanges: 4, flapWindowMs: 600_000, stuckSamples: 3, recoveredAfterMs: null };
 const SUBSCRIPTION = "steady-workers";
 const broker = getTestBroker();
 const databaseUrl = getTestDatabaseUrl();

@@ -22,7 +22,7 @@ import { consumer, observation, stateFrom } from "@/tests/unit/sources/pulsar/bu
 // every row. Each scenario runs twice, side by side: through the write-only-changed path, and
 // through the old one (every touched row written, each with its own last observation, no sweep).
 
-const THRESHOLDS: BoardThresholds = { flapChanges: 4, flapWindowMs: 600_000, stuckSamples: 3 };
+const THRESHOLDS: BoardThresholds = { flapChanges: 4, flapWindowMs: 600_000, stuckSamples: 3, recoveredAfterMs: null };
 const run = Date.now().toString(36);
 const BASE = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
 const at = (s: number) => new Date(BASE + s * 1000).toISOString();

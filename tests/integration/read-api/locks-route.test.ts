@@ -5,6 +5,7 @@ import { GET as getChanges } from "@/app/api/v1/locks/changes/route";
 import { GET as getLocks } from "@/app/api/v1/locks/route";
 import { GET as getTimeline } from "@/app/api/v1/locks/timeline/route";
 import type { LocksBoard } from "@/lib/board/lock-types";
+import { compareText } from "@/lib/compare-text";
 import type { ConsumerReport } from "@/lib/queries/get-consumer";
 import type { LockTimeline } from "@/lib/queries/get-lock-timeline";
 import type { LockChangePage } from "@/lib/queries/list-lock-changes";
@@ -37,7 +38,8 @@ beforeAll(async () => {
     db,
     clusterId,
     [
-      holdState({ key: k("daily-job"), pattern: "lock:*", holder: "pod-b", holderSinceMs: now - 5 * MINUTE }, now),
+      // A 10-minute TTL: pod-b has not yet held it one TTL, so the expiry 5 minutes ago is still a finding.
+      holdState({ key: k("daily-job"), pattern: "lock:*", holder: "pod-b", holderSinceMs: now - 5 * MINUTE, ttlMs: 10 * MINUTE }, now),
       holdState({ key: k("fair"), pattern: "lock:*", holder: "pod-c", waiters: ["w1", "w2", "w3", "w4", "w5"], details: { layout: "redisson", reentrancy: 2 } }, now),
       holdState({ key: k("split"), pattern: "lock:*", holder: null, isSplit: true }, now),
       holdState({ key: LEADER, pattern: "leader:*", holder: null }, now),
@@ -82,6 +84,7 @@ describe("GET /api/v1/locks", () => {
     expect(daily).toMatchObject({ cluster: LOCK_CLUSTER, sourceKind: "redis", resourceKind: "REDIS_LOCK", pattern: "lock:*", layout: "token", holder: "pod-b", expiriesInHour: 1, health: "critical" });
     expect(daily.lastChange).toMatchObject({ kind: "HOLDER_CHANGED", ending: "EXPIRED", fromHolder: "pod-a", toHolder: "pod-b" });
     expect(daily.flags.map((f) => f.rule)).toEqual(["expired-while-held"]);
+    expect(daily.ended).toEqual([]);
     expect(daily.flags[0]!.detail).toContain("the lock expired while pod-a held it");
     expect(Date.parse(daily.expiresAt!)).toBeGreaterThan(now);
 
@@ -95,11 +98,14 @@ describe("GET /api/v1/locks", () => {
     expect(byKey.get(LEADER)!.flags.map((f) => f.rule)).toEqual(["no-holder"]);
     expect(byKey.get(k("stale"))).toMatchObject({ holder: "pod-d", health: "unknown" });
     expect(byKey.get(k("stale"))!.staleSince).not.toBeNull();
-    expect(byKey.get(k("busy"))).toMatchObject({ changesInWindow: 7, health: "warning" });
-    expect(byKey.get(k("busy"))!.flags.map((f) => f.rule)).toEqual(["lock-churn"]);
+    // Seven changes in the window, but w7 has kept it since the last one, 2 minutes (more than one
+    // 30 s TTL): the churn has ended, and the lock says so.
+    expect(byKey.get(k("busy"))).toMatchObject({ changesInWindow: 7, health: "ok", flags: [] });
+    expect(byKey.get(k("busy"))!.ended).toEqual([expect.objectContaining({ rule: "lock-churn", text: expect.stringMatching(/^settled: 7 holder changes in 10 min, then w7 held it from \d\d:\d\d:\d\d UTC on$/) })]);
 
-    const ranks = board.locks.map((l) => ["critical", "unknown", "warning", "info", "ok"].indexOf(l.health));
-    expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+    // In name order, whatever their health: a lock keeps its place between refreshes.
+    const names = board.locks.map((l) => [l.cluster, l.key] as const);
+    expect(names).toEqual([...names].sort((a, b) => compareText(a[0], b[0]) || compareText(a[1], b[1])));
   });
 
   it.each([

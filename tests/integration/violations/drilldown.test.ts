@@ -61,7 +61,7 @@ describe("key drill-down", () => {
     const drilldown = await getKeyDrilldown(db, { key: keys[which], fromMs: NOW - 60 * MINUTE, toMs: NOW }, settings);
     expect(drilldown.leaderChanges.map((c) => [c.partition, c.subscription, c.topic])).toEqual([[3, subscription, topic]]);
     const violation = drilldown.explanations.at(-1)!;
-    expect(violation.verdict).toBe("failover");
+    expect(violation.cause).toBe("failover-overlap");
     expect(violation.nearbyDeploymentIds).toHaveLength(1);
     expect(drilldown.deployments.map((d) => d.service)).toEqual([otherService]);
   });
@@ -70,7 +70,8 @@ describe("key drill-down", () => {
     const drilldown = await getKeyDrilldown(db, { key: keys.far, fromMs: NOW - 60 * MINUTE, toMs: NOW }, settings);
     expect(drilldown.leaderChanges).toEqual([]);
     expect(drilldown.deployments).toEqual([]);
-    expect(drilldown.explanations.map((e) => e.verdict)).toEqual(["unexplained"]);
+    expect(drilldown.explanations.map((e) => e.cause)).toEqual(["unexplained"]);
+    expect(drilldown.causes).toEqual({ rollout: 0, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 1 });
   });
 
   it("links traces through the template and knows who was inside", async () => {

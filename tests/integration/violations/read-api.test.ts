@@ -5,7 +5,7 @@ import { GET as listDeployments } from "@/app/api/v1/violations/deployments/rout
 import { GET as getEvent } from "@/app/api/v1/violations/event/route";
 import { GET as getKey } from "@/app/api/v1/violations/key/route";
 import { GET as getLeaderChanges } from "@/app/api/v1/violations/leader-changes/route";
-import { GET as getOwners } from "@/app/api/v1/violations/owners/route";
+import { GET as getCauses } from "@/app/api/v1/violations/causes/route";
 import { GET as getTimeline } from "@/app/api/v1/violations/timeline/route";
 import { GET as getTop } from "@/app/api/v1/violations/top/route";
 import { createDeployment, getJson, MINUTE, openDb, openIngestPool, uniquePrefix, writeTestEvents } from "@/tests/integration/violations/violations-test-kit";
@@ -67,7 +67,8 @@ describe("violations read API", () => {
     const { status, body } = await getJson(getKey, `${BASE}/key?key=${encodeURIComponent(key)}&range=1h`);
     expect(status).toBe(200);
     expect(body).toMatchObject({ key, counts: { events: 3, violations: 2, inside: 1, outside: 1 }, focusEventId: null });
-    expect((body.explanations as { verdict: string }[]).map((e) => e.verdict)).toEqual(["deployment", "unexplained"]);
+    expect((body.explanations as { cause: string }[]).map((e) => e.cause)).toEqual(["rollout", "unexplained"]);
+    expect(body.causes).toEqual({ rollout: 1, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 1 });
     const event = await getJson(getEvent, `${BASE}/event?id=${encodeURIComponent(eventIds[1]!)}`);
     expect(event.status).toBe(200);
     expect(event.body).toMatchObject({ key, focusEventId: eventIds[1] });
@@ -81,17 +82,17 @@ describe("violations read API", () => {
     expect(elsewhen).toMatchObject({ status: 404, body: { error: { code: "event_not_found" } } });
   });
 
-  it("GET /owners: the latest violations with their keys' owners, grouped", async () => {
-    const { status, body } = await getJson(getOwners, `${BASE}/owners?range=1h&service=${service}`);
+  it("GET /causes: the latest violations with their causes and keys' owners, counted per cause", async () => {
+    const { status, body } = await getJson(getCauses, `${BASE}/causes?range=1h&service=${service}`);
     expect(status).toBe(200);
-    // Nothing watches persistent://a/b/c: a plain reason, never a guessed owner.
-    expect(body).toMatchObject({ limit: 1000, isTruncated: false, counts: { "owner-changed": 0, "owner-stable": 0, "not-computed": 2 } });
+    // The same causes as the key's drill-down; nothing watches persistent://a/b/c: a plain reason, never a guessed owner.
+    expect(body).toMatchObject({ limit: 1000, isTruncated: false, counts: { rollout: 1, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 1 } });
     expect(body.violations).toEqual([
-      expect.objectContaining({ eventId: eventIds[2], group: "not-computed", owner: { isComputed: false, reason: "no-resource", detail: expect.any(String) } }),
-      expect.objectContaining({ eventId: eventIds[1], group: "not-computed" }),
+      expect.objectContaining({ eventId: eventIds[2], cause: "unexplained", owner: { isComputed: false, reason: "no-resource", detail: expect.any(String) } }),
+      expect.objectContaining({ eventId: eventIds[1], cause: "rollout" }),
     ]);
-    const one = await getJson(getOwners, `${BASE}/owners?range=1h&service=${service}&limit=1&group=owner-stable`);
-    expect(one.body).toMatchObject({ limit: 1, isTruncated: true, counts: { "not-computed": 1 }, violations: [] });
+    const one = await getJson(getCauses, `${BASE}/causes?range=1h&service=${service}&limit=1&cause=rollout`);
+    expect(one.body).toMatchObject({ limit: 1, isTruncated: true, counts: { unexplained: 1, rollout: 0 }, violations: [] });
   });
 
   it("GET /leader-changes: the chart's markers", async () => {
@@ -128,9 +129,9 @@ describe("violations read API", () => {
     ["event", "event?id=e-1&at=yesterday", "at", "must be an RFC 3339 date-time with a time zone, or epoch milliseconds", getEvent],
     ["leader-changes", "leader-changes?cluster=x", "cluster", "is not a known parameter", getLeaderChanges],
     ["deployments", "deployments?limit=501", "limit", "must be at most 500", listDeployments],
-    ["owners", "owners?limit=10001", "limit", "must be at most 10000", getOwners],
-    ["owners", "owners?group=sideways", "group", "must be one of owner-changed, owner-stable, not-computed", getOwners],
-    ["owners", "owners?key=x", "key", "is not a known parameter", getOwners],
+    ["causes", "causes?limit=10001", "limit", "must be at most 10000", getCauses],
+    ["causes", "causes?cause=sideways", "cause", "must be one of rollout, holder-stalled, worker-stalled, failover-overlap, unexplained", getCauses],
+    ["causes", "causes?key=x", "key", "is not a known parameter", getCauses],
   ])("GET /%s answers 400 naming the parameter (?%s)", async (_name, query, field, message, handler) => {
     const { status, body } = await getJson(handler as never, `${BASE}/${query}`);
     expect(status).toBe(400);

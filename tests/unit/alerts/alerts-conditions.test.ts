@@ -71,6 +71,14 @@ describe("findConditions", () => {
     expect(conditions[0]!.annotations.link).toBe("http://baton/violations?service=orders");
   });
 
+  it("counts a violations alert's violations by cause, in the pages' words", () => {
+    const causes = { rollout: 3, "holder-stalled": 0, "worker-stalled": 1, "failover-overlap": 4, unexplained: 1 };
+    const [condition] = findConditions(input({ violations: [{ service: "orders", outside: 6, causes }] }));
+    expect(condition!.annotations.description).toBe(
+      "6 violations outside deployments in the last 5 min (more than 5); by cause: 1 worker stalled while another took its key, 4 failover overlap, 1 unexplained",
+    );
+  });
+
   it("skips disabled rules", () => {
     const base = input();
     const rules = { ...base.rules, "no-holder": { ...base.rules["no-holder"], isEnabled: false } };

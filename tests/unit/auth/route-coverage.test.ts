@@ -2,8 +2,9 @@ import { readFileSync } from "node:fs";
 
 import { describe, expect, it } from "vitest";
 
-import { classifyRequest, INGEST_ROUTES, PUBLIC_PATHS, routeKind, safeReturnPath } from "@/lib/auth/access-rules";
-import { concretePath, listAppRoutes } from "@/tests/support/app-routes";
+import { classifyRequest, INGEST_ROUTES, PUBLIC_PATHS, PUBLIC_ROUTES, publicMethods, routeKind, safeReturnPath } from "@/lib/auth/access-rules";
+import { FORBIDDEN_METHODS, SERVED_METHODS } from "@/lib/http/refuse-forbidden-method";
+import { concretePath, listAppRoutes, servedMethods } from "@/tests/support/app-routes";
 
 // Walks app/ as Next does (route groups vanish, [param] is one segment) and checks each page and
 // each route handler's methods against the access rules: a route added later is protected
@@ -73,8 +74,29 @@ describe("the access rules cover every route under app/", () => {
     expect(classifyRequest("GET", "/_next/image")).toBe("protected");
   });
 
-  it("sends visitors back only to paths on Baton", () => {
-    expect(safeReturnPath("/violations?range=1h")).toBe("/violations?range=1h");
-    for (const bad of ["https://evil.example/", "//evil.example/", "/\\evil.example", "", null, "javascript:alert(1)"]) expect(safeReturnPath(bad)).toBe("/");
+  it("lists each public route with exactly the methods it serves, so that every other method is refused with a 405", () => {
+    const listed = PUBLIC_ROUTES.filter((route) => route.path !== "/favicon.ico").map((route) => ({ path: route.path, methods: [...route.methods].sort() }));
+    // Next's automatic OPTIONS is not among them: Baton answers no CORS preflight.
+    const walked = PUBLIC_ROUTES.filter((route) => route.path !== "/favicon.ico").map((route) => ({
+      path: route.path,
+      methods: servedMethods(routes.find((found) => found.path === route.path)!).filter((method) => method !== "OPTIONS").sort(),
+    }));
+    expect(listed).toEqual(walked);
+    expect(publicMethods("/api/health")).toEqual(["GET", "HEAD"]);
+    expect(publicMethods("/api/health/")).toEqual(["GET", "HEAD"]);
+    expect(publicMethods("/api/v1/leaders")).toBeNull();
+  });
+
+  it("answers a forbidden method (TRACE) itself with every method Baton serves, none of which is forbidden", () => {
+    const walked = new Set(routes.flatMap((route) => servedMethods(route)));
+    expect([...SERVED_METHODS].sort()).toEqual([...walked].sort());
+    expect(routes.flatMap((route) => route.methods.filter((method) => FORBIDDEN_METHODS.includes(method)).map((method) => `${method} ${route.path}`))).toEqual([]);
+  });
+
+  it("sends a signed-out visitor back to every page, as it asked", () => {
+    for (const route of routes.filter((found) => found.kind === "page")) {
+      const page = `${concretePath(route.path)}?range=1h`;
+      expect(safeReturnPath(page)).toBe(page);
+    }
   });
 });

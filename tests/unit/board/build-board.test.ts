@@ -34,24 +34,24 @@ describe("the leaders board", () => {
     expect(group.flags.map((f) => f.rule)).toEqual(["idle-standbys"]);
   });
 
-  it("sorts the worst health first, then by cluster, topic and subscription", () => {
+  it("sorts by cluster, topic and subscription only, whatever their health: a row keeps its place between refreshes", () => {
     const result = board(
       [
         resource({ subscription: "calm" }),
         resource({ subscription: "stale", staleSince: agoMs(20_000), lastError: "HTTP 412" }),
         resource({ subscription: "leaderless", holder: null, consumers: [] }),
-        resource({ subscription: "deploying", changesInWindow: 6, consumers: ["deploying-1"] }),
+        resource({ subscription: "deploying", changesInWindow: 6, consumers: ["deploying-1"], holderSince: agoMs(10_000), lastChangeAt: agoMs(10_000) }),
         resource({ subscription: "a-calm" }),
       ].map((r) => ({ ...r, partition: -1 })),
       [cluster()],
       [{ service: "deploying", version: "1", startedAt: ago(120_000), finishedAt: null }],
     );
     expect(result.subscriptions.map((g) => [g.subscription, g.health])).toEqual([
-      ["leaderless", "critical"],
-      ["stale", "unknown"],
-      ["deploying", "warning"],
       ["a-calm", "ok"],
       ["calm", "ok"],
+      ["deploying", "warning"],
+      ["leaderless", "critical"],
+      ["stale", "unknown"],
     ]);
   });
 

@@ -2,7 +2,7 @@ import type { BoardThresholds, ClusterSnapshot, ResourceSnapshot } from "@/lib/b
 import type { RuleContext } from "@/lib/board/health-rules";
 
 export const NOW = Date.parse("2026-11-22T12:00:00.000Z");
-export const THRESHOLDS: BoardThresholds = { flapChanges: 4, flapWindowMs: 10 * 60_000, stuckSamples: 3 };
+export const THRESHOLDS: BoardThresholds = { flapChanges: 4, flapWindowMs: 10 * 60_000, stuckSamples: 3, recoveredAfterMs: null };
 
 export const ago = (ms: number): string => new Date(NOW - ms).toISOString();
 /** The same instant as epoch milliseconds, as snapshots carry it. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { formatAgo, formatClock, formatCount, formatDuration, formatExactTime, formatShare, formatTenure, formatWindow } from "@/lib/board/format";
+import { formatAgo, formatClock, formatCount, formatDuration, formatAxisTime, formatExactTime, formatShare, formatZonedTime, formatTenure, formatWindow } from "@/lib/board/format";
 
 const NOW = Date.parse("2026-11-22T17:14:30.000Z");
 
@@ -26,6 +26,12 @@ describe("board formatting", () => {
 
   it("writes exact times to the millisecond, ago, counts, shares and windows", () => {
     expect(formatExactTime("2026-11-22T14:02:07.045Z", "UTC")).toBe("2026-11-22 14:02:07.045");
+    expect(formatZonedTime("2026-11-22T14:02:07.045Z", "UTC")).toBe("2026-11-22 14:02:07 UTC");
+    const at = Date.parse("2026-11-22T14:02:30Z");
+    expect(formatAxisTime(at, 3 * 60_000, at, "UTC")).toBe("14:02:30");
+    expect(formatAxisTime(at, 60 * 60_000, at, "UTC")).toBe("14:02");
+    expect(formatZonedTime("2026-11-22T14:02:07.045Z", "America/New_York")).toBe("2026-11-22 09:02:07 EST");
+    expect(formatZonedTime("2026-07-22T14:02:07.045Z", "Asia/Tokyo")).toBe("2026-07-22 23:02:07 GMT+9");
     expect(formatAgo("2026-11-22T17:14:29.500Z", NOW)).toBe("just now");
     expect(formatAgo("2026-11-22T17:10:30.000Z", NOW)).toBe("4 m ago");
     expect(formatCount(1234567)).toBe("1,234,567");

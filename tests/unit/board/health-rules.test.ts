@@ -72,13 +72,24 @@ describe("no active consumer", () => {
 describe("flapping", () => {
   const deployment = { service: "billing", version: "2.3.0", startedAt: ago(300_000), finishedAt: ago(200_000) };
 
+  const lately = { holderSince: agoMs(10_000), lastChangeAt: agoMs(10_000) };
+
   it("flags more than N changes in the window as critical", () => {
-    expect(checkFlapping(resource({ changesInWindow: 4 }), context())).toBeNull();
-    expect(checkFlapping(resource({ changesInWindow: 5 }), context())).toMatchObject({ rule: "flapping", severity: "critical", label: "Flapping: 5 changes in 10 min" });
+    expect(checkFlapping(resource({ changesInWindow: 4, ...lately }), context())).toBeNull();
+    expect(checkFlapping(resource({ changesInWindow: 5, ...lately }), context())).toMatchObject({ rule: "flapping", severity: "critical", label: "Flapping: 5 changes in 10 min" });
+  });
+
+  it("ends once the holder has kept it for the recovery hold (a minute), while the window still counts the changes", () => {
+    expect(checkFlapping(resource({ changesInWindow: 5, holderSince: agoMs(59_000), lastChangeAt: agoMs(59_000) }), context())).not.toBeNull();
+    expect(checkFlapping(resource({ changesInWindow: 5, holderSince: agoMs(60_000), lastChangeAt: agoMs(60_000) }), context())).toBeNull();
+    // A hidden flap (the same holder again) is a change: it is not calm since its tenure began.
+    expect(checkFlapping(resource({ changesInWindow: 5, holderSince: agoMs(600_000), lastChangeAt: agoMs(5_000) }), context())).not.toBeNull();
+    const configured = context({ thresholds: { ...context().thresholds, recoveredAfterMs: 5_000 } });
+    expect(checkFlapping(resource({ changesInWindow: 5, ...lately }), configured)).toBeNull();
   });
 
   it("names the deployment of a consumer's service, at a lower severity", () => {
-    expect(checkFlapping(resource({ changesInWindow: 7 }), context({ deployments: [deployment] }))).toMatchObject({
+    expect(checkFlapping(resource({ changesInWindow: 7, ...lately }), context({ deployments: [deployment] }))).toMatchObject({
       rule: "flapping-during-deployment",
       severity: "warning",
       label: "Flapping during deployment of billing",

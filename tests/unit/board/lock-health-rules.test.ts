@@ -20,7 +20,7 @@ const NOW = Date.now();
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
-const thresholds: BoardThresholds = { flapChanges: 4, flapWindowMs: 10 * MINUTE, stuckSamples: 3 };
+const thresholds: BoardThresholds = { flapChanges: 4, flapWindowMs: 10 * MINUTE, stuckSamples: 3, recoveredAfterMs: null };
 const ctx: LockRuleContext = { nowMs: NOW, thresholds, staleAfterMs: 15 * SECOND, clusterLastPollAt: new Date(NOW - SECOND).toISOString() };
 
 function lock(patch: Partial<LockSnapshot> = {}): LockSnapshot {
@@ -61,13 +61,24 @@ describe("lock rules, one at a time", () => {
     { name: "stale: cluster not polled", check: (l) => checkLockStale(l, { ...ctx, clusterLastPollAt: new Date(NOW - HOUR).toISOString() }), lock: lock({ lastObservedAt: NOW - HOUR }), expected: { rule: "stale", severity: "unknown", detail: /no poll of redis-main/ } },
     { name: "stale: current", check: (l) => checkLockStale(l, ctx), lock: lock(), expected: null },
     {
-      name: "expired while held, 10 min ago",
-      check: (l) => checkExpiredWhileHeld(l, NOW),
-      lock: lock({ lastExpiry: expiry(10 * MINUTE) }),
-      expected: { rule: "expired-while-held", severity: "critical", label: "Expired while held by pod-a", detail: /expired while pod-a held it \(held since 2026-11-24 10:02:01\.100 UTC; its TTL ended at 2026-11-24 10:02:04\.200 UTC\); pod-b acquired it/ },
+      name: "expired while held 10 s ago, taken over, not yet for one TTL",
+      check: (l) => checkExpiredWhileHeld(l, ctx),
+      lock: lock({ holder: "pod-b", holderSince: NOW - 10 * SECOND, lastChangeAt: NOW - 10 * SECOND, lastExpiry: expiry(10 * SECOND) }),
+      expected: {
+        rule: "expired-while-held",
+        severity: "critical",
+        label: "Expired while held by pod-a",
+        detail: /expired while pod-a held it \(held since 2026-11-24 10:02:01\.100 UTC; its TTL ended at 2026-11-24 10:02:04\.200 UTC\); pod-b holds it now: pod-a may still be acting \(recovered once pod-b has held it 30 s; 10 s so far\)/,
+      },
     },
-    { name: "expired while held, then nobody", check: (l) => checkExpiredWhileHeld(l, NOW), lock: lock({ lastExpiry: expiry(MINUTE, null) }), expected: { rule: "expired-while-held", severity: "critical", detail: /nobody holds it since/ } },
-    { name: "expired more than an hour ago", check: (l) => checkExpiredWhileHeld(l, NOW), lock: lock({ lastExpiry: expiry(HOUR + MINUTE) }), expected: null },
+    {
+      name: "expired while held, then nobody, not yet for one TTL",
+      check: (l) => checkExpiredWhileHeld(l, ctx),
+      lock: lock({ holder: null, holderSince: null, lastChangeAt: NOW - 5 * SECOND, lastExpiry: expiry(5 * SECOND, null) }),
+      expected: { rule: "expired-while-held", severity: "critical", detail: /nobody holds it: pod-a may still be acting \(over once it stays free 30 s\)/ },
+    },
+    { name: "expired while held, then held by pod-b for one TTL: recovered", check: (l) => checkExpiredWhileHeld(l, ctx), lock: lock({ holder: "pod-b", holderSince: NOW - MINUTE, lastExpiry: expiry(MINUTE) }), expected: null },
+    { name: "expired more than an hour ago", check: (l) => checkExpiredWhileHeld(l, ctx), lock: lock({ lastExpiry: expiry(HOUR + MINUTE) }), expected: null },
     {
       name: "stuck: 4x the longest hold",
       check: (l) => checkStuckHolder(l, NOW),
@@ -77,7 +88,8 @@ describe("lock rules, one at a time", () => {
     { name: "stuck: within 3x", check: (l) => checkStuckHolder(l, NOW), lock: lock({ holderSince: NOW - 29 * MINUTE, stats: { tenureMaxTtlMs: null, nearExpiryCount: 0, longestHoldMs: 10 * MINUTE } }), expected: null },
     { name: "stuck: never for a leader election", check: (l) => checkStuckHolder(l, NOW), lock: lock({ isMustBeHeld: true, holderSince: NOW - 40 * MINUTE, stats: { tenureMaxTtlMs: null, nearExpiryCount: 0, longestHoldMs: MINUTE } }), expected: null },
     { name: "stuck: no hold ended yet", check: (l) => checkStuckHolder(l, NOW), lock: lock({ holderSince: NOW - 40 * MINUTE }), expected: null },
-    { name: "churn: 5 changes > 4", check: (l) => checkLockChurn(l, ctx), lock: lock({ changesInWindow: 5 }), expected: { rule: "lock-churn", severity: "warning", label: "Churn: 5 changes in 10 min" } },
+    { name: "churn: 5 changes > 4", check: (l) => checkLockChurn(l, ctx), lock: lock({ changesInWindow: 5, holderSince: NOW - 10 * SECOND, lastChangeAt: NOW - 10 * SECOND }), expected: { rule: "lock-churn", severity: "warning", label: "Churn: 5 changes in 10 min" } },
+    { name: "churn: 5 changes, then one holder for one TTL: settled", check: (l) => checkLockChurn(l, ctx), lock: lock({ changesInWindow: 5 }), expected: null },
     { name: "churn: 4 changes", check: (l) => checkLockChurn(l, ctx), lock: lock({ changesInWindow: 4 }), expected: null },
     { name: "must be held, free", check: checkNoHolder, lock: lock({ isMustBeHeld: true, holder: null }), expected: { rule: "no-holder", severity: "critical", detail: /must always be held/ } },
     { name: "free, not an election", check: checkNoHolder, lock: lock({ holder: null }), expected: null },
@@ -108,12 +120,12 @@ describe("lock rules, one at a time", () => {
 
 describe("evaluateLock", () => {
   it("orders flags worst first", () => {
-    const flags = evaluateLock(lock({ isSplit: true, waiters: ["pod-b"], lastExpiry: expiry(MINUTE), changesInWindow: 9 }), ctx);
+    const flags = evaluateLock(lock({ isSplit: true, waiters: ["pod-b"], holderSince: NOW - 5 * SECOND, lastExpiry: expiry(MINUTE), changesInWindow: 9 }), ctx);
     expect(flags.map((f) => f.rule)).toEqual(["redlock-split", "expired-while-held", "lock-churn", "waiters"]);
   });
 
   it("judges a stale lock unknown, never free, but keeps a recent expiry", () => {
-    const flags = evaluateLock(lock({ holder: null, isMustBeHeld: true, staleSince: NOW - MINUTE, lastExpiry: expiry(MINUTE) }), ctx);
+    const flags = evaluateLock(lock({ holder: null, isMustBeHeld: true, staleSince: NOW - MINUTE, lastChangeAt: NOW - 10 * SECOND, lastExpiry: expiry(10 * SECOND) }), ctx);
     expect(flags.map((f) => [f.rule, f.severity])).toEqual([
       ["expired-while-held", "critical"],
       ["stale", "unknown"],

@@ -72,7 +72,7 @@ const BAD_VARIANTS: Record<string, { change: Record<string, unknown>; field: str
   getKeyDrilldown: { change: { key: "   " }, field: "key" },
   getEventDrilldown: { change: { id: "" }, field: "id" },
   listLeaderChangeMarkers: { change: { range: "2d" }, field: "range" },
-  listViolationOwners: { change: { group: "sideways" }, field: "group" },
+  listViolationCauses: { change: { cause: "sideways" }, field: "cause" },
   listDeploymentCoincidences: { change: { limit: "501" }, field: "limit" },
   getDeploymentViolations: { change: { service: "orders" }, field: "service" },
   createDeployment: { change: { version: "" }, field: "version" },

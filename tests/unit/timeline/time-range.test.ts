@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { fitRangeToFirstSeen, hasRangeParam, isLiveRange, MAX_RANGE_MS, readRangeSelection, resolveRange, writeRangeSelection } from "@/lib/timeline/time-range";
+import { fitRangeToData, hasRangeParam, isLiveRange, MAX_RANGE_MS, readRangeSelection, resolveRange, writeRangeSelection } from "@/lib/timeline/time-range";
 
 const NOW = Date.parse("2026-11-22T12:00:00.000Z");
 
@@ -43,21 +43,23 @@ describe("time ranges", () => {
   });
 });
 
-describe("fitRangeToFirstSeen", () => {
+describe("fitRangeToData: one rule for every page's default range", () => {
   const MINUTE = 60_000;
   it.each([
-    ["never seen", null, { preset: "6h" }],
-    ["seen 5 min ago: from 30 s before it", NOW - 5 * MINUTE, { preset: "since", from: new Date(NOW - 5 * MINUTE - 30_000).toISOString() }],
-    ["seen 2 h ago: a tenth of its age before it", NOW - 120 * MINUTE, { preset: "since", from: new Date(NOW - 132 * MINUTE).toISOString() }],
-    ["seen 6 h ago", NOW - 360 * MINUTE, { preset: "6h" }],
-    ["seen 3 days ago", NOW - 3 * 1_440 * MINUTE, { preset: "6h" }],
-  ])("%s", (_name, firstSeen, expected) => {
-    expect(fitRangeToFirstSeen(firstSeen, NOW)).toEqual(expected);
+    ["no data at all", null, { preset: "6h" }],
+    ["data 5 min old: from 30 s before it", NOW - 5 * MINUTE, { preset: "since", from: new Date(NOW - 5 * MINUTE - 30_000).toISOString() }],
+    ["data 2 h old: a tenth of its age before it", NOW - 120 * MINUTE, { preset: "since", from: new Date(NOW - 132 * MINUTE).toISOString() }],
+    ["data 6 h old: still from its start", NOW - 360 * MINUTE, { preset: "since", from: new Date(NOW - 396 * MINUTE).toISOString() }],
+    ["data 22 h old: with its margin past 24 h, so 24 h", NOW - 22 * 60 * MINUTE, { preset: "24h" }],
+    ["data 3 days old: clamped to the longest fitted preset", NOW - 3 * 1_440 * MINUTE, { preset: "24h" }],
+    ["data stamped ahead of this clock: from 30 s before now", NOW + MINUTE, { preset: "since", from: new Date(NOW - 30_000).toISOString() }],
+  ])("%s", (_name, oldest, expected) => {
+    expect(fitRangeToData(oldest, NOW)).toEqual(expected);
   });
 
-  it("fills most of the chart with what is known", () => {
-    const firstSeen = NOW - 3 * MINUTE;
-    const { fromMs, toMs } = resolveRange(fitRangeToFirstSeen(firstSeen, NOW), NOW);
-    expect((toMs - firstSeen) / (toMs - fromMs)).toBeGreaterThan(0.8);
+  it.each([3, 45, 300, 1_200])("data %i min old fills most of the chart", (minutes) => {
+    const oldest = NOW - minutes * MINUTE;
+    const { fromMs, toMs } = resolveRange(fitRangeToData(oldest, NOW), NOW);
+    expect((toMs - oldest) / (toMs - fromMs)).toBeGreaterThan(0.8);
   });
 });

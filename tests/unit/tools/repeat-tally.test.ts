@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
-import { readPlaywrightOutcomes, readVitestOutcomes } from "@/tests/support/read-test-reports";
+import { readPlaywrightOutcomes, readVitestOutcomes, readVitestSpans } from "@/tests/support/read-test-reports";
 import { readPlan } from "@/tests/support/repeat-plan";
 import { formatTallies, tallyOutcomes, type TestTally } from "@/tests/support/repeat-tally";
 
@@ -91,5 +91,18 @@ describe("readPlan", () => {
     [["lib/poller"], /"lib\/poller" is neither a project/],
   ])("refuses %j with a line naming what is wrong", (args, message) => {
     expect(() => readPlan(args)).toThrow(message);
+  });
+});
+
+describe("readVitestSpans", () => {
+  it("gives each test folder the time from its first file's start to its last file's end", () => {
+    // broken.test.ts started and ended at ...531597, sample.test.ts ran from ...531861 to ...531866.36.
+    const spans = readVitestSpans(path.join(fixtures, "vitest-report.json"), "/work/main");
+    expect(Object.keys(spans)).toEqual(["tests/unit"]);
+    expect(spans["tests/unit"]).toBeCloseTo(269.36, 2);
+  });
+
+  it("gives nothing for a missing report", () => {
+    expect(readVitestSpans(path.join(fixtures, "no-such-report.json"))).toEqual({});
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { bandsOverlapping, barSegments, maxViolations, niceCeiling, pickTicks, toBandSpans, toChartPoints, unobservedSpans } from "@/lib/violations/chart-data";
+import { bandsOverlapping, barSegments, maxViolations, pickTicks, toBandSpans, toChartPoints, unobservedSpans } from "@/lib/violations/chart-data";
 import type { DeploymentBand, TimelineBucket } from "@/lib/violations/violation-types";
 
 const MINUTE = 60_000;
@@ -66,8 +66,7 @@ describe("chart data", () => {
     expect(barSegments(point!, "services", ["b", "a"], colors)).toEqual([{ label: "a", value: 3, color: "blue", y0: 0, y1: 3 }]);
   });
 
-  it("rounds the y axis up and picks at most the asked number of ticks", () => {
-    expect([0, 1, 2, 3, 7, 10, 11, 99, 101].map(niceCeiling)).toEqual([1, 1, 2, 5, 10, 10, 20, 100, 200]);
+  it("finds the tallest bucket and picks at most the asked number of ticks", () => {
     expect(maxViolations(toChartPoints(buckets))).toBe(3);
     expect(maxViolations([])).toBe(1);
     expect(pickTicks(toChartPoints(buckets), 2)).toEqual([START, START + 20 * MINUTE]);

@@ -42,7 +42,7 @@ describe("describeLockStory", () => {
     const expiry = change("c1", { kind: "HOLDER_LOST", ending: "EXPIRED", fromHolder: "pod-a", oldSeenAt: at(-2_000), newSeenAt: at(-900), expiresAtBefore: at(-1_000) });
     const takeover = change("c2", { kind: "HOLDER_APPEARED", toHolder: "pod-b", oldSeenAt: at(-900), newSeenAt: at(-800), acquiredAt: at(-960) });
     const { story, explanation } = storyOf([expiry, takeover]);
-    expect(explanation).toMatchObject({ verdict: "failover", lockChangeIds: ["c1", "c2"] });
+    expect(explanation).toMatchObject({ cause: "holder-stalled", lockChangeIds: ["c1", "c2"] });
     expect(story).toBe(
       "The lock redis-main/lock:daily-job expired while pod-a held it (its TTL ended at 2026-11-22 10:02:04.000); pod-b acquired it 40 ms later; pod-a was still inside key user-42 when pod-b entered: a holder that stalled past its TTL and kept working.",
     );
@@ -58,9 +58,9 @@ describe("describeLockStory", () => {
     expect(story).toBe("The lock redis-main/lock:daily-job changed hands: pod-a released it; pod-b acquired it at about 2026-11-22 10:02:04.500; pod-a was still inside key user-42 when pod-b entered.");
   });
 
-  it("says so when the lock did not change hands at all: the alarming kind", () => {
+  it("says so when the lock did not change hands at all (two workers under one held lock)", () => {
     const { story, explanation } = storyOf([change("far", { ending: "EXPIRED", fromHolder: "pod-a", newSeenAt: at(-3_600_000), oldSeenAt: at(-3_601_000) })]);
-    expect(explanation.verdict).toBe("unexplained");
+    expect(explanation.cause).toBe("unexplained");
     expect(story).toMatch(/did not change hands within ±2 m of this violation: two workers were inside while it was held/);
   });
 

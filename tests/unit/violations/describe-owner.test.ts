@@ -13,7 +13,7 @@ const explanation: ViolationExplanation = {
   nearbyDeploymentIds: [],
   leaderChangeIds: [],
   lockChangeIds: [],
-  verdict: "failover",
+  cause: "failover-overlap",
   owner: null,
 };
 const context = { key: "user-42", observedAt: AT, windowMs: 120_000, timeZone: "UTC", explanation };

@@ -93,7 +93,7 @@ describe("what coincides with a violation", () => {
     expect(isChangeNear(change("c", 3, null, 2 * MINUTE), T0, 2 * MINUTE)).toBe(true);
   });
 
-  it("gives each violation its verdict: deployment, failover, both, or unexplained", () => {
+  it("gives each violation its cause: rollout (also over a failover), failover overlap, or unexplained", () => {
     const explained = explainViolations({
       events: [event("in", "w2", 1, 0), event("fail", "w2", 1, 30 * MINUTE), event("both", "w2", 1, 60 * MINUTE), event("alone", "w2", 1, 90 * MINUTE), event("other-partition", "w2", 1, 120 * MINUTE, 4)],
       lockChanges: [],
@@ -106,10 +106,10 @@ describe("what coincides with a violation", () => {
       windowMs: 2 * MINUTE,
       nowMs: T0 + 64 * MINUTE,
     });
-    expect(explained.map((e) => [e.eventId, e.verdict, e.insideDeploymentIds, e.nearbyDeploymentIds, e.leaderChangeIds])).toEqual([
-      ["in", "deployment", ["d1"], [], []],
-      ["fail", "failover", [], [], ["c1"]],
-      ["both", "deployment-and-failover", ["d2"], [], ["c2"]],
+    expect(explained.map((e) => [e.eventId, e.cause, e.insideDeploymentIds, e.nearbyDeploymentIds, e.leaderChangeIds])).toEqual([
+      ["in", "rollout", ["d1"], [], []],
+      ["fail", "failover-overlap", [], [], ["c1"]],
+      ["both", "rollout", ["d2"], [], ["c2"]],
       ["alone", "unexplained", [], ["d3"], []],
       // A change of another partition of the same subscription does not count.
       ["other-partition", "unexplained", [], [], []],

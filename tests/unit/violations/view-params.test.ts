@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   drilldownHref,
   readDeploymentsView,
+  namesRange,
   readRange,
   readViolationsView,
   violationsHref,
@@ -20,19 +21,31 @@ describe("the URL's range and filters", () => {
     [{ range: "custom", from: "2026-11-22T08:00:00Z", to: "2026-11-22T09:00:00Z" }, { preset: "custom", from: "2026-11-22T08:00:00.000Z", to: "2026-11-22T09:00:00.000Z" }],
     [{ from: "2026-11-22T09:00:00Z", to: "2026-11-22T08:00:00Z" }, { preset: "24h" }],
     [{ from: "yesterday", to: "2026-11-22T08:00:00Z", range: "6h" }, { preset: "6h" }],
+    [{ from: "2026-11-22T08:00:00Z" }, { preset: "since", from: "2026-11-22T08:00:00.000Z" }],
+    [{ from: "yesterday" }, { preset: "24h" }],
   ])("reads %j as %j", (params, expected) => {
     expect(readRange(params)).toEqual(expected);
   });
 
   it("writes only what differs from the defaults, and reads back what it wrote", () => {
-    const state = readViolationsView(new URLSearchParams("range=7d&service=orders&mode=split&changes=1&rank=outside&owners=stable"));
-    expect(state).toEqual({ range: { preset: "7d" }, service: "orders", subscription: null, environment: null, mode: "split", showLeaderChanges: true, ranking: "outside", ownerGroup: "owner-stable" });
-    expect(writeViolationsView(state).toString()).toBe("range=7d&service=orders&mode=split&changes=1&rank=outside&owners=stable");
+    const state = readViolationsView(new URLSearchParams("range=7d&service=orders&mode=split&changes=1&rank=outside&cause=worker-stalled"));
+    expect(state).toEqual({ range: { preset: "7d" }, service: "orders", subscription: null, environment: null, mode: "split", showLeaderChanges: true, ranking: "outside", cause: "worker-stalled" });
+    expect(writeViolationsView(state).toString()).toBe("range=7d&service=orders&mode=split&changes=1&rank=outside&cause=worker-stalled");
     expect(readViolationsView(writeViolationsView(state))).toEqual(state);
     expect(writeViolationsView(readViolationsView({})).toString()).toBe("range=24h");
     expect(readViolationsView({ mode: "pie" }).mode).toBe("classification");
-    expect(readViolationsView({ owners: "changed" }).ownerGroup).toBe("owner-changed");
-    expect(readViolationsView({ owners: "sideways" }).ownerGroup).toBeNull();
+    expect(readViolationsView({ cause: "unexplained" }).cause).toBe("unexplained");
+    expect(readViolationsView({ cause: "sideways" }).cause).toBeNull();
+  });
+
+  it("keeps a fitted 'since' range in the URL and reads it back; a URL without a range lets the page fit one", () => {
+    const state = { ...readViolationsView({}), range: { preset: "since" as const, from: "2026-11-22T11:40:00.000Z" } };
+    expect(writeViolationsView(state).toString()).toBe("from=2026-11-22T11%3A40%3A00.000Z");
+    expect(readViolationsView(writeViolationsView(state))).toEqual(state);
+    expect(namesRange({})).toBe(false);
+    expect(namesRange({ service: "orders" })).toBe(false);
+    expect(namesRange({ range: "7d" })).toBe(true);
+    expect(namesRange({ from: "2026-11-22T11:40:00Z" })).toBe(true);
   });
 
   it("defaults the deployments page to a week", () => {

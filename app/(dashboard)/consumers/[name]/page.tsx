@@ -1,4 +1,5 @@
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
+import { notFound } from "next/navigation";
 
 import { ConsumerView } from "@/app/(dashboard)/consumers/[name]/consumer-view";
 import { UnavailableNotice } from "@/components/ui/unavailable-notice";
@@ -40,6 +41,10 @@ export default async function ConsumerPage({ params, searchParams }: Props) {
       </>
     );
   }
+  // A name Baton has not seen (connected, holding or waiting now, or in a change of the last 7
+  // days) is a 404, not an empty page answered 200.
+  const { positions, locks, historyTotal } = report.data;
+  if (positions.length === 0 && locks.length === 0 && historyTotal === 0) notFound();
   const queryClient = new QueryClient();
   queryClient.setQueryData(consumerQuery(name, { cluster, span: HISTORY_SPAN_MS }).queryKey, report.data);
   return (

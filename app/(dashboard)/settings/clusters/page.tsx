@@ -68,73 +68,75 @@ export default async function ClustersPage() {
       ) : (
         <section className="panel" aria-label="Clusters">
           <h2>Clusters</h2>
-          <div className="table-scroll">
-            <table className="data">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Address</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Scope</th>
-                  <th scope="col">Poll interval</th>
-                  <th scope="col">Budget</th>
-                  <th scope="col">Auth</th>
-                  <th scope="col">Poller</th>
-                  <th scope="col" title="Holder changes against the next holder Baton predicted just before each">Next-in-line predictions</th>
-                  <th scope="col" title="Pulsar: each broker's consumer-level metrics, scraped to re-poll at once the topics whose consumers changed">Change signal</th>
-                </tr>
-              </thead>
-              <tbody>
-                {config.clusters.map((cluster) => {
-                  const clusterHealth = health.clusters.find((c) => c.name === cluster.name);
-                  const facts = describeCluster(cluster);
-                  return (
-                    <tr key={cluster.name}>
-                      <th scope="row">{cluster.name}</th>
-                      <td>{facts.kindLabel}</td>
-                      <td className="mono">{facts.endpoint}</td>
-                      <td>
-                        {clusterHealth ? <StatusPill status={clusterHealth.status} /> : null}
-                        {clusterHealth?.reason ? <div className="muted">{clusterHealth.reason}</div> : null}
-                      </td>
-                      <td>{facts.scope}</td>
-                      <td>{cluster.pollIntervalMs / 1000} s</td>
-                      <td>{facts.budget}</td>
-                      <td>{facts.auth}</td>
-                      <td>
-                        <PollerSummary poller={clusterHealth?.poller ?? null} />
-                      </td>
-                      <td data-testid="prediction-score">
-                        {predictions instanceof Error ? (
-                          <span className="muted">unavailable: {predictions.message}</span>
-                        ) : (
-                          <PredictionScoreText score={predictions.get(cluster.name) ?? NO_PREDICTIONS} />
-                        )}
-                      </td>
-                      <td>
-                        {!isPulsarCluster(cluster) ? (
-                          <span className="muted">Pulsar only</span>
-                        ) : signals instanceof Error ? (
-                          <span className="muted">unavailable: {signals.message}</span>
-                        ) : (
-                          <ChangeSignalSummary
-                            facts={describeChangeSignal({
-                              status: signals.get(cluster.name) ?? null,
-                              setting: cluster.consumerSignal,
-                              intervalMs: cluster.consumerSignalIntervalMs,
-                              requestsPerSecond: cluster.requestsPerSecond,
-                              lastCycleMs: clusterHealth?.poller?.lastCycleMs ?? null,
-                            })}
-                          />
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          {/* Seven columns that wrap, so that the table fits 1280 px without hiding any. */}
+          <table className="data clusters-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Address and scope</th>
+                <th scope="col">Status</th>
+                <th scope="col">Polling</th>
+                <th scope="col">Poller</th>
+                <th scope="col" title="Holder changes against the next holder Baton predicted just before each">Next-in-line predictions</th>
+                <th scope="col" title="Pulsar: each broker's consumer-level metrics, scraped to re-poll at once the topics whose consumers changed">Change signal</th>
+              </tr>
+            </thead>
+            <tbody>
+              {config.clusters.map((cluster) => {
+                const clusterHealth = health.clusters.find((c) => c.name === cluster.name);
+                const facts = describeCluster(cluster);
+                return (
+                  <tr key={cluster.name}>
+                    <th scope="row">
+                      {cluster.name}
+                      <div className="muted small">{facts.kindLabel}</div>
+                    </th>
+                    <td>
+                      <div className="mono">{facts.endpoint}</div>
+                      <div className="muted small">{facts.scope}</div>
+                    </td>
+                    <td>
+                      {clusterHealth ? <StatusPill status={clusterHealth.status} /> : null}
+                      {clusterHealth?.reason ? <div className="muted">{clusterHealth.reason}</div> : null}
+                    </td>
+                    <td>
+                      <div>every {cluster.pollIntervalMs / 1000} s</div>
+                      <div className="muted small">budget: {facts.budget}</div>
+                      <div className="muted small">auth: {facts.auth}</div>
+                      {facts.note ? <div className="muted small">{facts.note}</div> : null}
+                    </td>
+                    <td>
+                      <PollerSummary poller={clusterHealth?.poller ?? null} />
+                    </td>
+                    <td data-testid="prediction-score">
+                      {predictions instanceof Error ? (
+                        <span className="muted">unavailable: {predictions.message}</span>
+                      ) : (
+                        <PredictionScoreText score={predictions.get(cluster.name) ?? NO_PREDICTIONS} />
+                      )}
+                    </td>
+                    <td>
+                      {!isPulsarCluster(cluster) ? (
+                        <span className="muted">Pulsar only</span>
+                      ) : signals instanceof Error ? (
+                        <span className="muted">unavailable: {signals.message}</span>
+                      ) : (
+                        <ChangeSignalSummary
+                          facts={describeChangeSignal({
+                            status: signals.get(cluster.name) ?? null,
+                            setting: cluster.consumerSignal,
+                            intervalMs: cluster.consumerSignalIntervalMs,
+                            requestsPerSecond: cluster.requestsPerSecond,
+                            lastCycleMs: clusterHealth?.poller?.lastCycleMs ?? null,
+                          })}
+                        />
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
         </section>
       )}
     </>

@@ -12,6 +12,7 @@ import { LeaderChangeTable } from "@/components/violations/leader-change-table";
 import { WorkerLanesChart } from "@/components/violations/worker-lanes-chart";
 import { WorkerTable } from "@/components/violations/worker-table";
 import { isLiveRange, resolveRange, type RangeSelection } from "@/lib/timeline/time-range";
+import { describeCauseCounts } from "@/lib/violations/describe-cause";
 import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone";
 import { drilldownQuery, type DrilldownTarget } from "@/lib/violations/client/violation-queries";
 import { formatCount, formatDuration, formatInstant } from "@/lib/violations/format";
@@ -56,6 +57,9 @@ export function DrilldownView(props: Props) {
   return (
     <>
       <section className="panel" aria-label="Summary">
+        <p className="vio-cause-lead" data-testid="drilldown-causes">
+          {describeCauseCounts(drilldown.causes)}
+        </p>
         <div className="vio-actions">
           {selection !== null ? (
             <RangeControl selection={selection} range={{ fromMs: rangeFromMs, toMs: Date.parse(drilldown.to) }} timeZone={timeZone} onChange={setSelection} />
@@ -68,13 +72,13 @@ export function DrilldownView(props: Props) {
         </div>
         <dl className="vio-summary">
           <div>
-            <dt>Violations outside deployments</dt>
+            <dt>Outside rollouts</dt>
             <dd className="vio-outside" data-testid="drilldown-outside">
               {formatCount(drilldown.counts.outside)}
             </dd>
           </div>
           <div>
-            <dt>Inside deployments</dt>
+            <dt>Rollout</dt>
             <dd className="vio-inside" data-testid="drilldown-inside">
               {formatCount(drilldown.counts.inside)}
             </dd>
@@ -93,10 +97,11 @@ export function DrilldownView(props: Props) {
       </section>
 
       <section className="panel" aria-label="Violations explained">
-        <h2>Violations, and what coincides with each</h2>
+        <h2>Violations and their causes</h2>
         <p className="vio-note">
-          Deployments count when one of the event&apos;s own service covers it (start to finish plus {formatDuration(drilldown.graceMs)}); leader changes and other deployments
-          count within ±{formatDuration(drilldown.windowMs)}.
+          Each violation&apos;s cause comes first (README, Violation causes: rollout, then a lock holder stalled past its TTL, then a worker stalled while another took its key,
+          then failover overlap, else unexplained), then its evidence. Deployments count when one of the event&apos;s own service covers it (start to finish plus{" "}
+          {formatDuration(drilldown.graceMs)}); leader and lock changes within ±{formatDuration(drilldown.windowMs)}.
         </p>
         <ExplanationList drilldown={drilldown} timeZone={timeZone} />
       </section>
@@ -126,7 +131,7 @@ export function DrilldownView(props: Props) {
 
       <section className="panel" aria-label="Events">
         <h2>
-          Events <span className="muted vio-small">{formatCount(drilldown.events.length)} shown, newest first</span>
+          Events <span className="muted vio-small">{formatCount(drilldown.events.length)}, newest first</span>
         </h2>
         <EventTable events={drilldown.events} focusEventId={drilldown.focusEventId} timeZone={timeZone} />
       </section>

@@ -8,13 +8,14 @@ import { UnavailableNotice } from "@/components/ui/unavailable-notice";
 import { getDb } from "@/lib/db/client";
 import { ApiError } from "@/lib/http/api-error";
 import { runQuery } from "@/lib/queries/query-result";
-import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
+import { fitRangeToData, isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { drilldownQuery } from "@/lib/violations/client/violation-queries";
 import { drilldownSettings } from "@/lib/violations/queries/drilldown-settings";
+import { getOldestEventMs } from "@/lib/violations/queries/get-oldest-data";
 import { getEventDrilldown, getKeyDrilldown } from "@/lib/violations/queries/get-key-drilldown";
 import { eventParamsSchema } from "@/lib/violations/queries/read-params";
 import { TIME_ZONE_COOKIE, timeZoneFromCookie } from "@/lib/violations/time-zone-cookie";
-import { readParam, readRange } from "@/lib/violations/view-params";
+import { namesRange, readParam, readRange } from "@/lib/violations/view-params";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Violation drill-down" };
@@ -75,7 +76,9 @@ export default async function DrilldownPage({ searchParams }: Props) {
   const nowMs = Date.now();
   const settings = { ...drilldownSettings(), nowMs };
   const db = getDb();
-  const selection = readRange(params);
+  // Without a range in the URL, the page opens on one that fits the events there are (an
+  // unreadable database is reported by the read below, so here it only leaves the default).
+  const selection = namesRange(params) ? readRange(params) : fitRangeToData(await getOldestEventMs(db).catch(() => null), nowMs);
   const range = resolveRange(selection, nowMs);
   const result = await runQuery(async () => {
     try {
@@ -110,17 +113,20 @@ export default async function DrilldownPage({ searchParams }: Props) {
   }
 
   const drilldown = result.data;
+  // Titled by what the on-call engineer knows: the key and the services that touched it.
+  const services = [...new Set(drilldown.events.map((e) => e.service))].sort();
+  const keyTitle = `Key ${drilldown.key}${services.length === 0 ? "" : ` · ${services.join(", ")}`}`;
   const queryClient = new QueryClient();
   const target = eventId !== null ? ({ kind: "event", eventId, at } as const) : ({ kind: "key", key: key!, range: { ...range, isLive: isLiveRange(selection) } } as const);
   queryClient.setQueryData(drilldownQuery(target).queryKey, drilldown);
   return (
     <>
       {back}
-      <h1>{title}</h1>
+      <h1>{keyTitle}</h1>
       <p className="page-lead">
         {eventId !== null ? (
           <>
-            An entry into key <strong className="mono">{drilldown.key}</strong>, with the key&apos;s other entries around it.
+            One entry into key <strong className="mono">{drilldown.key}</strong> (event <span className="mono">{eventId}</span>), with the key&apos;s other entries around it.
           </>
         ) : (
           "Every entry into this key in the range, who was inside when another entered, and what coincides with each violation."

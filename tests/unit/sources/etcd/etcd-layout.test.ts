@@ -122,6 +122,19 @@ describe("watch events as hints", () => {
     expect(toHint({ type: "DELETE", kv: kv("e/x/2040a20d2615a405", "", 0, "0") }, watched, index, 60_000)).toMatchObject({ key: "e/x", event: "expired" });
   });
 
+  it("a DELETE whose lease etcd still has is a release however late against the known expiry; a lease gone falls back on it", () => {
+    const index = () => {
+      const known = createKeyIndex();
+      known.remember("e/x/2040a20d2615a405", "e/x", LEASE_A);
+      known.setLease(leaseRead(LEASE_A, 60, 0));
+      return known;
+    };
+    const deleted = { type: "DELETE" as const, kv: kv("e/x/2040a20d2615a405", "", 0, "0") };
+    expect(toHint(deleted, watched, index(), 90_000, "alive")).toMatchObject({ key: "e/x", event: "del" });
+    expect(toHint(deleted, watched, index(), 90_000, "gone")).toMatchObject({ key: "e/x", event: "expired" });
+    expect(toHint(deleted, watched, index(), 30_000, "gone")).toMatchObject({ key: "e/x", event: "del" });
+  });
+
   it("a DELETE of a key never read is a release of the held thing its name says", () => {
     expect(toHint({ type: "DELETE", kv: kv("e/y/2040a20d2615a406", "", 0, "0") }, watched, createKeyIndex(), 0)).toMatchObject({ key: "e/y", event: "del" });
   });

@@ -1,17 +1,13 @@
 import Link from "next/link";
 
 import { formatCount, formatInstant } from "@/lib/violations/format";
-import type { OwnerGroup, ViolationOwner } from "@/lib/violations/owner-types";
-import type { OwnedViolation } from "@/lib/violations/queries/get-violation-owners";
+import type { ViolationOwner } from "@/lib/violations/owner-types";
+import type { ClassifiedViolation } from "@/lib/violations/queries/get-violation-causes";
+import { CAUSE_LABEL, CAUSE_MEANING, type CauseCounts, VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/cause-words";
+import { CAUSE_COLOR } from "@/lib/violations/violation-colors";
 import { drilldownHref } from "@/lib/violations/view-params";
 
-export const OWNER_GROUP_LABEL: Record<OwnerGroup, string> = {
-  "owner-changed": "Owner changed around the violation",
-  "owner-stable": "Owner stable",
-  "not-computed": "Owner not computed",
-};
-
-/** Rows shown: the page's counts cover every violation read, the table the latest of the group. */
+/** Rows shown: the page's counts cover every violation read, the table the latest of the cause. */
 const SHOWN_ROWS = 50;
 
 function ownerCell(owner: ViolationOwner): string {
@@ -21,33 +17,33 @@ function ownerCell(owner: ViolationOwner): string {
   return `${owner.owner ?? "nobody"}, ${where}${change}`;
 }
 
-/** The violations grouped by whether their key's owner changed around them; the group is chosen by the page. */
-export function OwnerGroupList(props: {
-  group: OwnerGroup | null;
-  counts: Record<OwnerGroup, number> | null;
-  violations: readonly OwnedViolation[];
+/** The latest violations with their causes, filtered by one cause chosen on the page. */
+export function CauseList(props: {
+  cause: ViolationCause | null;
+  counts: CauseCounts | null;
+  violations: readonly ClassifiedViolation[];
   isTruncated: boolean;
   emptyText: string;
   timeZone: string;
-  onGroupChange: (group: OwnerGroup | null) => void;
+  onCauseChange: (cause: ViolationCause | null) => void;
 }) {
-  const { group, counts } = props;
-  const option = (value: OwnerGroup | null, label: string) => (
-    <button type="button" role="radio" aria-checked={group === value} onClick={() => props.onGroupChange(value)}>
+  const { cause, counts } = props;
+  const option = (value: ViolationCause | null, label: string) => (
+    <button key={value ?? "all"} type="button" role="radio" aria-checked={cause === value} onClick={() => props.onCauseChange(value)} title={value === null ? undefined : CAUSE_MEANING[value]}>
       {label}
       {counts && value !== null ? ` (${formatCount(counts[value])})` : ""}
     </button>
   );
   return (
-    <section className="panel" aria-label="Key owners" data-testid="owner-groups">
-      <h2>Key owners</h2>
-      <div className="vio-segmented" role="radiogroup" aria-label="Group by owner">
+    <section className="panel" aria-label="Violations by cause" data-testid="cause-list">
+      <h2>Violations by cause</h2>
+      <div className="vio-segmented" role="radiogroup" aria-label="Cause">
         {option(null, "All")}
-        {option("owner-changed", OWNER_GROUP_LABEL["owner-changed"])}
-        {option("owner-stable", OWNER_GROUP_LABEL["owner-stable"])}
+        {VIOLATION_CAUSES.map((c) => option(c, CAUSE_LABEL[c]))}
       </div>
       <p className="vio-note">
-        Owner stable is the alarming kind: two workers were inside the key while its owner (Key_Shared range or partition leader) did not change.
+        Each violation has one cause, the first whose evidence holds: rollout, then holder stalled past its lock&apos;s TTL, then worker stalled while another took its key, then
+        failover overlap; unexplained otherwise, the ones to investigate first.
         {props.isTruncated ? " The counts cover the latest violations of the range only." : ""}
       </p>
       {props.violations.length === 0 ? (
@@ -59,20 +55,22 @@ export function OwnerGroupList(props: {
               <th scope="col">Time ({props.timeZone})</th>
               <th scope="col">Key</th>
               <th scope="col">Worker</th>
+              <th scope="col">Cause</th>
               <th scope="col">Owner then</th>
-              <th scope="col">Group</th>
             </tr>
           </thead>
           <tbody>
             {props.violations.slice(0, SHOWN_ROWS).map((v) => (
-              <tr key={v.eventId}>
+              <tr key={v.eventId} data-cause={v.cause}>
                 <td>{formatInstant(v.observedAt, props.timeZone)}</td>
                 <th scope="row" className="vio-name">
                   <Link href={drilldownHref({ eventId: v.eventId, observedAt: v.observedAt })}>{v.key}</Link>
                 </th>
                 <td>{v.worker}</td>
+                <td>
+                  <span className="vio-swatch" style={{ background: CAUSE_COLOR[v.cause] }} /> {CAUSE_LABEL[v.cause]}
+                </td>
                 <td>{ownerCell(v.owner)}</td>
-                <td>{OWNER_GROUP_LABEL[v.group]}</td>
               </tr>
             ))}
           </tbody>

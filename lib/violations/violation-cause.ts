@@ -1,0 +1,141 @@
+// Why a violation happened: one cause per violation, by one precedence, told the same way on
+// every page, in the read API and in alerts. Client-safe and pure.
+//
+// The precedence (README, "Violation causes"), first match wins:
+// 1. rollout: inside a deployment window of the violation's own service. The team declared
+//    that overlaps were expected then; the rollout's restarts explain whatever else coincides.
+//    (So the rollout count is exactly the "inside deployments" count of the charts' rollups.)
+// 2. holder-stalled: the lock the work ran under expired while held within the window: the
+//    holder stalled past its TTL and kept working while another took the lock.
+// 3. worker-stalled: a worker inside the key had entered before its owner (partition leader or
+//    Key_Shared range) was last seen with it, and was still inside after the key moved to the
+//    worker that entered: it stalled through the move (a GC pause, a frozen process). Every
+//    violation of the same key that names the same stay (worker and entry time) and would
+//    otherwise be a failover overlap is part of that stall too: the first entry after a frozen
+//    worker's partition moved usually comes before the poller has seen the move.
+// 4. failover-overlap: the key's partition changed leader (or its lock changed hands) within the
+//    window, with no sign of a stall: routine handover noise.
+// 5. unexplained: none of these. The one to investigate first.
+
+import type { LockChangeMarker, OtherInside } from "@/lib/violations/drilldown-types";
+import type { ViolationOwner } from "@/lib/violations/owner-types";
+import { type CauseCounts, VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/cause-words";
+import type { LeaderChangeMarker } from "@/lib/violations/violation-types";
+
+/** The evidence a cause is decided from. */
+export type CauseFacts = {
+  isInsideDeployment: boolean;
+  hasLockExpiredWhileHeld: boolean;
+  hasWorkerStalledThroughMove: boolean;
+  hasOwnershipChange: boolean;
+};
+
+/** The cause: the first in precedence whose evidence holds. */
+export function classifyCause(facts: CauseFacts): ViolationCause {
+  if (facts.isInsideDeployment) return "rollout";
+  if (facts.hasLockExpiredWhileHeld) return "holder-stalled";
+  if (facts.hasWorkerStalledThroughMove) return "worker-stalled";
+  if (facts.hasOwnershipChange) return "failover-overlap";
+  return "unexplained";
+}
+
+/** A move of the key away from a worker: in (changedAfter, changedAt], changedAfter being the last sighting of the old owner. */
+export type KeyMove = { from: string | null; to: string | null; changedAfter: string | null; changedAt: string };
+
+/** The key's moves around a violation: its partition's leader changes, and its owner's change (Key_Shared range or leader). */
+export function movesOf(owner: ViolationOwner | null, leaderChanges: readonly LeaderChangeMarker[]): KeyMove[] {
+  const moves: KeyMove[] = leaderChanges.map((c) => ({ from: c.fromHolder, to: c.toHolder, changedAfter: c.oldSeenAt, changedAt: c.newSeenAt }));
+  if (owner?.isComputed && owner.change !== null) {
+    const { change } = owner;
+    moves.push({ from: change.from, to: change.to, changedAfter: change.changedAfter, changedAt: change.changedAt });
+  }
+  return moves;
+}
+
+/**
+ * The worker inside the key that stalled through a move of it, or null: the move was away from
+ * that worker, happened at or before the violation, and the worker had entered before the old
+ * owner was last seen holding the key (so it was inside across the whole move, not a message
+ * that merely straddled it).
+ */
+export function findStallThroughMove(input: { observedAt: string; othersInside: readonly OtherInside[]; moves: readonly KeyMove[] }): { other: OtherInside; move: KeyMove } | null {
+  const atMs = Date.parse(input.observedAt);
+  for (const other of input.othersInside) {
+    const enteredMs = Date.parse(other.enteredAt);
+    const move = input.moves.find((m) => m.from === other.worker && Date.parse(m.changedAt) <= atMs && enteredMs <= Date.parse(m.changedAfter ?? m.changedAt));
+    if (move) return { other, move };
+  }
+  return null;
+}
+
+/** The evidence of one violation, from what the drill-down (or the causes read) found around it. */
+export function causeFactsOf(input: {
+  observedAt: string;
+  othersInside: readonly OtherInside[];
+  isInsideDeployment: boolean;
+  /** The leader changes of the key's subscription partition within the window. */
+  leaderChanges: readonly LeaderChangeMarker[];
+  /** The holder changes of the lock the event names, within the window. */
+  lockChanges: readonly LockChangeMarker[];
+  owner: ViolationOwner | null;
+}): CauseFacts {
+  const ownerChanged = input.owner?.isComputed === true && input.owner.change !== null;
+  return {
+    isInsideDeployment: input.isInsideDeployment,
+    hasLockExpiredWhileHeld: input.lockChanges.some((c) => c.ending === "EXPIRED"),
+    hasWorkerStalledThroughMove: findStallThroughMove({ observedAt: input.observedAt, othersInside: input.othersInside, moves: movesOf(input.owner, input.leaderChanges) }) !== null,
+    hasOwnershipChange: input.leaderChanges.length > 0 || input.lockChanges.length > 0 || ownerChanged,
+  };
+}
+
+/** A violation as classifyCauses takes it: its key, its evidence and who was inside. */
+export type CauseSubject = { key: string; facts: CauseFacts; othersInside: readonly OtherInside[] };
+
+const stayKey = (key: string, other: OtherInside) => `${key}\u0000${other.worker}\u0000${Date.parse(other.enteredAt)}`;
+
+/**
+ * The causes of a set of violations (a key's, or a page's), in order: each by classifyCause,
+ * then a failover overlap that names a stay a worker-stalled violation of the same key names
+ * becomes worker-stalled (the same worker, entered at the same instant, stalled through it).
+ */
+export function classifyCauses(subjects: readonly CauseSubject[]): ViolationCause[] {
+  const causes = subjects.map((s) => classifyCause(s.facts));
+  const stalledStays = new Set<string>();
+  subjects.forEach((s, i) => {
+    if (causes[i] === "worker-stalled") for (const other of s.othersInside) stalledStays.add(stayKey(s.key, other));
+  });
+  return causes.map((cause, i) => {
+    const s = subjects[i]!;
+    return cause === "failover-overlap" && s.othersInside.some((other) => stalledStays.has(stayKey(s.key, other))) ? "worker-stalled" : cause;
+  });
+}
+
+export function emptyCauseCounts(): CauseCounts {
+  return { rollout: 0, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 0 };
+}
+
+/** How many of each cause: every cause present, the counts summing to the number given. */
+export function countCauses(causes: Iterable<ViolationCause>): CauseCounts {
+  const counts = emptyCauseCounts();
+  for (const cause of causes) counts[cause] += 1;
+  return counts;
+}
+
+/** Per name (a key, a worker, a service): how many of each cause. */
+export function countCausesBy<T extends { cause: ViolationCause }>(items: readonly T[], nameOf: (item: T) => string): Map<string, CauseCounts> {
+  const byName = new Map<string, CauseCounts>();
+  for (const item of items) {
+    const name = nameOf(item);
+    const counts = byName.get(name) ?? emptyCauseCounts();
+    counts[item.cause] += 1;
+    byName.set(name, counts);
+  }
+  return byName;
+}
+
+/** The cause with the most violations (precedence breaks ties), or null for none. */
+export function mainCause(counts: CauseCounts): ViolationCause | null {
+  let best: ViolationCause | null = null;
+  for (const cause of VIOLATION_CAUSES) if (counts[cause] > 0 && (best === null || counts[cause] > counts[best])) best = cause;
+  return best;
+}

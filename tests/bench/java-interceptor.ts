@@ -1,0 +1,92 @@
+// Benchmark: the Java interceptor's cost (clients/java). One broker, the machine's Redis and a
+// real Baton ingest (route handlers on a throwaway PostgreSQL); the Java bench (the test kit's
+// InterceptorBench) produces N keyed messages once and consumes them on alternating passes
+// without and with BatonExclusivityInterceptor. Targets: throughput with >= 90% of without;
+// added latency per message (the interceptor's hooks on the consumer's thread) p99 <= 1 ms.
+// Run: npm run bench:java-interceptor [-- --count 100000 --keys 1000 --rounds 2 --report ALL]
+import { randomUUID } from "node:crypto";
+import { parseArgs } from "node:util";
+
+import { z } from "zod";
+
+import { createApiToken } from "@/lib/auth/create-api-token";
+import { createDb } from "@/lib/db/client";
+import { startRouteServer } from "@/tests/bench/route-server";
+import { ensureJavaClientBuilt, runJavaProgram } from "@/tests/support/java-exclusivity-worker";
+import { startTestBroker } from "@/tests/support/pulsar";
+import { startTestDatabase } from "@/tests/support/test-database";
+import { createScratchNamespace } from "@/tools/pulsar/admin-setup";
+
+const { values } = parseArgs({
+  options: {
+    count: { type: "string", default: "100000" },
+    keys: { type: "string", default: "1000" },
+    rounds: { type: "string", default: "2" },
+    report: { type: "string", default: "ALL" },
+  },
+});
+
+const percentilesSchema = z.object({ p50: z.number(), p99: z.number(), p999: z.number(), max: z.number() });
+const resultSchema = z.object({ subscription: z.string(), messages: z.number(), seconds: z.number(), perSecond: z.number(), ackMicros: percentilesSchema, hookMicros: percentilesSchema.optional() });
+type PassResult = z.output<typeof resultSchema>;
+
+function linesOf(stdout: string, kind: string): string[] {
+  return stdout.split("\n").filter((line) => line.startsWith(`${kind} `)).map((line) => line.slice(kind.length + 1));
+}
+
+function describePass(pass: PassResult): string {
+  const hooks = pass.hookMicros ? `; hooks p50 ${pass.hookMicros.p50} µs, p99 ${pass.hookMicros.p99} µs, p99.9 ${pass.hookMicros.p999} µs, max ${pass.hookMicros.max} µs` : "";
+  return `${pass.subscription.padEnd(10)} ${String(pass.perSecond).padStart(7)} msg/s (${pass.seconds.toFixed(2)} s); receive->ack p50 ${pass.ackMicros.p50} µs, p99 ${pass.ackMicros.p99} µs${hooks}`;
+}
+
+async function main(): Promise<void> {
+  console.log("Building the Java client...");
+  await ensureJavaClientBuilt({ log: (line) => console.log(line) });
+  const database = await startTestDatabase();
+  process.env.DATABASE_URL = database.url;
+  // The route handlers read DATABASE_URL on first use: imported after it is set.
+  const { POST: postEvents } = await import("@/app/api/v1/exclusivity-events/route");
+  const { POST: postCounts } = await import("@/app/api/v1/exclusivity-counts/route");
+  const db = createDb(database.url);
+  const broker = await startTestBroker({ log: (line) => console.log(line) });
+  const baton = await startRouteServer({ "POST /api/v1/exclusivity-events": postEvents, "POST /api/v1/exclusivity-counts": postCounts });
+  try {
+    const namespace = await createScratchNamespace(broker.adminUrl, "bench-java");
+    const token = (await createApiToken(db, `bench-java-${randomUUID().slice(0, 8)}`)).token;
+    const service = `bench-${randomUUID()}`;
+    console.log(`Consuming ${values.count} messages over ${values.keys} keys, ${values.rounds} rounds (report ${values.report}); Redis 127.0.0.1:6379`);
+    const run = await runJavaProgram(
+      "InterceptorBench",
+      {
+        serviceUrl: broker.serviceUrl, topic: namespace.topic("bench"), count: values.count, keys: values.keys, rounds: values.rounds,
+        batonUrl: baton.url, token, keyPrefix: `baton-bench:${service}:`, service, report: values.report,
+      },
+      { javaOptions: ["-Xmx1g"] },
+    );
+    if (run.code !== 0) throw new Error(`InterceptorBench failed (${run.code}): ${run.stderr.slice(-3_000)}`);
+    for (const line of linesOf(run.stdout, "produced")) console.log(`produced ${line}`);
+    const passes = linesOf(run.stdout, "result").map((line) => resultSchema.parse(JSON.parse(line)));
+    for (const pass of passes) console.log(`  ${describePass(pass)}`);
+    for (const line of linesOf(run.stdout, "stats")) console.log(`  stats ${line}`);
+    const stored = await db.exclusivityEvent.count({ where: { service } });
+    console.log(`  events stored in Baton for the service: ${stored}`);
+    const last = Number(values.rounds);
+    const plain = passes.find((pass) => pass.subscription === `plain-${last}`)!;
+    const counted = passes.find((pass) => pass.subscription === `counted-${last}`)!;
+    const ratio = counted.perSecond / plain.perSecond;
+    console.log(`Round ${last}: throughput with the interceptor ${(ratio * 100).toFixed(1)}% of without (target >= 90%): ${ratio >= 0.9 ? "met" : "NOT met"}`);
+    const hookP99Ms = counted.hookMicros!.p99 / 1_000;
+    console.log(`Round ${last}: added latency per message p99 ${hookP99Ms.toFixed(3)} ms (target <= 1 ms): ${hookP99Ms <= 1 ? "met" : "NOT met"}`);
+    await namespace.cleanup();
+  } finally {
+    await baton.close();
+    await broker.stop();
+    await db.$disconnect();
+    await database.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

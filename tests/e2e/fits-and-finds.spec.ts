@@ -1,0 +1,228 @@
+import { randomUUID } from "node:crypto";
+
+import { expect, test, type Page } from "@playwright/test";
+import pg from "pg";
+
+import { LOCKS_E2E_CLUSTER, UNREACHABLE_CLUSTER } from "../../playwright.config";
+
+// The on-call engineer's first minute, the parts about finding one's way: every page fits a
+// 1280x800 window, the board keeps its rows in place while their health changes, /locks lists
+// every lock, an unknown consumer, lock or subscription is a 404, "/" focuses the search.
+// Subscriptions and locks go straight into the e2e database as the poller writes them (under
+// clusters nothing polls), with a slow poll interval so that they stay current while the test runs.
+
+const MINUTE = 60_000;
+const run = randomUUID().slice(0, 6);
+const TENANT = `order-${run}`;
+const topic = (name: string) => `persistent://${TENANT}/jobs/${name}`;
+const SUBSCRIPTIONS = ["sub-a", "sub-b", "sub-c"].map((name) => `${name}-${run}`);
+const LOCKS = ["a", "b", "c"].map((name) => `lock:order-${name}-${run}`);
+const HOLDER = `pod-${run}`;
+
+test.use({ viewport: { width: 1280, height: 800 } });
+
+function databaseUrl(): string {
+  const url = process.env.BATON_TEST_DATABASE_URL;
+  if (!url) throw new Error("BATON_TEST_DATABASE_URL is not set: run the browser tests with npm test");
+  if (!["127.0.0.1", "localhost"].includes(new URL(url).hostname)) throw new Error("the e2e tests refuse a non-local database");
+  return url;
+}
+
+let db: pg.Client;
+const clusterIds = new Map<string, number>();
+
+async function upsertCluster(name: string, kind: "PULSAR" | "REDIS", adminUrl: string, scope: object): Promise<number> {
+  const { rows } = await db.query<{ id: number }>(
+    `insert into cluster (name, kind, admin_url, scope, poll_interval_ms, is_configured, updated_at) values ($1, $2, $3, $4, 120000, true, now())
+     on conflict (name) do update set kind = excluded.kind, scope = excluded.scope, poll_interval_ms = excluded.poll_interval_ms returning id`,
+    [name, kind, adminUrl, JSON.stringify(scope)],
+  );
+  const id = rows[0]!.id;
+  await db.query(
+    `insert into poll_run (cluster_id, started_at, finished_at, duration_ms, cycle_ms, topic_count, resource_count, request_count, error_count, poller_epoch, poller_id)
+     values ($1, now() - interval '40 milliseconds', now(), 40, 120000, 3, 3, 1, 0, 1, 'e2e')`,
+    [id],
+  );
+  return id;
+}
+
+test.beforeAll(async () => {
+  db = new pg.Client({ connectionString: databaseUrl() });
+  await db.connect();
+  const now = Date.now();
+  const pulsarId = await upsertCluster(UNREACHABLE_CLUSTER.name, "PULSAR", UNREACHABLE_CLUSTER.adminUrl, {});
+  const redisId = await upsertCluster(LOCKS_E2E_CLUSTER.name, "REDIS", "redis://127.0.0.1:6379", {
+    patterns: [{ match: "lock:*", layout: "token", mustBeHeld: false }, { match: "leader:*", layout: "redisson", mustBeHeld: true }],
+  });
+  clusterIds.set("pulsar", pulsarId).set("redis", redisId);
+  for (const subscription of SUBSCRIPTIONS) {
+    const consumers = [{ name: HOLDER, connectedSince: new Date(now - 30 * MINUTE).toISOString(), msgRateOut: 1, availablePermits: 1000, unackedMessages: 0, lastConsumedAt: null, address: "/127.0.0.1:50000", clientVersion: "e2e" }];
+    await db.query(
+      `insert into held_resource (cluster_id, kind, resource_key, tenant, namespace, topic, partition, subscription, subscription_type, holder, holder_since, consumers, backlog, recent_samples, first_seen_at, last_observed_at)
+       values ($1, 'PULSAR_SUBSCRIPTION_PARTITION', $2, $3, $4, $5, -1, $6, 'Failover', $7, $8, $9, 0, '[]', $10, now())`,
+      [pulsarId, `${topic(subscription)}|${subscription}|-1`, TENANT, `${TENANT}/jobs`, topic(subscription), subscription, HOLDER, new Date(now - 30 * MINUTE), JSON.stringify(consumers), new Date(now - 2 * 3_600_000)],
+    );
+  }
+  for (const key of LOCKS) {
+    const details = { pattern: "lock:*", ttlMs: 30_000, isSplit: false, stats: { tenureMaxTtlMs: 30_000, nearExpiryCount: 0, longestHoldMs: 0 }, source: { layout: "token" } };
+    await db.query(
+      `insert into held_resource (cluster_id, kind, resource_key, holder, holder_token, holder_since, expires_at, consumers, details, first_seen_at, last_observed_at)
+       values ($1, 'REDIS_LOCK', $2, $3, $4, $5, $6, '[]', $7, $8, now())`,
+      [redisId, key, HOLDER, `${HOLDER}:1`, new Date(now - 10 * MINUTE), new Date(now + 10 * MINUTE), JSON.stringify(details), new Date(now - 3_600_000)],
+    );
+  }
+});
+
+test.afterAll(async () => {
+  await db?.query("delete from held_resource where tenant = $1 or resource_key = any($2::text[])", [TENANT, LOCKS]);
+  await db?.end();
+});
+
+/** Whether the document is wider than the window (a horizontal scrollbar), and what sticks out. */
+async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: number; outside: string[] }> {
+  return page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+    outside: [...document.querySelectorAll("body *")]
+      .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
+      .slice(0, 5)
+      .map((element) => `${element.tagName.toLowerCase()}.${element.getAttribute("class") ?? ""} "${(element.textContent ?? "").slice(0, 40)}"`),
+  }));
+}
+
+/** The subscription names of the board's rows of this run, top to bottom. */
+async function boardOrder(page: Page): Promise<string[]> {
+  const rows = page.getByRole("treegrid", { name: "Leaders" }).getByRole("row").filter({ hasText: run });
+  const indexed = await rows.evaluateAll((elements) => elements.map((e) => ({ index: Number(e.getAttribute("aria-rowindex")), text: e.textContent ?? "" })));
+  return indexed.sort((a, b) => a.index - b.index).map((row) => new RegExp(`sub-[abc]-${run}`).exec(row.text)?.[0] ?? row.text);
+}
+
+async function lockOrder(page: Page): Promise<string[]> {
+  const rows = await page.getByRole("table", { name: "Locks" }).getByRole("row").filter({ hasText: run }).allTextContents();
+  return rows.map((text) => new RegExp(`lock:order-[abc]-${run}`).exec(text)?.[0] ?? text);
+}
+
+test("board rows keep their order across refreshes while a row's health changes", async ({ page }) => {
+  await page.goto(`/?q=${run}`);
+  const treegrid = page.getByRole("treegrid", { name: "Leaders" });
+  await expect(treegrid.getByRole("row").filter({ hasText: run })).toHaveCount(3);
+  await expect(page.getByRole("table", { name: "Locks" }).getByRole("row").filter({ hasText: run })).toHaveCount(3);
+  const rowsBefore = await boardOrder(page);
+  const locksBefore = await lockOrder(page);
+  expect(rowsBefore).toEqual(SUBSCRIPTIONS);
+  expect(locksBefore).toEqual(LOCKS);
+
+  // The last subscription loses its consumer (critical) and the last lock's data goes stale:
+  // ranked by health, both would jump to the top at the next refresh.
+  await db.query("update held_resource set holder = null, holder_since = null, consumers = '[]' where subscription = $1", [SUBSCRIPTIONS[2]]);
+  await db.query("update held_resource set stale_since = now(), last_error = 'connect ECONNREFUSED 127.0.0.1:6390', last_error_at = now() where resource_key = $1", [LOCKS[2]]);
+  await expect(treegrid.getByRole("row").filter({ hasText: SUBSCRIPTIONS[2]! })).toContainText("No active consumer", { timeout: 30_000 });
+  await expect(page.getByRole("table", { name: "Locks" }).getByRole("row").filter({ hasText: LOCKS[2]! })).toContainText("Stale", { timeout: 30_000 });
+  expect(await boardOrder(page)).toEqual(rowsBefore);
+  expect(await lockOrder(page)).toEqual(locksBefore);
+});
+
+test("the navigation's Locks item opens /locks, which lists every lock Baton observes", async ({ page }) => {
+  await page.goto("/");
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Locks" }).click();
+  await expect(page).toHaveURL(/\/locks$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Locks" })).toBeVisible();
+  const answer = (await (await page.request.get("/api/v1/locks")).json()) as { locks: { key: string; cluster: string }[] };
+  expect(answer.locks.map((l) => l.key)).toEqual(expect.arrayContaining(LOCKS));
+  const table = page.getByRole("table", { name: "Locks" });
+  await expect(table.getByRole("row")).toHaveCount(answer.locks.length + 1);
+  for (const lock of answer.locks) await expect(table.getByRole("rowheader").filter({ hasText: lock.key }).first()).toBeVisible();
+
+  // "/" focuses the search, whose words filter the list.
+  await page.keyboard.press("/");
+  const search = page.getByRole("searchbox");
+  await expect(search).toBeFocused();
+  await page.keyboard.type(`order-b-${run}`);
+  await expect(table.getByRole("row")).toHaveCount(2);
+  await table.getByRole("link", { name: LOCKS[1]!, exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1, name: LOCKS[1]! })).toBeVisible();
+  // One term for the kind, with its source: a Redis lock's TTL as its holder set it.
+  const facts = page.getByRole("definition").filter({ hasText: "the lock key's TTL in Redis (PTTL)" });
+  await expect(facts).toHaveCount(1);
+  await expect(facts).toContainText(/^30 s/);
+});
+
+test("an unknown consumer, lock, subscription or cluster answers 404; a known one 200", async ({ page }) => {
+  const unknown = [
+    `/consumers/${encodeURIComponent(`nobody-${run}`)}`,
+    `/locks?${new URLSearchParams({ cluster: LOCKS_E2E_CLUSTER.name, key: `lock:never-${run}` })}`,
+    `/locks?${new URLSearchParams({ cluster: `nowhere-${run}`, key: LOCKS[0]! })}`,
+    `/subscriptions?${new URLSearchParams({ cluster: UNREACHABLE_CLUSTER.name, topic: topic("never"), subscription: `never-${run}` })}`,
+    `/no-such-page-${run}`,
+  ];
+  for (const path of unknown) {
+    const response = await page.goto(path);
+    expect(response?.status(), path).toBe(404);
+    await expect(page.getByRole("heading", { level: 1, name: "Not found" })).toBeVisible();
+  }
+  for (const path of [`/consumers/${encodeURIComponent(HOLDER)}`, `/locks?${new URLSearchParams({ cluster: LOCKS_E2E_CLUSTER.name, key: LOCKS[0]! })}`]) {
+    const response = await page.goto(path);
+    expect(response?.status(), path).toBe(200);
+  }
+});
+
+test("no page is wider than a 1280x800 window, walking every route the app links to", async ({ page }, testInfo) => {
+  test.setTimeout(180_000);
+  const start = [
+    "/",
+    "/locks",
+    `/locks?${new URLSearchParams({ cluster: LOCKS_E2E_CLUSTER.name, key: LOCKS[0]! })}`,
+    `/locks?${new URLSearchParams({ cluster: LOCKS_E2E_CLUSTER.name, pattern: "lock:*" })}`,
+    `/subscriptions?${new URLSearchParams({ cluster: UNREACHABLE_CLUSTER.name, topic: topic(SUBSCRIPTIONS[0]!), subscription: SUBSCRIPTIONS[0]! })}`,
+    `/consumers/${encodeURIComponent(HOLDER)}`,
+    "/violations",
+    "/deployments",
+    "/alerts",
+    "/settings/clusters",
+  ];
+  const queue = [...start];
+  // One page per route (path), not every lock's: the first link of each route is enough.
+  const seenRoutes = new Set<string>();
+  const visited: string[] = [];
+  const tooWide: string[] = [];
+  while (queue.length > 0 && visited.length < 30) {
+    const path = queue.shift()!;
+    const route = new URL(path, "http://x").pathname.replace(/\/consumers\/.+/, "/consumers/:name");
+    if (seenRoutes.has(`${route}|${path.includes("?") ? new URL(path, "http://x").searchParams.toString().replace(/=[^&]*/g, "") : ""}`)) continue;
+    seenRoutes.add(`${route}|${path.includes("?") ? new URL(path, "http://x").searchParams.toString().replace(/=[^&]*/g, "") : ""}`);
+    const response = await page.goto(path);
+    if (response?.status() !== 200) continue;
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    // Pages fill in after hydration (their queries, the reader's time zone): wait for the network to settle.
+    await page.waitForLoadState("networkidle");
+    visited.push(path);
+    const width = await overflow(page);
+    if (width.scrollWidth > width.innerWidth) tooWide.push(`${path}: ${width.scrollWidth} px > ${width.innerWidth} px (${width.outside.join("; ")})`);
+    await page.screenshot({ path: testInfo.outputPath(`page-${visited.length}-${route.replace(/\W+/g, "-")}.png`), fullPage: true });
+    const links = await page.locator("main a[href^='/'], nav a[href^='/']").evaluateAll((anchors) => anchors.map((a) => a.getAttribute("href")!));
+    for (const link of links) if (!link.startsWith("/api/") && !link.startsWith("/auth/")) queue.push(link);
+  }
+  expect(visited).toEqual(expect.arrayContaining(start));
+  expect(tooWide).toEqual([]);
+});
+
+test("the theme follows the browser's light or dark preference; the refresh picker pauses and remembers it", async ({ page }, testInfo) => {
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.goto(`/?q=${run}`);
+  await expect(page.getByRole("treegrid", { name: "Leaders" }).getByRole("row").filter({ hasText: run }).first()).toBeVisible();
+  expect(await background()).toBe("rgb(246, 248, 250)");
+  await page.screenshot({ path: testInfo.outputPath("board-light.png"), fullPage: true });
+  await page.emulateMedia({ colorScheme: "dark" });
+  expect(await background()).toBe("rgb(15, 20, 25)");
+
+  const refresh = page.getByRole("group", { name: "Refresh" });
+  await refresh.getByRole("button", { name: "Pause" }).click();
+  await expect(refresh.getByRole("button", { name: "Resume" })).toHaveAttribute("aria-pressed", "true");
+  await expect(refresh.getByRole("combobox")).toHaveValue("paused");
+  await page.reload();
+  await expect(page.getByRole("group", { name: "Refresh" }).getByRole("combobox")).toHaveValue("paused");
+  await page.getByRole("group", { name: "Refresh" }).getByRole("combobox").selectOption("30s");
+  await expect(page.getByRole("group", { name: "Refresh" }).getByRole("button", { name: "Pause" })).toBeVisible();
+  await expect(page.getByText(/^Times in \S+/)).toBeVisible();
+});

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { parseZookeeperClusterConfig } from "@/lib/sources/zookeeper/zookeeper-config";
+import { createZookeeperSource } from "@/lib/sources/zookeeper/zookeeper-source";
+import { startZookeeperServer, type TestZookeeperServer } from "@/tests/support/zookeeper-server";
+
+// A ZooKeeper 3.9.3 whose 4lw whitelist leaves out `dump` (its default allows only srvr): Baton
+// cannot learn other sessions' deadlines, so a stalled latch leader's expiry would read as a
+// takeover. The worker's log says so once, at the first read, naming the setting.
+
+let server: TestZookeeperServer;
+
+beforeAll(async () => {
+  server = await startZookeeperServer({ fourLetterWords: "srvr" });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.dispose();
+});
+
+describe("a ZooKeeper that refuses `dump`", () => {
+  it("is said once in the log, naming 4lw.commands.whitelist", async () => {
+    const logs: string[] = [];
+    const config = parseZookeeperClusterConfig({ kind: "zookeeper", name: "no-dump", connectString: server.connectString, requestTimeoutMs: 2_000, paths: [{ path: "/locks/daily", recipe: "kazoo-lock" }] });
+    const source = createZookeeperSource(config, (line) => logs.push(line));
+    try {
+      const ref = { key: "/locks/daily", pattern: "/locks/daily" };
+      const first = await source.observe([ref]);
+      // sessionDump auto: a refusal is no read error.
+      expect(first.errors).toEqual([]);
+      await source.observe([ref]);
+      const lines = logs.filter((line) => line.includes("`dump`"));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain("4lw.commands.whitelist");
+      expect(lines[0]).toContain("TAKEN_OVER");
+    } finally {
+      await source.close();
+    }
+  });
+});
