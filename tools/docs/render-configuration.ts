@@ -32,6 +32,7 @@ type JsonSchemaNode = {
   properties?: Record<string, JsonSchemaNode>;
   required?: string[];
   items?: JsonSchemaNode;
+  anyOf?: JsonSchemaNode[];
 };
 
 const KIND_DESCRIPTIONS: Record<string, Descriptions> = {
@@ -71,6 +72,7 @@ function code(value: unknown): string {
 }
 
 function describeAccepted(node: JsonSchemaNode): string {
+  if (node.anyOf) return node.anyOf.map(describeAccepted).join(" or ");
   if (node.const !== undefined) return code(node.const);
   if (node.enum) return node.enum.map(code).join(", ");
   if (node.type === "integer" || node.type === "number") {

@@ -21,4 +21,8 @@ describe("docs/configuration.md", () => {
       expect(reference).toContain(`| \`${name}\` |`);
     }
   });
+
+  it("states each shape a setting accepts when it takes several", () => {
+    expect(renderConfigurationReference()).toContain("| `BATON_RECOVERED_AFTER_SECONDS` | `ttl` | `ttl` or integer 1–86400 |");
+  });
 });
