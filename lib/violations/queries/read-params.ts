@@ -187,7 +187,7 @@ export const causeParamsSchema = z
     cause: z
       .enum(VIOLATION_CAUSES, { message: `must be one of ${VIOLATION_CAUSES.join(", ")}` })
       .optional()
-      .meta({ description: "Only the violations of this cause (README, Violation causes)." }),
+      .meta({ description: "Only the violations of this cause (docs/http-api.md, Violation causes)." }),
     limit: limitField(MAX_CAUSE_PAGE, 1_000).meta({ description: `The latest this many violations of the range make the page (at most ${MAX_CAUSE_PAGE}).` }),
   })
   .superRefine(checkRange)
