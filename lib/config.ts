@@ -13,7 +13,8 @@ import type { PulsarClusterConfig } from "@/lib/sources/pulsar/pulsar-config";
 import { type ClusterConfig, DEFAULT_SOURCE_KIND, findSourceKind, SOURCE_KINDS, sourceKindOf } from "@/lib/sources/registry";
 
 // Every setting Baton has, parsed once. Nothing else reads process.env.
-// README.md ("Configuration") documents each one; keep the two in step.
+// docs/configuration.md is generated from these schemas (npm run docs:config); the prose of each
+// setting is in tools/docs/configuration-descriptions.ts.
 
 // npm scripts, `next start` and the worker all run from the project root.
 const PROJECT_ROOT = process.cwd();
@@ -56,7 +57,7 @@ const clustersSchema = z.array(clusterEntrySchema).superRefine((clusters, ctx) =
 
 const configFileSchema = z.object({ clusters: clustersSchema.default([]) }).strict();
 
-const envSchema = z.object({
+export const envSchema = z.object({
   DATABASE_URL: postgresUrl.optional(),
   BATON_DATA_DIR: z.string().min(1).default(path.join(PROJECT_ROOT, ".baton")),
   BATON_EMBEDDED_PG_PORT: positiveInt(1024, 65535).default(54329),

@@ -4,7 +4,7 @@ import { renderScrape } from "@/lib/metrics/render-scrape";
 
 export const dynamic = "force-dynamic";
 
-/** GET /metrics: Prometheus text exposition (README "Prometheus and Grafana"). */
+/** GET /metrics: Prometheus text exposition (docs/metrics.md). */
 export const GET = withErrorHandling(async () => {
   const { text, contentType } = await renderScrape(getDb());
   return new Response(text, { headers: { "content-type": contentType, "cache-control": "no-store" } });

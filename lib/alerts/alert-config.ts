@@ -4,7 +4,7 @@ import { describeConfigIssue } from "@/lib/config-files";
 import { httpUrl } from "@/lib/sources/config-fields";
 
 // The alerting settings: which rules run with which `for` durations and thresholds, and where
-// notifications go. Parsed once by lib/config.ts; README.md ("Alerts") documents each field.
+// notifications go. Parsed once by lib/config.ts; docs/alerts.md documents each field.
 
 export const ALERT_RULE_NAMES = ["no-holder", "flapping", "stuck", "expired-while-held", "violations", "stale", "no-poller"] as const;
 export type AlertRuleName = (typeof ALERT_RULE_NAMES)[number];

@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import type { AlertLabels, NotificationKind, StoredAlert } from "@/lib/alerts/alert-types";
 
 // What each receiver is sent, pure: Alertmanager's v2 alerts, Baton's documented webhook body
-// (README "Alerts"), and Slack's incoming-webhook message.
+// (docs/alerts.md), and Slack's incoming-webhook message.
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

@@ -6,7 +6,7 @@ import { effectiveEndMs, OPEN_DEPLOYMENT_MAX_MS } from "@/lib/violations/deploym
 
 // Holder changes and deployments as Grafana annotations: the fields of Grafana's own annotation
 // model (time and timeEnd in epoch ms, title, text, tags), so that the JSON API and Infinity data
-// sources map them without transformations (README "Prometheus and Grafana").
+// sources map them without transformations (docs/metrics.md).
 
 export type Annotation = {
   /** "change-<id>" or "deployment-<id>". */

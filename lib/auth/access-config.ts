@@ -5,7 +5,7 @@ import { z } from "zod";
 import { ConfigError, describeValue, readConfigText } from "@/lib/config-files";
 import { httpUrl, positiveInt } from "@/lib/sources/config-fields";
 
-// The access-control settings (README "Access control"). lib/config.ts calls parseAccessConfig
+// The access-control settings (docs/access-control.md). lib/config.ts calls parseAccessConfig
 // with the environment; nothing here reads process.env.
 
 export type OidcAccessConfig = {
@@ -44,7 +44,7 @@ const list = z
 
 const ADDRESS_OR_CIDR = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-f:.]+)(\/\d{1,3})?$/i;
 
-const accessEnvSchema = z.object({
+export const accessEnvSchema = z.object({
   BATON_ACCESS_CONTROL_REQUIRED: z.enum(["true", "false"], { message: 'must be "true" or "false"' }).default("false"),
   BATON_OIDC_ISSUER: httpUrl.optional(),
   BATON_OIDC_CLIENT_ID: z.string().min(1).optional(),

@@ -10,7 +10,7 @@ import type { SubscriptionTimeline } from "@/lib/queries/get-subscription-timeli
 import type { ChangePage } from "@/lib/queries/list-subscription-changes";
 import { liveInterval } from "@/lib/client/refresh-rate";
 
-// react-query keys and fetchers of the read API (docs/read-api.md), one factory per read.
+// react-query keys and fetchers of the read API (docs/http-api.md), one factory per read.
 // The types are imported from server modules as types only: nothing of them reaches the bundle.
 
 /** How often the live views refresh: about a default poll interval. */

@@ -25,7 +25,7 @@ export type SubscriptionTimeline = {
   subscription: SubscriptionGroup;
   partitions: PartitionDetail[];
   timeline: Timeline;
-  /** Deployments in the range that were not matched to this subscription's consumers (see docs/read-api.md). */
+  /** Deployments in the range that were not matched to this subscription's consumers (see docs/http-api.md). */
   unmatchedDeploymentCount: number;
 };
 

@@ -20,7 +20,7 @@ export function causePhrase(cause: ViolationCause): string {
   return label.charAt(0).toLowerCase() + label.slice(1);
 }
 
-/** What each cause means, in one clause: legends, the README and the OpenAPI document. */
+/** What each cause means, in one clause: legends, docs/http-api.md and the OpenAPI document. */
 export const CAUSE_MEANING: Record<ViolationCause, string> = {
   rollout: "inside a deployment window of its own service",
   "holder-stalled": "the lock it ran under expired while held around it: the holder stalled past the TTL and kept working",

@@ -1,7 +1,7 @@
 // Why a violation happened: one cause per violation, by one precedence, told the same way on
 // every page, in the read API and in alerts. Client-safe and pure.
 //
-// The precedence (README, "Violation causes"), first match wins:
+// The precedence (docs/http-api.md, "Violation causes"), first match wins:
 // 1. rollout: inside a deployment window of the violation's own service. The team declared
 //    that overlaps were expected then; the rollout's restarts explain whatever else coincides.
 //    (So the rollout count is exactly the "inside deployments" count of the charts' rollups.)

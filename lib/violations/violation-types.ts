@@ -1,4 +1,4 @@
-// The read API's answers for violations (docs/violations-api.md): plain JSON, times as ISO
+// The read API's answers for violations (docs/http-api.md, "Violations read API"): plain JSON, times as ISO
 // strings. Client-safe: the views import these types, the queries build them.
 
 /** Counts of one bucket, service, subscription, key or worker. */

@@ -245,7 +245,7 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
       await page.screenshot({ path: `docs/screenshots/${election.screenshot}.png`, fullPage: true });
     }
 
-    // The demo's incidents each carry their own cause (README, "Violation causes"): the
+    // The demo's incidents each carry their own cause (docs/http-api.md, "Violation causes"): the
     // orchestrator's frozen worker (worker stalled while another took its key), the scheduler's
     // leader frozen past its lock's TTL (holder stalled past its lock's TTL), and the routine
     // handovers of crashes and Key_Shared scaling (failover overlap).

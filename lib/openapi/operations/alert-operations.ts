@@ -14,7 +14,7 @@ export function alertOperations(nowMs: number): OperationSpec[] {
       operationId: "listAlerts",
       tag: "Read",
       summary: "Alerts",
-      description: "Alerts (the rules of README \"Alerts\") with their state history and the Baton page that explains each: firing first, then pending, then resolved; within each, critical before warning, then newest first.",
+      description: "Alerts (the rules in docs/alerts.md) with their state history and the Baton page that explains each: firing first, then pending, then resolved; within each, critical before warning, then newest first.",
       query: {
         schema: alertsParamsSchema,
         examples: {

@@ -70,7 +70,7 @@ export const pulsarClusterSchema = z
     consumerSignal: z.enum(["auto", "off"], { message: 'must be "auto" or "off"' }).default("auto"),
     /**
      * How often each broker's /metrics/ is scraped, at most; a broker is never scraped more than half
-     * of the time (README: at 10,000 partitions one scrape costs the broker about 0.8 s of CPU, and
+     * of the time (docs/kinds/pulsar.md: at 10,000 partitions one scrape costs the broker about 0.8 s of CPU, and
      * Baton reads 9.4 MB of its 194 MB).
      */
     consumerSignalIntervalMs: positiveInt(250, 60_000).default(1_000),

@@ -9,7 +9,7 @@ import type { ViolationCause } from "@/lib/violations/cause-words";
 import type { LeaderChangeMarkers, TopRanking, TopViolations, ViolationTimeline } from "@/lib/violations/violation-types";
 import { liveInterval } from "@/lib/client/refresh-rate";
 
-// react-query keys and fetchers of the violations read API (docs/violations-api.md), one
+// react-query keys and fetchers of the violations read API (docs/http-api.md, "Violations read API"), one
 // factory per read. Types come from server modules as types only.
 
 /** Live (preset) ranges refresh this often: a minute bucket fills within a minute. */

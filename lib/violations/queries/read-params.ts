@@ -10,7 +10,7 @@ import { DEFAULT_TIME_ZONE, isValidTimeZone } from "@/lib/violations/time-zone";
 import { isRangePreset, MAX_RANGE_MS, RANGE_PRESETS } from "@/lib/timeline/time-range";
 import { DEFAULT_VIOLATIONS_PRESET } from "@/lib/violations/view-params";
 
-// The violations read API's query parameters (docs/violations-api.md), parsed with zod:
+// The violations read API's query parameters (docs/http-api.md, "Violations read API"), parsed with zod:
 // unknown parameters are refused (a misspelt filter must not silently widen the answer), and
 // every error is a 400 that names the parameter. Where a refinement or transform hides a rule
 // from JSON Schema, `.meta()` states it for the API document (lib/openapi).
@@ -187,7 +187,7 @@ export const causeParamsSchema = z
     cause: z
       .enum(VIOLATION_CAUSES, { message: `must be one of ${VIOLATION_CAUSES.join(", ")}` })
       .optional()
-      .meta({ description: "Only the violations of this cause (README, Violation causes)." }),
+      .meta({ description: "Only the violations of this cause (docs/http-api.md, Violation causes)." }),
     limit: limitField(MAX_CAUSE_PAGE, 1_000).meta({ description: `The latest this many violations of the range make the page (at most ${MAX_CAUSE_PAGE}).` }),
   })
   .superRefine(checkRange)

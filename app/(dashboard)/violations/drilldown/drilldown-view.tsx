@@ -99,7 +99,7 @@ export function DrilldownView(props: Props) {
       <section className="panel" aria-label="Violations explained">
         <h2>Violations and their causes</h2>
         <p className="vio-note">
-          Each violation&apos;s cause comes first (README, Violation causes: rollout, then a lock holder stalled past its TTL, then a worker stalled while another took its key,
+          Each violation&apos;s cause comes first (docs/http-api.md, Violation causes: rollout, then a lock holder stalled past its TTL, then a worker stalled while another took its key,
           then failover overlap, else unexplained), then its evidence. Deployments count when one of the event&apos;s own service covers it (start to finish plus{" "}
           {formatDuration(drilldown.graceMs)}); leader and lock changes within ±{formatDuration(drilldown.windowMs)}.
         </p>

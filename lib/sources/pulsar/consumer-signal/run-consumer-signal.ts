@@ -112,7 +112,7 @@ export function startConsumerSignal(options: ConsumerSignalOptions): ConsumerSig
       }
       endFirstRound();
       // A broker spends at most half of its time rendering for Baton: at 10,000 partitions one
-      // scrape is about 190 MB and 2 s of the broker's CPU (README), so slow scrapes stretch the
+      // scrape is about 190 MB and 2 s of the broker's CPU (docs/kinds/pulsar.md), so slow scrapes stretch the
       // interval (by the mean of the latest rounds: scrape-period.ts).
       recentRoundsMs = rememberRound(recentRoundsMs, Date.now() - started);
       periodMs = isExposed === false ? options.notExposedIntervalMs : scrapePeriodMs(recentRoundsMs, options.intervalMs);
