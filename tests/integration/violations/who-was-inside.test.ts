@@ -10,6 +10,7 @@ import { GET as getTimeline } from "@/app/api/v1/violations/timeline/route";
 import { createExclusivityClient } from "@/lib/exclusivity-client";
 import { idText } from "@/lib/ingest/compact-id";
 import { describeExplanation } from "@/lib/violations/describe-explanation";
+import { formatDuration } from "@/lib/violations/format";
 import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { ViolationTimeline } from "@/lib/violations/violation-types";
 import { startRouteServer, type RouteServer } from "@/tests/bench/route-server";
@@ -78,8 +79,8 @@ describe("a violation that explains itself", () => {
     const explanation = drilldown.explanations.find((e) => e.eventId === violation.eventId)!;
     expect(explanation.previousEntry).toBeNull();
     expect(explanation.othersInside[0]!.insideForMs).toBeGreaterThanOrEqual(35);
-    const lines = describeExplanation(explanation, { event: violation, deployments: new Map(), changes: new Map(), lockChanges: new Map(), windowMs: drilldown.windowMs, graceMs: drilldown.graceMs, timeZone: "UTC" });
-    expect(lines).toContain(`pod-a had been inside key ${key} for ${explanation.othersInside[0]!.insideForMs} ms when pod-b entered.`);
+    const { evidence } = describeExplanation(explanation, { event: violation, deployments: new Map(), changes: new Map(), lockChanges: new Map(), windowMs: drilldown.windowMs, graceMs: drilldown.graceMs, timeZone: "UTC" });
+    expect(evidence).toContain(`pod-a had been inside key ${key} for ${formatDuration(explanation.othersInside[0]!.insideForMs)} when pod-b entered.`);
     expect(drilldown.overlaps).toEqual([{ entered: "pod-b", inside: "pod-a", count: 1 }]);
   });
 });
