@@ -60,6 +60,8 @@ export type ServiceDeps = {
 };
 
 const SUPERVISE_EVERY_MS = 1_000;
+/** How long a stopping service waits for the units its workers hold to finish. */
+const CLOSE_WAIT_MS = 5_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const between = ([min, max]: [number, number]) => min + Math.random() * (max - min);
@@ -91,6 +93,8 @@ export async function startService(plan: DemoService, deps: ServiceDeps): Promis
       { topic: fullTopic, subscription: plan.subscription, partition: plan.partitions > 1 ? readMessagePartition(message.messageId) : -1, traceId },
     );
   }
+
+  let isClosed = false;
 
   function addWorker(name: string): DemoWorker {
     const exclusivity = createExclusivityClient({
@@ -151,6 +155,8 @@ export async function startService(plan: DemoService, deps: ServiceDeps): Promis
     fullTopic,
     workerNames: () => [...workers.keys()],
     async startWorker(name) {
+      // A rollout or a scaling step still under way when the demo stops adds no worker.
+      if (isClosed) return;
       const worker = workers.get(name) ?? addWorker(name);
       worker.isWanted = true;
       worker.isDown = false;
@@ -186,13 +192,19 @@ export async function startService(plan: DemoService, deps: ServiceDeps): Promis
       });
     },
     async close() {
+      isClosed = true;
       clearInterval(supervisor);
       await producer.close();
       for (const worker of workers.values()) {
         worker.isWanted = false;
+        // Messages still queued are left for the broker; the one in hand finishes.
+        worker.isDown = true;
         await worker.consumer.kill().catch(() => undefined);
-        await worker.exclusivity.close().catch(() => undefined);
       }
+      // The units in hand leave their keys before the counter's connection closes (a frozen
+      // worker is not waited for past the bound: its exit would then fail, as a real one's would).
+      await Promise.race([Promise.all([...workers.values()].map((worker) => worker.queue)), sleep(CLOSE_WAIT_MS)]);
+      for (const worker of workers.values()) await worker.exclusivity.close().catch(() => undefined);
     },
   };
 }
