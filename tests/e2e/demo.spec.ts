@@ -13,7 +13,9 @@ import { findFreePort } from "@/tools/free-port";
 // right after the rollout's window closed, about three minutes in, then the report-scheduler's
 // leader stalled past its Redis lock's TTL); the waits below poll the read API with room to spare
 // for a loaded 2-core machine, and assert what happened, never how fast.
-test.describe.configure({ timeout: 10 * 60_000 });
+// Up to two of the fast schedule's 5-minute cycles: a lock stall Baton did not see as an expiry
+// (seen once on a loaded machine) is staged again in the next cycle.
+test.describe.configure({ timeout: 18 * 60_000 });
 // The README's screenshots are taken at the width of a laptop's window.
 test.use({ viewport: { width: 1280, height: 800 } });
 
@@ -203,7 +205,7 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
     await expect
       .poll(async () => (lockViolation = lockExpiryViolation(await readJsonOrNull<KeyDrilldown>(page, `${base}/api/v1/violations/key?${jobKey}`))), {
         message: `a violation of ${JOB_KEY} with the lock's expiry around it`,
-        timeout: 4 * 60_000,
+        timeout: 9 * 60_000,
         intervals: [5_000],
       })
       .not.toBeNull();
