@@ -141,7 +141,8 @@ export function every(firstMs: number, everyMs: number, action: () => Promise<vo
   let timer: NodeJS.Timeout;
   const tick = async () => {
     if (isStopped) return;
-    await action().catch((error: unknown) => log(`scenario failed: ${(error as Error).message}`));
+    // A step the stop cut short (Baton or a worker already gone) is no failure to report.
+    await action().catch((error: unknown) => isStopped || log(`scenario failed: ${(error as Error).message}`));
     if (!isStopped) timer = setTimeout(tick, everyMs);
   };
   timer = setTimeout(tick, firstMs);

@@ -33,8 +33,10 @@ export function startDeployThenStall(deps: ScenarioDeps, serviceName: string, af
       const startedAtMs = Date.now();
       // A failed step (e.g. Baton refused the deployment) skips the rest of this cycle: a stall
       // after a rollout whose finish was never recorded would land inside its open window.
-      await cycle().catch((error: unknown) => log(`scenario failed: ${(error as Error).message}`));
-      if (afterCycle && !signal.aborted) await afterCycle(signal).catch((error: unknown) => log(`scenario failed: ${(error as Error).message}`));
+      // A step the stop cut short (Baton or a worker already gone) is no failure to report.
+      const report = (error: unknown) => signal.aborted || log(`scenario failed: ${(error as Error).message}`);
+      await cycle().catch(report);
+      if (afterCycle && !signal.aborted) await afterCycle(signal).catch(report);
       await sleep(Math.max(startedAtMs + schedule.deployEveryMs - Date.now(), MIN_PAUSE_BETWEEN_CYCLES_MS), signal);
     }
   })();
