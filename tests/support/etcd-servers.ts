@@ -44,8 +44,10 @@ function isAlive(pid: number): boolean {
  * Starts one etcd member. `tls`: the client port serves https only, with this certificate (the
  * probe trusts `caFile`).
  */
-export async function startEtcdServer(options: { extraArgs?: string[]; tls?: { certFile: string; keyFile: string; caFile: string } } = {}): Promise<TestEtcdServer> {
-  ensureEtcd();
+export async function startEtcdServer(
+  options: { extraArgs?: string[]; tls?: { certFile: string; keyFile: string; caFile: string }; log?: (line: string) => void } = {},
+): Promise<TestEtcdServer> {
+  ensureEtcd(options.log);
   const [clientPort, peerPort] = [await findFreePort(), await findFreePort()];
   const dir = mkdtempSync(path.join(os.tmpdir(), "baton-etcd-"));
   const url = `${options.tls ? "https" : "http"}://127.0.0.1:${clientPort}`;

@@ -160,7 +160,7 @@ async function main(): Promise<void> {
     log("starting the demo's ZooKeeper and etcd servers for the index-builder's and billing-sweeper's elections...");
     const zookeeper = await startLockService("ZooKeeper", () => startZookeeperServer());
     stops.push(() => zookeeper.dispose());
-    const etcd = await startLockService("etcd", () => startEtcdServer());
+    const etcd = await startLockService("etcd", () => startEtcdServer({ log }));
     stops.push(() => etcd.dispose());
 
     const db = createDb(database.url);
