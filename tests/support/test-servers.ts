@@ -2,6 +2,7 @@ import { ensureCuratorContenderBuilt } from "@/tools/curator/build-contender";
 import { ensureDynamodbContenderBuilt } from "@/tools/dynamodb-contender/build-contender";
 import { ensureDynamodbServerBuilt } from "@/tools/dynamodb-server/build-server";
 import { ensureContenderBuilt as ensureRedissonContenderBuilt } from "@/tools/redisson/build-contender";
+import { ensureBrokerBuilt, PULSAR_VERSIONS, type PulsarVersion } from "@/tools/pulsar/build-launcher";
 import { ensureZookeeperServerBuilt } from "@/tools/zookeeper/build-server";
 import { ensureJavaClientBuilt } from "@/tests/support/java-exclusivity-worker";
 import { startTestBroker, TEST_PULSAR_ADMIN_URL_ENV, TEST_PULSAR_WS_URL_ENV } from "@/tests/support/pulsar";
@@ -31,12 +32,14 @@ export async function startTestServers(env: NodeJS.ProcessEnv, log: (line: strin
 }
 
 /**
- * Builds (or finds cached) every Java part the tests start: the lock servers, the contenders and
- * the Java exclusivity client.
+ * Builds (or finds cached) every Java part the tests start: the brokers of every Pulsar version
+ * (the owner-rules and fixture tests start a 3.0.7 broker beside the shared 4.2.4 one), the lock
+ * servers, the contenders and the Java exclusivity client.
  * Done here, before any test, so that a first run's Maven download on a busy machine is never
  * counted against a test's or a hook's time bound. One at a time: Maven is CPU-bound.
  */
 export async function buildJavaParts(log: (line: string) => void): Promise<void> {
+  for (const version of Object.keys(PULSAR_VERSIONS) as PulsarVersion[]) await ensureBrokerBuilt(version, { log });
   const parts = [ensureZookeeperServerBuilt, ensureCuratorContenderBuilt, ensureRedissonContenderBuilt, ensureDynamodbServerBuilt, ensureDynamodbContenderBuilt, ensureJavaClientBuilt];
   for (const build of parts) await build({ log });
 }
