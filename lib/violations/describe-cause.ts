@@ -4,7 +4,7 @@
 import type { DrilldownEvent, LockChangeMarker, ViolationExplanation } from "@/lib/violations/drilldown-types";
 import { formatCount, formatDuration, formatInstant } from "@/lib/violations/format";
 import { CAUSE_LABEL, type CauseCounts, causePhrase, VIOLATION_CAUSES } from "@/lib/violations/cause-words";
-import { findStallThroughMove, movesOf } from "@/lib/violations/violation-cause";
+import { findStallThroughMove, isExpiryBefore, movesOf } from "@/lib/violations/violation-cause";
 import type { DeploymentBand, LeaderChangeMarker } from "@/lib/violations/violation-types";
 
 export type CauseContext = {
@@ -35,7 +35,9 @@ export function describeCause(explanation: ViolationExplanation, context: CauseC
       return `${label}: ${what} when ${event.worker} entered key ${event.key}; overlaps are expected while pods are replaced.`;
     }
     case "holder-stalled": {
-      const expiry = pick(explanation.lockChangeIds, context.lockChanges).filter((c) => c.ending === "EXPIRED").at(-1);
+      const expiry = pick(explanation.lockChangeIds, context.lockChanges)
+        .filter((c) => isExpiryBefore(c, event.observedAt))
+        .at(-1);
       const holder = expiry?.fromHolder ?? "its holder";
       return `${label}: the lock ${event.lock ?? ""} expired while ${holder} held it, and ${event.worker} entered key ${event.key} while the stalled holder's work was still inside.`;
     }

@@ -5,6 +5,7 @@
 
 import type { DrilldownEvent, LockChangeMarker, ViolationExplanation } from "@/lib/violations/drilldown-types";
 import { formatDuration, formatInstant } from "@/lib/violations/format";
+import { isExpiryBefore } from "@/lib/violations/violation-cause";
 
 const HOLD_STARTS = new Set(["HOLDER_APPEARED", "HOLDER_CHANGED", "HIDDEN_FLAP"]);
 
@@ -40,7 +41,7 @@ export function describeLockStory(
   }
   const inside = workerInside(explanation);
   const stillInside = inside === null ? "" : `; ${inside} was still inside key ${event.key} when ${event.worker} entered`;
-  const expiry = changes.filter((c) => c.ending === "EXPIRED").at(-1);
+  const expiry = changes.filter((c) => isExpiryBefore(c, event.observedAt)).at(-1);
   if (expiry) {
     const expiredAt = expiry.expiresAtBefore ?? expiry.newSeenAt;
     const ttl = expiry.expiresAtBefore === null ? "" : ` (its TTL ended at ${formatInstant(expiry.expiresAtBefore, timeZone)})`;

@@ -68,6 +68,15 @@ export function findStallThroughMove(input: { observedAt: string; othersInside: 
   return null;
 }
 
+/**
+ * A lock expiry that can explain a violation: the expired hold was last seen before the violation,
+ * so it may have ended before the second worker entered. An expiry of a hold still seen after the
+ * violation (the next holder crashing a minute later) came too late to let anyone in.
+ */
+export function isExpiryBefore(change: Pick<LockChangeMarker, "ending" | "oldSeenAt" | "newSeenAt">, observedAt: string): boolean {
+  return change.ending === "EXPIRED" && Date.parse(change.oldSeenAt ?? change.newSeenAt) <= Date.parse(observedAt);
+}
+
 /** The evidence of one violation, from what the drill-down (or the causes read) found around it. */
 export function causeFactsOf(input: {
   observedAt: string;
@@ -82,7 +91,7 @@ export function causeFactsOf(input: {
   const ownerChanged = input.owner?.isComputed === true && input.owner.change !== null;
   return {
     isInsideDeployment: input.isInsideDeployment,
-    hasLockExpiredWhileHeld: input.lockChanges.some((c) => c.ending === "EXPIRED"),
+    hasLockExpiredWhileHeld: input.lockChanges.some((c) => isExpiryBefore(c, input.observedAt)),
     hasWorkerStalledThroughMove: findStallThroughMove({ observedAt: input.observedAt, othersInside: input.othersInside, moves: movesOf(input.owner, input.leaderChanges) }) !== null,
     hasOwnershipChange: input.leaderChanges.length > 0 || input.lockChanges.length > 0 || ownerChanged,
   };

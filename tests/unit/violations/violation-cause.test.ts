@@ -58,6 +58,11 @@ describe("causeFactsOf: the evidence", () => {
     { name: "a lock handed over (released)", input: { lockChanges: [lockChange("RELEASED")] }, cause: "failover-overlap" },
     { name: "a lock that expired while held", input: { lockChanges: [lockChange("EXPIRED")] }, cause: "holder-stalled" },
     {
+      name: "a lock whose hold was still seen after the violation, then expired (it let nobody in)",
+      input: { lockChanges: [{ ...lockChange("EXPIRED"), oldSeenAt: iso(1_000), newSeenAt: iso(2_000), expiresAtBefore: iso(1_500) }] },
+      cause: "failover-overlap",
+    },
+    {
       name: "the old leader entered long before the move and is still inside",
       input: { othersInside: [{ worker: "w1", enteredAt: iso(-9_000) }], leaderChanges: [leaderChange("w1", -2_000, -1_000)] },
       cause: "worker-stalled",
