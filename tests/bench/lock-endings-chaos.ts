@@ -22,7 +22,7 @@ import { parseArgs } from "node:util";
 
 import { Etcd3 } from "etcd3";
 import { Redis } from "ioredis";
-import Redlock, { type Lock } from "redlock";
+import RedlockModule, { type Lock } from "redlock";
 
 import { loadConfig, type ClusterConfig } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
@@ -65,6 +65,12 @@ const random = seeded(Number(values.seed));
 const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)]!;
 const between = (low: number, high: number) => low + random() * (high - low);
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** node-zookeeper-client and a stalled contender can leave a call unanswered: a bound keeps the sampler and the schedule going. */
+function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  return Promise.race([promise.catch(() => fallback), wait(ms).then(() => fallback)]);
+}
+// redlock is CommonJS with an ES default: run as CommonJS by tsx, the class sits one level down.
+const Redlock = (RedlockModule as unknown as { default?: typeof RedlockModule }).default ?? RedlockModule;
 
 /** Who holds each resource, from the servers' own state, sample by sample: the tenures. */
 class Truth {
@@ -73,6 +79,8 @@ class Truth {
   readonly actions: Action[] = [];
   /** Redis keyspace endings per key, in arrival order. */
   readonly endingEvents = new Map<string, { at: number; ending: Ending }[]>();
+  /** Time between rounds of samples: on a loaded machine more than SAMPLE_MS. */
+  readonly gaps: number[] = [];
 
   sample(resource: string, identity: string | null, at: number): void {
     const current = this.open.get(resource);
@@ -161,7 +169,7 @@ function startTokenClient(redis: Redis, key: string, name: string): LoopClient {
   };
 }
 
-function startRedlockClient(redlock: Redlock, key: string, name: string): LoopClient {
+function startRedlockClient(redlock: InstanceType<typeof Redlock>, key: string, name: string): LoopClient {
   let lock: Lock | null = null;
   let pausedUntil = 0;
   let isCrashed = false;
@@ -205,6 +213,11 @@ function clusterConfig(entry: Record<string, unknown>): ClusterConfig {
   return loadConfig({ BATON_CLUSTERS: JSON.stringify([entry]) }).clusters[0]!;
 }
 
+function describeGaps(gaps: number[]): string {
+  const sorted = [...gaps].sort((a, b) => a - b);
+  return sorted.length === 0 ? "none" : `median ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted.at(-1)} ms`;
+}
+
 type Watched = { label: string; clusterId: number; resources: string[] };
 
 async function readChanges(db: Db, clusterId: number) {
@@ -233,6 +246,9 @@ function probeFirstHeld(db: Db, watched: Watched[]): { firstHeld: Map<string, nu
 
 async function report(db: Db, w: Watched, firstHeld: Map<string, number>, truthKey: (resource: string) => string): Promise<void> {
   const changes = await readChanges(db, w.clusterId);
+  // A change the sampler has not caught up with yet is no false one: its new tenure is looked for
+  // up to the largest gap between two rounds of samples after the change.
+  const slackMs = Math.max(...truth.gaps, SAMPLE_MS);
   const seen = new Set<Tenure>();
   let judged = 0;
   let right = 0;
@@ -246,7 +262,7 @@ async function report(db: Db, w: Watched, firstHeld: Map<string, number>, truthK
   for (const change of changes) {
     const resource = truthKey(change.resource.resourceKey);
     const newAt = change.newSeenAt.getTime();
-    const after = truth.at(resource, newAt);
+    const after = truth.at(resource, newAt + slackMs);
     if (change.toHolder !== null && after) seen.add(after);
     if (change.kind === "HOLDER_APPEARED" || change.oldSeenAt === null) continue;
     const before = truth.at(resource, change.oldSeenAt.getTime());
@@ -321,25 +337,29 @@ async function main(): Promise<void> {
     // The truth sampler: every 50 ms, each server's own answer.
     let isSampling = true;
     const sampling = (async () => {
+      let previous: number | null = null;
       while (isSampling) {
         const at = Date.now();
-        const [tokenA, hash, ...redlockValues] = await Promise.all([
-          samplers[0]!.get("lock:a"),
-          samplers[0]!.hgetall("rlock:a"),
-          ...samplers.map((s) => s.get("rl:a")),
-        ]).catch(() => [null, {}, null, null, null] as const);
+        if (previous !== null) truth.gaps.push(at - previous);
+        previous = at;
+        const answers = await within(Promise.all([samplers[0]!.get("lock:a"), samplers[0]!.hgetall("rlock:a"), ...samplers.map((s) => s.get("rl:a"))]), 1_000, null);
+        if (answers === null) continue;
+        const [tokenA, hash, ...redlockValues] = answers;
         truth.sample("redis:lock:a", tokenA as string | null, at);
         truth.sample("redis:rlock:a", Object.keys(hash as Record<string, string>)[0] ?? null, at);
         const counts = new Map<string, number>();
         for (const v of redlockValues as (string | null)[]) if (v !== null) counts.set(v, (counts.get(v) ?? 0) + 1);
         truth.sample("redis:rl:a", [...counts].find(([, n]) => n >= 2)?.[0] ?? null, at);
         for (const path of ["/chaos/mutex", "/chaos/latch"]) {
-          const children = await zkSampler.children(path).catch(() => [] as string[]);
+          const children = await within(zkSampler.children(path), 1_000, null);
+          // Unanswered is unknown, not free: the tenure goes on.
+          if (children === null) continue;
           const lowest = [...children].sort((a, b) => Number(a.slice(-10)) - Number(b.slice(-10)))[0] ?? null;
           truth.sample(`zk:${path}`, lowest, at);
         }
         for (const prefix of ["chaos/lock-a/", "chaos/elect-a/"]) {
-          const kvs = await etcdClient.getAll().prefix(prefix).exec().then((r) => r.kvs).catch(() => []);
+          const kvs = await within(etcdClient.getAll().prefix(prefix).exec().then((r) => r.kvs), 1_000, null);
+          if (kvs === null) continue;
           const lowest = [...kvs].sort((a, b) => Number(a.create_revision) - Number(b.create_revision))[0];
           truth.sample(`etcd:${prefix.slice(0, -1)}`, lowest ? lowest.key.toString() : null, at);
         }
@@ -351,23 +371,38 @@ async function main(): Promise<void> {
     const tokenClients = ["t1", "t2", "t3"].map((name) => startTokenClient(redisClients[0]!, "lock:a", name));
     const redlock = new Redlock(redisClients, { retryCount: 0 });
     const redlockClients = ["r1", "r2", "r3"].map((name) => startRedlockClient(redlock, "rl:a", name));
-    const startRedissonHolder = async (handle: string) => {
+    let handles = 0;
+    const nextHandle = (prefix: string) => `${prefix}${(handles += 1)}`;
+    type RedissonHolder = { contender: RedissonContender; handle: string; isHolding: boolean };
+    const joinRedisson = (holder: RedissonHolder) => {
+      holder.handle = nextHandle("j");
+      holder.isHolding = false;
+      const handle = holder.handle;
+      void holder.contender.acquire(handle, "lock", "rlock:a");
+      void holder.contender.next(handle, "acquired").then(() => {
+        if (holder.handle === handle) holder.isHolding = true;
+      });
+    };
+    const startRedissonHolder = async (): Promise<RedissonHolder> => {
       const contender = await startRedissonContender(masters[0]!.url, { watchdogMs: 3_000 });
       redisson.push(contender);
-      void contender.acquire(handle, "lock", "rlock:a");
-      return { contender, handle, held: contender.next(handle, "acquired").then(() => true) };
+      const holder: RedissonHolder = { contender, handle: "", isHolding: false };
+      joinRedisson(holder);
+      return holder;
     };
-    const redissonHolders = await Promise.all(["j1", "j2"].map((h) => startRedissonHolder(h)));
+    const redissonHolders = await Promise.all([0, 1].map(() => startRedissonHolder()));
     await zkSampler.mkdirp("/chaos/mutex").catch(() => undefined);
     await zkSampler.mkdirp("/chaos/latch").catch(() => undefined);
-    const startCurator = async (id: string) => {
+    type CuratorHolder = { contender: CuratorContender; mutex: string; latch: string };
+    const startCurator = async (id: string): Promise<CuratorHolder> => {
       const contender = await startCuratorContender(zookeeper.connectString, ZK_SESSION_MS);
       curators.push(contender);
-      await contender.mutex(`m-${id}`, "/chaos/mutex");
-      await contender.latch(`l-${id}`, "/chaos/latch", id);
-      return contender;
+      const holder = { contender, mutex: nextHandle("m"), latch: nextHandle("l") };
+      await contender.mutex(holder.mutex, "/chaos/mutex");
+      await contender.latch(holder.latch, "/chaos/latch", id);
+      return holder;
     };
-    const curatorById = new Map<string, CuratorContender>();
+    const curatorById = new Map<string, CuratorHolder>();
     for (const id of ["c1", "c2", "c3"]) curatorById.set(id, await startCurator(id));
     const readOwner = (path: string) =>
       new Promise<bigint | null>((resolve) =>
@@ -379,7 +414,97 @@ async function main(): Promise<void> {
     };
     for (const name of ["lock-1", "lock-2", "lock-3", "pod-1", "pod-2", "pod-3"]) startEtcd(name);
 
-    // The schedule: every 1-3 s one lock's holder is released, crashed or stalled.
+    type Kind = Action["kind"];
+    /** Each lock: finds its holder as the servers say now, and what each action does to it (null: nobody holds it). */
+    const targets: { resource: string; find(): Promise<((kind: Kind) => Promise<void>) | null> }[] = [
+      ...(["lock:a", "rl:a"] as const).map((key) => ({
+        resource: `redis:${key}`,
+        async find() {
+          const holder = (key === "lock:a" ? tokenClients : redlockClients).find((c) => c.isHolding());
+          if (!holder) return null;
+          return async (kind: Kind) => {
+            if (kind === "release") await holder.release();
+            else if (kind === "crash") holder.crash();
+            else holder.stall(between(0.5, 2) * REDIS_TTL_MS);
+          };
+        },
+      })),
+      {
+        resource: "redis:rlock:a",
+        async find() {
+          const index = redissonHolders.findIndex((h) => h.isHolding);
+          if (index < 0) return null;
+          const holder = redissonHolders[index]!;
+          // The Redisson contender has no SIGSTOP: a stall is a crash here (its JVM killed).
+          return async (kind: Kind) => {
+            holder.isHolding = false;
+            if (kind === "release") {
+              await holder.contender.release(holder.handle);
+              joinRedisson(holder);
+              return;
+            }
+            await holder.contender.kill();
+            void startRedissonHolder().then((next) => (redissonHolders[index] = next));
+          };
+        },
+      },
+      ...(["/chaos/mutex", "/chaos/latch"] as const).map((path) => ({
+        resource: `zk:${path}`,
+        async find() {
+          const children = await within(zkSampler.children(path), 1_000, [] as string[]);
+          const lowest = [...children].sort((a, b) => Number(a.slice(-10)) - Number(b.slice(-10)))[0];
+          const owner = lowest ? await within(readOwner(`${path}/${lowest}`), 1_000, null) : null;
+          const entry = [...curatorById].find(([, h]) => owner !== null && BigInt(h.contender.sessionId) === owner);
+          if (!entry) return null;
+          const [id, holder] = entry;
+          return async (kind: Kind) => {
+            if (kind === "release") {
+              if (path === "/chaos/mutex") {
+                await holder.contender.release(holder.mutex);
+                holder.mutex = nextHandle("m");
+                void holder.contender.mutex(holder.mutex, path);
+              } else {
+                await holder.contender.close(holder.latch);
+                holder.latch = nextHandle("l");
+                void holder.contender.latch(holder.latch, path, id);
+              }
+            } else if (kind === "crash") {
+              curatorById.delete(id);
+              await holder.contender.kill();
+              void startCurator(id).then((next) => curatorById.set(id, next));
+            } else {
+              holder.contender.stall();
+              setTimeout(() => holder.contender.wake(), between(0.5, 2) * ZK_SESSION_MS);
+            }
+          };
+        },
+      })),
+      ...(["chaos/lock-a", "chaos/elect-a"] as const).map((election) => ({
+        resource: `etcd:${election}`,
+        async find() {
+          const kvs = await within(etcdClient.getAll().prefix(`${election}/`).exec().then((r) => r.kvs), 1_000, []);
+          const lowest = [...kvs].sort((a, b) => Number(a.create_revision) - Number(b.create_revision))[0];
+          // The holder is the contender that printed the lowest key (etcdctl prints it once it holds).
+          const entry = lowest ? [...etcdContenders].find(([, c]) => c.output().includes(lowest.key.toString())) : undefined;
+          if (!entry) return null;
+          const [name, contender] = entry;
+          return async (kind: Kind) => {
+            if (kind === "release") {
+              contender.signal("SIGTERM");
+              setTimeout(() => startEtcd(name), 200);
+            } else if (kind === "crash") {
+              await contender.kill();
+              startEtcd(name);
+            } else {
+              contender.signal("SIGSTOP");
+              setTimeout(() => contender.signal("SIGCONT"), between(0.5, 2) * ETCD_LOCK_TTL_S * 1000);
+            }
+          };
+        },
+      })),
+    ];
+
+    // The schedule: every 1-3 s one held lock's holder is released, crashed or stalled.
     const startedAt = Date.now();
     let isLate = true;
     const counts = { release: 0, crash: 0, stall: 0 };
@@ -389,72 +514,16 @@ async function main(): Promise<void> {
         isLate = false;
       }
       await wait(between(1_000, 3_000));
-      const target = pick(["lock:a", "rl:a", "rlock:a", "/chaos/mutex", "/chaos/latch", "chaos/lock-a", "chaos/elect-a"]);
       const kind = pick(["release", "release", "crash", "stall"] as const);
-      const at = Date.now();
-      const record = (resource: string) => {
-        truth.actions.push({ resource, at, kind });
+      const order = targets.map((target) => ({ target, rank: random() })).sort((a, b) => a.rank - b.rank);
+      for (const { target } of order) {
+        const act = await target.find();
+        if (act === null) continue;
+        truth.actions.push({ resource: target.resource, at: Date.now(), kind });
         counts[kind] += 1;
-      };
-      if (target === "lock:a" || target === "rl:a") {
-        const holder = (target === "lock:a" ? tokenClients : redlockClients).find((c) => c.isHolding());
-        if (!holder) continue;
-        record(`redis:${target}`);
-        if (kind === "release") await holder.release();
-        else if (kind === "crash") holder.crash();
-        else holder.stall(between(0.5, 2) * REDIS_TTL_MS);
-      } else if (target === "rlock:a") {
-        // Redisson: a release, or the holder's JVM killed (a stall is a kill here: the contender has no SIGSTOP).
-        const index = await Promise.race(redissonHolders.map((h, i) => Promise.race([h.held.then(() => i), wait(10).then(() => -1)])));
-        if (index < 0) continue;
-        const holder = redissonHolders[index]!;
-        record("redis:rlock:a");
-        if (kind === "release") await holder.contender.release(holder.handle);
-        else await holder.contender.kill();
-        redissonHolders[index] = await startRedissonHolder(`j${Math.floor(random() * 1e6)}`);
-      } else if (target === "/chaos/mutex" || target === "/chaos/latch") {
-        const children = await zkSampler.children(target).catch(() => [] as string[]);
-        const lowest = [...children].sort((a, b) => Number(a.slice(-10)) - Number(b.slice(-10)))[0];
-        const owner = lowest ? await readOwner(`${target}/${lowest}`) : null;
-        const entry = [...curatorById].find(([, c]) => owner !== null && BigInt(c.sessionId) === owner);
-        if (!entry) continue;
-        const [id, contender] = entry;
-        record(`zk:${target}`);
-        if (kind === "release") {
-          if (target === "/chaos/mutex") {
-            await contender.release(`m-${id}`);
-            void contender.mutex(`m-${id}`, "/chaos/mutex");
-          } else {
-            await contender.close(`l-${id}`);
-            void contender.latch(`l-${id}`, "/chaos/latch", id);
-          }
-        } else if (kind === "crash") {
-          await contender.kill();
-          curatorById.set(id, await startCurator(id));
-        } else {
-          contender.stall();
-          setTimeout(() => contender.wake(), between(0.5, 2) * ZK_SESSION_MS);
-        }
-      } else {
-        const prefix = `${target}/`;
-        const kvs = await etcdClient.getAll().prefix(prefix).exec().then((r) => r.kvs).catch(() => []);
-        const lowest = [...kvs].sort((a, b) => Number(a.create_revision) - Number(b.create_revision))[0];
-        if (!lowest) continue;
-        // The holder is the contender that printed the lowest key (etcdctl prints it once it holds).
-        const holder = [...etcdContenders].find(([, c]) => c.output().includes(lowest.key.toString()));
-        if (!holder) continue;
-        const [name, contender] = holder;
-        record(`etcd:${target}`);
-        if (kind === "release") {
-          contender.signal("SIGTERM");
-          setTimeout(() => startEtcd(name), 200);
-        } else if (kind === "crash") {
-          await contender.kill();
-          startEtcd(name);
-        } else {
-          contender.signal("SIGSTOP");
-          setTimeout(() => contender.signal("SIGCONT"), between(0.5, 2) * ETCD_LOCK_TTL_S * 1000);
-        }
+        // An action waits for its contender's answer at most 10 s (a stalled JVM answers when woken).
+        await within(act(kind), 10_000, undefined);
+        break;
       }
     }
     if (isLate) proxy.restore();
@@ -468,7 +537,8 @@ async function main(): Promise<void> {
 
     console.log(
       `Lock endings under chaos: seed ${values.seed}, ${RUN_MS / 1000} s, ${counts.release} releases, ${counts.crash} crashes, ${counts.stall} stalls; ` +
-        `truth sampled every ${SAMPLE_MS} ms; Baton polls every 1 s with change signals; the late ZooKeeper poller waited ${LATE_MS / 1000} s`,
+        `per lock ${[...new Set(truth.actions.map((a) => a.resource))].map((r) => `${r} ${truth.actions.filter((a) => a.resource === r).length}`).join(", ")}; ` +
+        `truth sampled every ${SAMPLE_MS} ms (rounds ${describeGaps(truth.gaps)} apart on this machine); Baton polls every 1 s with change signals; the late ZooKeeper poller waited ${LATE_MS / 1000} s`,
     );
     for (const w of watched) await report(db, w, probe.firstHeld, truthKey[w.label]!);
     const late = watched.find((w) => w.label === "zookeeper-late")!;
