@@ -18,11 +18,14 @@
 // poller: tenures missed.
 // Run: npm run bench:lock-endings [-- --seconds 120 --seed 7 --late-seconds 20]
 import { randomUUID } from "node:crypto";
+import { createRequire } from "node:module";
+import path from "node:path";
 import { parseArgs } from "node:util";
 
 import { Etcd3 } from "etcd3";
 import { Redis } from "ioredis";
-import RedlockModule, { type Lock } from "redlock";
+import type RedlockClass from "redlock";
+import type { Lock } from "redlock";
 
 import { loadConfig, type ClusterConfig } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
@@ -69,8 +72,9 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
   return Promise.race([promise.catch(() => fallback), wait(ms).then(() => fallback)]);
 }
-// redlock is CommonJS with an ES default: run as CommonJS by tsx, the class sits one level down.
-const Redlock = (RedlockModule as unknown as { default?: typeof RedlockModule }).default ?? RedlockModule;
+// redlock's ES build, as tsx loads it for this CommonJS script, yields a class without its methods;
+// its CommonJS build (what `require` picks) is the one node-redlock users run.
+const Redlock = (createRequire(path.join(process.cwd(), "package.json"))("redlock") as { default: typeof RedlockClass }).default;
 
 /** Who holds each resource, from the servers' own state, sample by sample: the tenures. */
 class Truth {
@@ -291,7 +295,10 @@ async function main(): Promise<void> {
   const redisClients = masters.map((m) => new Redis(m.url, { maxRetriesPerRequest: 1 }));
   const samplers = masters.map((m) => new Redis(m.url));
   const subscriber = new Redis(masters[0]!.url);
-  const zkSampler = await openTestSession(zookeeper.connectString, 10_000);
+  let zkSampler = await openTestSession(zookeeper.connectString, 10_000);
+  let zkUnanswered = 0;
+  await zkSampler.mkdirp("/chaos/mutex");
+  await zkSampler.mkdirp("/chaos/latch");
   const etcdClient = new Etcd3({ hosts: etcd!.url });
   const pollers: RunningPoller[] = [];
   const redisson: RedissonContender[] = [];
@@ -352,8 +359,18 @@ async function main(): Promise<void> {
         truth.sample("redis:rl:a", [...counts].find(([, n]) => n >= 2)?.[0] ?? null, at);
         for (const path of ["/chaos/mutex", "/chaos/latch"]) {
           const children = await within(zkSampler.children(path), 1_000, null);
-          // Unanswered is unknown, not free: the tenure goes on.
-          if (children === null) continue;
+          // Unanswered is unknown, not free: the tenure goes on. A starved process can lose its
+          // session (node-zookeeper-client never gets a new one): after three misses, a new one.
+          if (children === null) {
+            zkUnanswered += 1;
+            if (zkUnanswered >= 3) {
+              zkUnanswered = 0;
+              void zkSampler.close().catch(() => undefined);
+              zkSampler = await openTestSession(zookeeper.connectString, 10_000);
+            }
+            continue;
+          }
+          zkUnanswered = 0;
           const lowest = [...children].sort((a, b) => Number(a.slice(-10)) - Number(b.slice(-10)))[0] ?? null;
           truth.sample(`zk:${path}`, lowest, at);
         }
@@ -391,8 +408,6 @@ async function main(): Promise<void> {
       return holder;
     };
     const redissonHolders = await Promise.all([0, 1].map(() => startRedissonHolder()));
-    await zkSampler.mkdirp("/chaos/mutex").catch(() => undefined);
-    await zkSampler.mkdirp("/chaos/latch").catch(() => undefined);
     type CuratorHolder = { contender: CuratorContender; mutex: string; latch: string };
     const startCurator = async (id: string): Promise<CuratorHolder> => {
       const contender = await startCuratorContender(zookeeper.connectString, ZK_SESSION_MS);
