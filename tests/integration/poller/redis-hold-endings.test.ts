@@ -112,4 +112,42 @@ describe("hold endings when the next holder writes before the read", () => {
     expect(changes).toMatchObject([{ kind: "HOLDER_CHANGED", fromHolder: owner(first.threadId), toHolder: owner(second.threadId), ending: "RELEASED", details: { hint: "del" } }]);
     await contender.release("r2");
   });
+
+  it("a Redisson watchdog expiry (the holder's JVM killed), then the waiting thread's acquire: expired, not taken over", async () => {
+    // Two JVMs with a 3 s watchdog (renewed every second): the holder dies without unlocking, its
+    // lease runs out and the other JVM's waiting thread takes the lock in the same moment
+    // (`expired`, `hincrby`, `expire` before Baton's next read). Redisson renews to the full
+    // lease, so the key never outlives the PTTL Baton read last: the clock alone also says
+    // expired, and the signal is what tells it (details.hint); the code before the fix kept the
+    // next holder's `expire` instead.
+    const holder = await startRedissonContender(server.url, { watchdogMs: 3_000 });
+    const next = await startRedissonContender(server.url, { watchdogMs: 3_000 });
+    try {
+      const key = "rlock:watchdog";
+      const first = await holder.acquire("w1", "lock", key);
+      await holder.next("w1", "acquired");
+      const second = await next.acquire("w2", "lock", key);
+      // A renewal (an `expire` after the acquire's) is in: Baton reads the lease the watchdog keeps.
+      await waitForEvents(key, 0, ["hincrby", "expire", "expire"]);
+      await cycle();
+      const from = hints.length;
+      await holder.kill();
+      await next.next("w2", "acquired");
+      await waitForEvents(key, from, ["expired", "hincrby", "expire"]);
+      const { changes } = await cycle();
+      expect(changes).toMatchObject([
+        {
+          kind: "HOLDER_CHANGED",
+          fromHolder: `${holder.clientId.slice(0, 8)}:${first.threadId}`,
+          toHolder: `${next.clientId.slice(0, 8)}:${second.threadId}`,
+          ending: "EXPIRED",
+          details: { hint: "expired" },
+        },
+      ]);
+      await next.release("w2");
+    } finally {
+      await holder.kill();
+      await next.kill();
+    }
+  });
 });
