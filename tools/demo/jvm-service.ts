@@ -74,25 +74,30 @@ export async function startJvmService(plan: DemoService, deps: JvmServiceDeps): 
   const pods = new Map<string, JavaWorker>();
   const frozen = new Set<string>();
   try {
-    for (const name of plan.workers) {
-      const pod = await startJavaWorker({
-        name,
-        serviceUrl: deps.serviceUrl,
-        topic,
-        subscription: plan.subscription,
-        type: plan.subscriptionType,
-        batonUrl: deps.baton.url,
-        token: deps.baton.token,
-        keyPrefix: deps.counterKeyPrefix,
-        service: plan.service,
-        processMs: plan.processingMs[0],
-        processMaxMs: plan.processingMs[1],
-        receiverQueue: 20,
-        flushIntervalMs: 500,
-      });
-      pods.set(name, pod);
-      await pod.subscribe();
-    }
+    // The JVMs start side by side (seconds each on a busy machine), then subscribe in order.
+    const started = await Promise.allSettled(
+      plan.workers.map((name) =>
+        startJavaWorker({
+          name,
+          serviceUrl: deps.serviceUrl,
+          topic,
+          subscription: plan.subscription,
+          type: plan.subscriptionType,
+          batonUrl: deps.baton.url,
+          token: deps.baton.token,
+          keyPrefix: deps.counterKeyPrefix,
+          service: plan.service,
+          processMs: plan.processingMs[0],
+          processMaxMs: plan.processingMs[1],
+          receiverQueue: 20,
+          flushIntervalMs: 500,
+        }),
+      ),
+    );
+    for (const result of started) if (result.status === "fulfilled") pods.set(result.value.name, result.value);
+    const failed = started.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
+    for (const pod of pods.values()) await pod.subscribe();
   } catch (error) {
     await Promise.all([...pods.values()].map((pod) => pod.kill()));
     deps.log(`${plan.service} (the JVM service) does not run: ${(error as Error).message.split("\n")[0]}`);
