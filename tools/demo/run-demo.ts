@@ -1,7 +1,8 @@
 // `npm run demo`: Baton against a living fleet, everything real. Starts an embedded PostgreSQL,
 // a Pulsar broker and three Redis masters of the demo's own (under .baton/demo), Baton's worker
 // and web app, a fleet of services whose workers process keyed messages through the
-// mutual-exclusivity counter, and a scheduler whose leader is elected with Redlock over the
+// mutual-exclusivity counter (one of them Java pods with the Java client's Pulsar interceptor,
+// whose active pod is frozen with SIGSTOP), and a scheduler whose leader is elected with Redlock over the
 // three masters, a ZooKeeper server and an etcd server of its own with an election on each (a
 // Curator LeaderLatch, `etcdctl elect`); then crashes leaders (the elections' too), rolls deployments, stalls a worker, stalls the
 // scheduler's leader past its lock's TTL and scales a Key_Shared group on a schedule. Ctrl-C
