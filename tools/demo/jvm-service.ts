@@ -34,8 +34,8 @@ export type JvmServiceDeps = {
   log: (line: string) => void;
 };
 
-/** A pod that does not close within this is killed. */
-const CLOSE_WAIT_MS = 15_000;
+/** A pod that does not close within this is killed: longer than the client's own bounded close (10 s, plus a request in flight). */
+const CLOSE_WAIT_MS = 25_000;
 const STATS_WAIT_MS = 10_000;
 /** After a wake-up: the standby's entry has reached Redis and its event the counter's stats. */
 const SETTLE_MS = 3_000;
