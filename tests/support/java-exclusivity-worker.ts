@@ -64,6 +64,7 @@ const javaStatsSchema = z.object({
   countsSent: z.number(),
   countsPending: z.number(),
   countsDropped: z.number(),
+  notSampled: z.number(),
 });
 export type JavaStats = z.output<typeof javaStatsSchema>;
 
@@ -75,7 +76,10 @@ export type JavaWorker = {
   next(kind: string, rest?: (rest: string) => boolean): Promise<WorkerLine>;
   /** Every line so far. */
   lines(): WorkerLine[];
-  send(command: "subscribe" | "release" | "stats" | "flush" | "close"): void;
+  /** A command on its stdin (ConsumerWorker: subscribe, release, stats, flush, close; LockHolder: acquire, leave, close). */
+  send(command: string): void;
+  /** Freezes (SIGSTOP) or wakes (SIGCONT) the JVM, as a long GC pause or a frozen VM would. */
+  signal(signal: "SIGSTOP" | "SIGCONT"): void;
   stderr(): string;
   /** Sends close and waits for the JVM to exit; answers the worker's final stats. */
   close(): Promise<JavaStats>;
@@ -84,12 +88,13 @@ export type JavaWorker = {
 };
 
 /**
- * Starts the test kit's ConsumerWorker, a real Pulsar consumer with BatonExclusivityInterceptor;
- * resolves once the JVM is up. It subscribes on subscribe(), so that a test decides when it joins.
+ * Starts a line-driven program of the test kit, by default ConsumerWorker (a real Pulsar consumer
+ * with BatonExclusivityInterceptor; it subscribes on subscribe(), so that a test decides when it
+ * joins), or LockHolder (an ExclusivityCounter under a Redis lock); resolves once the JVM is up.
  */
-export async function startJavaWorker(args: Record<string, string | number> & { name: string }): Promise<JavaWorker> {
+export async function startJavaWorker(args: Record<string, string | number> & { name: string }, mainClass: "ConsumerWorker" | "LockHolder" = "ConsumerWorker"): Promise<JavaWorker> {
   const build = await ensureJavaClientBuilt();
-  const child = spawn(build.java, ["-Xmx256m", `@${build.classpathArgFile}`, "dev.baton.exclusivity.testkit.ConsumerWorker", ...toArgs(args)], {
+  const child = spawn(build.java, ["-Xmx256m", `@${build.classpathArgFile}`, `dev.baton.exclusivity.testkit.${mainClass}`, ...toArgs(args)], {
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
   });
@@ -140,6 +145,7 @@ export async function startJavaWorker(args: Record<string, string | number> & { 
     next,
     lines: () => [...seen],
     send: (command) => void child.stdin!.write(`${command}\n`),
+    signal: (signal) => signalProcessGroup(pid, signal),
     stderr: () => stderr.join(""),
     async close() {
       const closed = next("closed");

@@ -33,6 +33,18 @@ export const DEMO_SERVICES: DemoService[] = [
 ];
 
 /**
+ * The JVM service: Java pods on a Failover subscription with BatonExclusivityInterceptor
+ * (tools/demo/jvm-service.ts). Processing is long enough that a frozen pod is likely mid-message.
+ */
+export const JVM_SERVICE: DemoService = { service: "payments-jvm", topic: "payments", partitions: 1, subscription: "payments", subscriptionType: "Failover", workers: ["payments-jvm-a", "payments-jvm-b"], processingMs: [200, 500], ratePerSecond: 2, keys: 8, keyPrefix: "payment" };
+
+/**
+ * The demo broker's keep-alive (Pulsar's default is 30 s): a connection whose peer answers no
+ * ping for one interval is closed at the next, so a frozen JVM loses its partitions within two.
+ */
+export const DEMO_BROKER_KEEPALIVE_SECONDS = 5;
+
+/**
  * The scheduler of the Redlock article: workers that elect a leader with Redlock over the demo's
  * three Redis masters; the leader runs the job, the others try again every few seconds.
  */
@@ -120,6 +132,15 @@ export type DemoSchedule = {
   scaleEveryMs: number;
   /** Before the first crash and scale. */
   firstAfterMs: number;
+  /**
+   * The JVM service's active pod is stopped (SIGSTOP) this long after the start, then this often,
+   * for `jvmFrozenMs` (more than two broker keep-alive intervals); a freeze that caught no
+   * overlap is tried again, `jvmFreezeAttempts` in all.
+   */
+  jvmFreezeFirstMs: number;
+  jvmFreezeEveryMs: number;
+  jvmFrozenMs: number;
+  jvmFreezeAttempts: number;
 };
 
 /** The grace period after a deployment in which violations still count as inside it (the demo's setting). */
@@ -129,7 +150,7 @@ export const DEMO_DEPLOYMENT_GRACE_MINUTES = 1;
 // after it finished (the grace, then the rest of that minute), and the stall follows, then the
 // report-scheduler's lock stall. For a human watching: a rollout every 4 minutes, the stalls
 // between two of them.
-export const NORMAL_SCHEDULE: DemoSchedule = { electionCrashFirstMs: 60_000, electionCrashEveryMs: 180_000, electionDownMs: 15_000, crashEveryMs: 75_000, crashDownMs: 12_000, firstDeployAfterMs: 40_000, deployEveryMs: 240_000, rollStepMs: 4_000, stallAfterWindowMs: 20_000, stallMinMs: 9_000, stallMaxMs: 30_000, stallAttempts: 3, lockStallAfterCycleMs: 20_000, lockStallMaxMs: 30_000, lockStallAttempts: 3, scaleEveryMs: 60_000, firstAfterMs: 20_000 };
+export const NORMAL_SCHEDULE: DemoSchedule = { electionCrashFirstMs: 60_000, electionCrashEveryMs: 180_000, electionDownMs: 15_000, crashEveryMs: 75_000, crashDownMs: 12_000, firstDeployAfterMs: 40_000, deployEveryMs: 240_000, rollStepMs: 4_000, stallAfterWindowMs: 20_000, stallMinMs: 9_000, stallMaxMs: 30_000, stallAttempts: 3, lockStallAfterCycleMs: 20_000, lockStallMaxMs: 30_000, lockStallAttempts: 3, scaleEveryMs: 60_000, firstAfterMs: 20_000, jvmFreezeFirstMs: 50_000, jvmFreezeEveryMs: 200_000, jvmFrozenMs: 15_000, jvmFreezeAttempts: 3 };
 
 /** For tests: a crash, a rollout, a stall right after its window and a lock stall after it, within about four minutes. */
-export const FAST_SCHEDULE: DemoSchedule = { electionCrashFirstMs: 20_000, electionCrashEveryMs: 150_000, electionDownMs: 5_000, crashEveryMs: 25_000, crashDownMs: 5_000, firstDeployAfterMs: 10_000, deployEveryMs: 300_000, rollStepMs: 2_500, stallAfterWindowMs: 2_000, stallMinMs: 6_000, stallMaxMs: 20_000, stallAttempts: 4, lockStallAfterCycleMs: 2_000, lockStallMaxMs: 30_000, lockStallAttempts: 4, scaleEveryMs: 20_000, firstAfterMs: 6_000 };
+export const FAST_SCHEDULE: DemoSchedule = { electionCrashFirstMs: 20_000, electionCrashEveryMs: 150_000, electionDownMs: 5_000, crashEveryMs: 25_000, crashDownMs: 5_000, firstDeployAfterMs: 10_000, deployEveryMs: 300_000, rollStepMs: 2_500, stallAfterWindowMs: 2_000, stallMinMs: 6_000, stallMaxMs: 20_000, stallAttempts: 4, lockStallAfterCycleMs: 2_000, lockStallMaxMs: 30_000, lockStallAttempts: 4, scaleEveryMs: 20_000, firstAfterMs: 6_000, jvmFreezeFirstMs: 15_000, jvmFreezeEveryMs: 120_000, jvmFrozenMs: 13_000, jvmFreezeAttempts: 4 };

@@ -1,7 +1,8 @@
 // `npm run demo`: Baton against a living fleet, everything real. Starts an embedded PostgreSQL,
 // a Pulsar broker and three Redis masters of the demo's own (under .baton/demo), Baton's worker
 // and web app, a fleet of services whose workers process keyed messages through the
-// mutual-exclusivity counter, and a scheduler whose leader is elected with Redlock over the
+// mutual-exclusivity counter (one of them Java pods with the Java client's Pulsar interceptor,
+// whose active pod is frozen with SIGSTOP), and a scheduler whose leader is elected with Redlock over the
 // three masters, a ZooKeeper server and an etcd server of its own with an election on each (a
 // Curator LeaderLatch, `etcdctl elect`); then crashes leaders (the elections' too), rolls deployments, stalls a worker, stalls the
 // scheduler's leader past its lock's TTL and scales a Key_Shared group on a schedule. Ctrl-C
@@ -35,15 +36,18 @@ import {
   DEMO_LOCK_CLUSTER,
   DEMO_NAMESPACE,
   DEMO_REDLOCK_MASTERS,
+  DEMO_BROKER_KEEPALIVE_SECONDS,
   DEMO_SERVICES,
   DEMO_TENANT,
   FAST_SCHEDULE,
+  JVM_SERVICE,
   NORMAL_SCHEDULE,
   REPORT_SCHEDULER,
 } from "@/tools/demo/demo-plan";
 import { startDemoRedisMasters } from "@/tools/demo/demo-redis-masters";
 import { crashLeader, every, scaleKeyShared } from "@/tools/demo/demo-scenarios";
 import { startDeployThenStall } from "@/tools/demo/deploy-then-stall";
+import { startJvmService, type RunningJvmService } from "@/tools/demo/jvm-service";
 import { type RunningService, startService } from "@/tools/demo/demo-service";
 import { startEtcdElection, startZookeeperElection, type RunningElection } from "@/tools/demo/lock-elections";
 import { stallLockHolder } from "@/tools/demo/lock-stall";
@@ -71,18 +75,18 @@ const schedule = args.fast ? FAST_SCHEDULE : NORMAL_SCHEDULE;
 const pollIntervalMs = args.fast ? 1_000 : 2_000;
 
 /** Real Redis when one answers on 127.0.0.1:6379, else a counter in this process (still atomic). */
-async function createCounter(): Promise<{ counter: CounterBackend; close(): Promise<void> }> {
+async function createCounter(): Promise<{ counter: CounterBackend; isRedis: boolean; close(): Promise<void> }> {
   const redis = new Redis({ host: "127.0.0.1", port: 6379, lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 1, retryStrategy: () => null });
   redis.on("error", () => undefined); // the failed connect below says it
   try {
     await redis.connect();
     await redis.ping();
     log("counters in Redis at 127.0.0.1:6379");
-    return { counter: createRedisCounter(redis, { ttlMs: 120_000 }), close: async () => void (await redis.quit().catch(() => undefined)) };
+    return { counter: createRedisCounter(redis, { ttlMs: 120_000 }), isRedis: true, close: async () => void (await redis.quit().catch(() => undefined)) };
   } catch {
     redis.disconnect();
     log("no Redis at 127.0.0.1:6379: counters in this process (atomic all the same)");
-    return { counter: createInProcessCounter(), close: async () => undefined };
+    return { counter: createInProcessCounter(), isRedis: false, close: async () => undefined };
   }
 }
 
@@ -141,7 +145,8 @@ async function main(): Promise<void> {
     if (database.embedded) stops.push(() => database.embedded!.stop());
 
     log("starting the demo's Pulsar broker (the first run downloads its jars through Maven)...");
-    const broker: BrokerHandle = await startBroker({ dataDir: path.join(dataDir, "pulsar"), keepData: false, log });
+    // A short keep-alive: the JVM service's frozen pod loses its partition within seconds.
+    const broker: BrokerHandle = await startBroker({ dataDir: path.join(dataDir, "pulsar"), keepData: false, log, brokerConfig: { keepAliveIntervalSeconds: DEMO_BROKER_KEEPALIVE_SECONDS } });
     stops.push(() => broker.stop({ keepData: true }));
     await createTenant(broker.adminUrl, DEMO_TENANT);
     await createNamespace(broker.adminUrl, DEMO_NAMESPACE);
@@ -150,6 +155,7 @@ async function main(): Promise<void> {
       if (plan.partitions > 1) await createPartitionedTopic(broker.adminUrl, topic, plan.partitions);
       else await createNonPartitionedTopic(broker.adminUrl, topic);
     }
+    await createNonPartitionedTopic(broker.adminUrl, `persistent://${DEMO_NAMESPACE}/${JVM_SERVICE.topic}`);
 
     log(`starting ${DEMO_REDLOCK_MASTERS} Redis masters for the report-scheduler's Redlock group...`);
     const redisMasters = await startDemoRedisMasters(path.join(dataDir, "redis"), DEMO_REDLOCK_MASTERS);
@@ -193,7 +199,7 @@ async function main(): Promise<void> {
 
     const url = `http://localhost:${args.port}`;
     await waitForWeb(url);
-    const { counter, close: closeCounter } = await createCounter();
+    const { counter, isRedis, close: closeCounter } = await createCounter();
     stops.push(closeCounter);
     const services = new Map<string, RunningService>();
     stops.push(async () => {
@@ -202,6 +208,13 @@ async function main(): Promise<void> {
     const connection = { wsUrl: broker.wsUrl };
     const counterKeyPrefix = `baton:exclusivity:demo-${randomUUID().slice(0, 8)}:`;
     for (const plan of DEMO_SERVICES) services.set(plan.service, await startService(plan, { connection, counter, counterKeyPrefix, baton: { url, token }, namespace: DEMO_NAMESPACE, log }));
+    // The JVM pods count in Redis itself (the Java client has no in-process counter).
+    if (isRedis) log(`starting ${JVM_SERVICE.service}, the JVM service (the first run builds the Java client with Maven)...`);
+    else log(`${JVM_SERVICE.service} (the JVM service) does not run: it needs Redis at 127.0.0.1:6379`);
+    const jvmService: RunningJvmService | null = isRedis
+      ? await startJvmService(JVM_SERVICE, { adminUrl: broker.adminUrl, serviceUrl: broker.serviceUrl, connection, baton: { url, token }, counterKeyPrefix, namespace: DEMO_NAMESPACE, log })
+      : null;
+    if (jvmService) stops.push(() => jvmService.close());
     const reportScheduler = await startRedlockScheduler(REPORT_SCHEDULER, {
       masterUrls: redisMasters.urls,
       lockRef: `${DEMO_LOCK_CLUSTER}/${REPORT_SCHEDULER.lockKey}`,
@@ -221,6 +234,8 @@ async function main(): Promise<void> {
     stops.push(async () => electionsAbort.abort());
 
     const deps = { adminUrl: broker.adminUrl, baton: { url, token }, services, schedule, log, deploymentGraceMs: DEMO_DEPLOYMENT_GRACE_MINUTES * 60_000 };
+    const jvmAbort = new AbortController();
+    stops.push(async () => jvmAbort.abort());
     const stopSchedules = [
       every(schedule.firstAfterMs, schedule.crashEveryMs, async () => {
         await crashLeader(deps, "daily-job");
@@ -242,10 +257,13 @@ async function main(): Promise<void> {
         );
       }, log),
     ];
+    if (jvmService) {
+      stopSchedules.push(every(schedule.jvmFreezeFirstMs, schedule.jvmFreezeEveryMs, async () => void (await jvmService.freezeLeader(schedule.jvmFrozenMs, schedule.jvmFreezeAttempts, jvmAbort.signal)), log));
+    }
     stops.push(async () => stopSchedules.forEach((stop) => stop()));
 
     log(`Baton is at ${url} (demo cluster "demo" on ${broker.adminUrl}, "${DEMO_LOCK_CLUSTER}" on ${redisMasters.urls.join(", ")}, "${INDEX_BUILDER.cluster}" on ${zookeeper.connectString}, "${BILLING_SWEEPER.cluster}" on ${etcd.url}); Ctrl-C stops everything`);
-    log(`services: ${DEMO_SERVICES.map((s) => `${s.service} (${s.subscriptionType}, ${s.workers.join(", ")})`).join("; ")}; ${REPORT_SCHEDULER.service} (Redlock on ${REPORT_SCHEDULER.lockKey}, ${REPORT_SCHEDULER.workers.join(", ")}); ${[INDEX_BUILDER, BILLING_SWEEPER].map((e) => `${e.service} (${e.kind === "zookeeper" ? "Curator LeaderLatch" : "etcd election"} on ${e.lockPath}, ${e.workers.join(", ")})`).join("; ")}`);
+    log(`services: ${[...DEMO_SERVICES, ...(jvmService ? [JVM_SERVICE] : [])].map((s) => `${s.service} (${s.subscriptionType}, ${s.workers.join(", ")})`).join("; ")}; ${REPORT_SCHEDULER.service} (Redlock on ${REPORT_SCHEDULER.lockKey}, ${REPORT_SCHEDULER.workers.join(", ")}); ${[INDEX_BUILDER, BILLING_SWEEPER].map((e) => `${e.service} (${e.kind === "zookeeper" ? "Curator LeaderLatch" : "etcd election"} on ${e.lockPath}, ${e.workers.join(", ")})`).join("; ")}`);
   } catch (error) {
     console.error(`The demo cannot start: ${error instanceof ConfigError || error instanceof StartupError ? error.message : (error as Error).stack}`);
     await stopAll(1);

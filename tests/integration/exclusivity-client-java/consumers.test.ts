@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createExclusivityClient } from "@/lib/exclusivity-client";
 import type { RouteServer } from "@/tests/bench/route-server";
 import { createTestToken, openDb, rollupTotals } from "@/tests/integration/ingest/ingest-test-kit";
-import { ackedValues, produceKeyed, startBaton, uniqueService, workerPool } from "@/tests/integration/exclusivity-client-java/java-kit";
+import { ackedValues, fnv1a, produceKeyed, startBaton, uniqueService, workerPool } from "@/tests/integration/exclusivity-client-java/java-kit";
 import { ensureJavaClientBuilt } from "@/tests/support/java-exclusivity-worker";
 import { createTestNamespace, getTestBroker, pollUntil } from "@/tests/support/pulsar";
 import { createPartitionedTopic } from "@/tools/pulsar/admin-setup";
@@ -67,6 +67,69 @@ describe("BatonExclusivityInterceptor on a Failover subscription", () => {
     expect(other!.enteredAt).toBeLessThanOrEqual(violation!.observedAt.getTime());
     // The stalled worker's clean entry arrived as a per-minute count, the violation as an event.
     expect(await rollupTotals(db, service)).toEqual({ events: 2, violations: 1 });
+  });
+});
+
+describe("BatonExclusivityInterceptor on a Failover subscription whose active JVM is frozen", () => {
+  it("reports a violation naming both workers when a standby takes over from a consumer stopped with SIGSTOP, which then wakes, finishes and leaves", async () => {
+    const { service, keyPrefix } = uniqueService();
+    const topic = namespace.topic("failover-sigstop");
+    const inside = `${keyPrefix}${service}:k-0:inside`;
+    const common = { topic, subscription: "orders", type: "Failover", batonUrl: baton.url, token, keyPrefix, service } as const;
+    const [frozen, standby] = await Promise.all([
+      workers.start({ ...common, name: "jvm-frozen", priority: 1, holdPrefix: "hold" }),
+      workers.launch({ ...common, name: "jvm-takeover", priority: 0 }),
+    ]);
+    await produceKeyed(topic, 1, 1, "hold");
+    await frozen.next("holding", (rest) => rest === "k-0 hold-0");
+    await pollUntil(() => redis.hlen(inside), (entries) => entries === 1, { description: "the active worker's entry in Redis" });
+    // The whole JVM stops mid-message (every thread: the consumer's, Pulsar's, the counter's), as
+    // in a long GC pause; a consumer of higher priority joins and the broker hands it the
+    // unacknowledged message without a word from the frozen one.
+    frozen.signal("SIGSTOP");
+    try {
+      await standby.subscribe();
+      await standby.next("acked", (rest) => rest === "k-0 hold-0");
+      // The standby's entry has reached Redis (and its event Baton) while the frozen one is inside.
+      standby.send("flush");
+      expect((await standby.next("flushed")).rest).toBe("true");
+    } finally {
+      frozen.signal("SIGCONT");
+    }
+    frozen.send("release");
+    await frozen.next("acked", (rest) => rest === "k-0 hold-0");
+    const [frozenStats, standbyStats] = await Promise.all([frozen.close(), standby.close()]);
+    expect(frozenStats).toMatchObject({ entered: 1, violations: 0, notCounted: 0, eventsSent: 1 });
+    expect(standbyStats).toMatchObject({ entered: 1, violations: 1, notCounted: 0, eventsSent: 1 });
+
+    const rows = await db.exclusivityEvent.findMany({ where: { service }, orderBy: { observedAt: "asc" }, select: { key: true, counter: true, worker: true, othersInside: true } });
+    expect(rows).toEqual([
+      { key: "k-0", counter: 0, worker: "jvm-frozen", othersInside: null },
+      { key: "k-0", counter: 1, worker: "jvm-takeover", othersInside: [{ worker: "jvm-frozen", enteredAt: expect.any(Number) }] },
+    ]);
+    // The woken worker's exit reached Redis: nobody is inside the key any more.
+    expect(await redis.exists(inside)).toBe(0);
+  });
+});
+
+describe("BatonExclusivityInterceptor with keySampleRate", () => {
+  it("counts every message of the keys in the sample, picked by a stable hash of the key, and none of the others", async () => {
+    const { service, keyPrefix } = uniqueService();
+    const topic = namespace.topic("sampled");
+    const worker = await workers.start({ topic, subscription: "orders", type: "Failover", name: "jvm-sampled", batonUrl: baton.url, token, keyPrefix, service, keySampleRate: 0.5 });
+    const keys = Array.from({ length: 40 }, (_, i) => `k-${i}`);
+    await produceKeyed(topic, 400, keys.length, "m");
+    await pollUntil(async () => ackedValues(worker).length, (acked) => acked === 400, { maxAttempts: 600, description: "400 messages acknowledged" });
+    const stats = await worker.close();
+
+    // The hash has no per-process seed: computed here, it picks the keys the JVM picked.
+    const sampled = keys.filter((key) => fnv1a(key) < 0.5 * 2 ** 32).sort();
+    expect(sampled.length).toBeGreaterThan(0);
+    expect(sampled.length).toBeLessThan(keys.length);
+    expect(stats).toMatchObject({ entered: sampled.length * 10, notSampled: (keys.length - sampled.length) * 10, notCounted: 0, violations: 0, eventsSent: sampled.length * 10 });
+    const stored = await db.exclusivityEvent.groupBy({ by: ["key"], where: { service }, _count: { _all: true } });
+    expect(stored.map((row) => row.key).sort()).toEqual(sampled);
+    expect(stored.every((row) => row._count._all === 10)).toBe(true);
   });
 });
 

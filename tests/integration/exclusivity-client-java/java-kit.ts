@@ -35,6 +35,19 @@ export type WorkerArgs = {
   service: string;
 } & Record<string, string | number>;
 
+export type LockHolderArgs = {
+  name: string;
+  lockKey: string;
+  /** The lock as Baton's configuration names it, "<cluster>/<lock key>". */
+  lockRef: string;
+  key: string;
+  lockTtlMs: number;
+  batonUrl: string;
+  token: string;
+  keyPrefix: string;
+  service: string;
+};
+
 /** Workers started here are killed by stopAll() (a test that failed half-way leaves none behind). */
 export function workerPool() {
   const started: JavaWorker[] = [];
@@ -42,6 +55,12 @@ export function workerPool() {
     /** A worker whose JVM is up, not yet subscribed. */
     async launch(args: WorkerArgs): Promise<JavaWorker> {
       const worker = await startJavaWorker({ serviceUrl: await getTestBrokerServiceUrl(), ...args });
+      started.push(worker);
+      return worker;
+    },
+    /** A LockHolder whose JVM is up, holding nothing yet. */
+    async launchLockHolder(args: LockHolderArgs): Promise<JavaWorker> {
+      const worker = await startJavaWorker(args, "LockHolder");
       started.push(worker);
       return worker;
     },
@@ -55,6 +74,13 @@ export function workerPool() {
       await Promise.all(started.splice(0).map((worker) => worker.kill()));
     },
   };
+}
+
+/** The 32-bit FNV-1a hash of a key's UTF-8 bytes, unsigned: the Java client's key sample (KeySample.java) picks by it. */
+export function fnv1a(key: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(key, "utf8")) hash = Math.imul(hash ^ byte, 0x01000193);
+  return hash >>> 0;
 }
 
 /** The values a worker acknowledged so far. */

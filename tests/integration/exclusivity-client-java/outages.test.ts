@@ -86,6 +86,8 @@ describe("BatonSettings", () => {
     [{ redisUrl: "127.0.0.1:6379" }, "baton-exclusivity setting redisUrl: must be redis://host:port (got 127.0.0.1:6379)"],
     [{ maxBatch: 20_000 }, "baton-exclusivity setting maxBatch: must be between 1 and 10000 (got 20000)"],
     [{ keyTtlMs: 0 }, "baton-exclusivity setting keyTtlMs: must be between 1 and 2147483647 (got 0)"],
+    [{ keySampleRate: 0 }, "baton-exclusivity setting keySampleRate: must be above 0 and at most 1 (got 0.0)"],
+    [{ keySampleRate: 1.5 }, "baton-exclusivity setting keySampleRate: must be above 0 and at most 1 (got 1.5)"],
   ])("refuses %j at construction with one line naming the setting", async (args, message) => {
     const result = await runJavaProgram("SettingsCheck", args);
     expect(result.code).toBe(0);

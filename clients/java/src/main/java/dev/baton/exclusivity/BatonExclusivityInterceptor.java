@@ -58,6 +58,9 @@ public final class BatonExclusivityInterceptor<T> implements ConsumerInterceptor
     public Message<T> beforeConsume(Consumer<T> consumer, Message<T> message) {
         String key = keyOf(message);
         if (key == null || key.isEmpty()) return message;
+        ExclusivityCounter current = counterFor(consumer);
+        // Outside the sample, nothing is entered: its acknowledgement finds nothing to leave.
+        if (!current.isSampled(key)) return message;
         String topicName = message.getTopicName();
         String topic = topicName;
         Integer partition = null;
@@ -72,7 +75,7 @@ public final class BatonExclusivityInterceptor<T> implements ConsumerInterceptor
         // or this consumer would count itself as the other worker inside.
         ExclusivityCounter.Inside earlier = latestByKey.get(key);
         if (earlier != null) earlier.close();
-        ExclusivityCounter.Inside entered = counterFor(consumer).enter(key, context);
+        ExclusivityCounter.Inside entered = current.enter(key, context);
         latestByKey.put(key, entered);
         Entry previous = inside.put(idKey(message.getMessageId()), new Entry(key, topicName, message.getMessageId(), entered));
         // The same message again before it was acknowledged (a redelivery): its earlier entry is over.

@@ -33,7 +33,10 @@ final class BatonPoster {
         this.base = URI.create(url + "/");
         this.token = settings.batonToken();
         this.timeout = Duration.ofMillis(settings.requestTimeoutMs());
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+        // HTTP/1.1: over http:// the JDK's default (HTTP/2) sends "Upgrade: h2c", and a Next.js
+        // server hands such a request to its upgrade handler, which never answers it: every POST
+        // to a real Baton timed out (the tests' plain Node server had not shown it).
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
     }
 
     /** POSTs json to path (e.g. "api/v1/exclusivity-events"); throws when Baton cannot be reached. */

@@ -30,6 +30,7 @@ public final class BatonSettings {
     private final int requestTimeoutMs;
     private final int redisTimeoutMs;
     private final long lossLogIntervalMs;
+    private final double keySampleRate;
 
     private BatonSettings(Builder b) {
         this.batonUrl = b.batonUrl;
@@ -48,6 +49,7 @@ public final class BatonSettings {
         this.requestTimeoutMs = b.requestTimeoutMs;
         this.redisTimeoutMs = b.redisTimeoutMs;
         this.lossLogIntervalMs = b.lossLogIntervalMs;
+        this.keySampleRate = b.keySampleRate;
     }
 
     public static Builder builder() {
@@ -72,6 +74,7 @@ public final class BatonSettings {
     public int requestTimeoutMs() { return requestTimeoutMs; }
     public int redisTimeoutMs() { return redisTimeoutMs; }
     public long lossLogIntervalMs() { return lossLogIntervalMs; }
+    public double keySampleRate() { return keySampleRate; }
 
     /** The same settings with service and worker filled in where they were not set. */
     BatonSettings withNames(String defaultService, String defaultWorker) {
@@ -99,6 +102,7 @@ public final class BatonSettings {
         b.requestTimeoutMs = requestTimeoutMs;
         b.redisTimeoutMs = redisTimeoutMs;
         b.lossLogIntervalMs = lossLogIntervalMs;
+        b.keySampleRate = keySampleRate;
         return b;
     }
 
@@ -123,6 +127,7 @@ public final class BatonSettings {
         private int requestTimeoutMs = 10_000;
         private int redisTimeoutMs = 2_000;
         private long lossLogIntervalMs = 60_000;
+        private double keySampleRate = 1.0;
         private String badUrl;
         private String badRedis;
 
@@ -178,6 +183,13 @@ public final class BatonSettings {
         public Builder redisTimeoutMs(int ms) { this.redisTimeoutMs = ms; return this; }
         /** How often a log line says what could not be counted or sent, when anything could not (default 60 s). */
         public Builder lossLogIntervalMs(long ms) { this.lossLogIntervalMs = ms; return this; }
+        /**
+         * The fraction of keys counted (default 1: all). A key is in or out of the sample by a stable
+         * hash of it, the same in every worker; a counted key has every entry counted, so an overlap
+         * on it is seen as without sampling, and an overlap on a key outside it is not seen. Cost
+         * (Redis, events, Baton's ingest) falls with the rate.
+         */
+        public Builder keySampleRate(double rate) { this.keySampleRate = rate; return this; }
 
         public BatonSettings build() {
             if (badUrl != null || batonUrl == null) throw bad("batonUrl", "is required, an http(s) URL", badUrl);
@@ -198,6 +210,7 @@ public final class BatonSettings {
             requireRange("requestTimeoutMs", requestTimeoutMs, 1, Integer.MAX_VALUE);
             requireRange("redisTimeoutMs", redisTimeoutMs, 1, Integer.MAX_VALUE);
             requireRange("lossLogIntervalMs", lossLogIntervalMs, 1, Long.MAX_VALUE);
+            if (!(keySampleRate > 0 && keySampleRate <= 1)) throw bad("keySampleRate", "must be above 0 and at most 1", keySampleRate);
             return new BatonSettings(this);
         }
 

@@ -38,6 +38,8 @@ public final class ExclusivityCounter implements AutoCloseable {
     private final ScheduledExecutorService lossLog;
     private final AtomicLong entered = new AtomicLong();
     private final AtomicLong violations = new AtomicLong();
+    private final AtomicLong notSampled = new AtomicLong();
+    private final KeySample sample;
     private final AtomicBoolean isClosed = new AtomicBoolean();
     private final Thread shutdownHook = new Thread(this::close, "baton-exclusivity-shutdown");
     private ExclusivityStats lastLogged;
@@ -45,6 +47,7 @@ public final class ExclusivityCounter implements AutoCloseable {
     private ExclusivityCounter(BatonSettings settings) {
         this.settings = settings;
         this.keyPrefix = settings.keyPrefix() + settings.service() + ":";
+        this.sample = new KeySample(settings.keySampleRate());
         this.events = new EventBuffer(settings.maxBufferedEvents());
         this.redis = new RedisCounter(settings);
         this.reporter = new BatonReporter(settings, events, counts);
@@ -80,11 +83,19 @@ public final class ExclusivityCounter implements AutoCloseable {
     public Inside enter(String key, EventContext context) {
         if (key == null || key.isEmpty()) throw new IllegalArgumentException("key must not be empty");
         Objects.requireNonNull(context, "context");
+        if (!isSampled(key)) return new Inside(null, null);
         String redisKey = keyPrefix + key + RedisCounter.INSIDE_KEY_SUFFIX;
         String entryId = randomUuid();
         boolean isQueued = !isClosed.get()
                 && redis.submit(new RedisCounter.Enter(redisKey, entryId, settings.worker(), result -> onEntered(key, context, result)));
         return new Inside(isQueued ? redisKey : null, entryId);
+    }
+
+    /** Whether key is in the sample (keySampleRate); an entry into a key outside it is counted in notSampled only. */
+    boolean isSampled(String key) {
+        if (sample.isCounted(key)) return true;
+        notSampled.incrementAndGet();
+        return false;
     }
 
     /** What this counter did so far. */
@@ -99,7 +110,8 @@ public final class ExclusivityCounter implements AutoCloseable {
                 events.dropped(),
                 reporter.countsSent(),
                 counts.pending(),
-                reporter.countsDropped());
+                reporter.countsDropped(),
+                notSampled.get());
     }
 
     /** Waits (at most timeoutMs) until what was entered so far reached Redis and its events reached Baton. */
@@ -183,7 +195,7 @@ public final class ExclusivityCounter implements AutoCloseable {
 
         @Override
         public void close() {
-            // An entry that never reached the queue has nothing to leave.
+            // An entry that never reached the queue (or was outside the sample) has nothing to leave.
             if (redisKey == null || !isLeft.compareAndSet(false, true)) return;
             redis.submit(new RedisCounter.Exit(redisKey, entryId));
         }

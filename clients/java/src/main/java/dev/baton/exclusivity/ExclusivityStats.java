@@ -1,8 +1,8 @@
 package dev.baton.exclusivity;
 
 /**
- * What a counter did so far. Nothing is lost silently: every entry is either counted
- * ({@code entered}) or in {@code notCounted}; every event is sent, buffered or in {@code eventsDropped}.
+ * What a counter did so far. Nothing is lost silently: every entry is counted ({@code entered}),
+ * in {@code notCounted}, or, outside the key sample, in {@code notSampled}; every event is sent, buffered or in {@code eventsDropped}.
  *
  * @param entered entries Redis recorded
  * @param violations of those, entries that found another worker inside
@@ -14,6 +14,7 @@ package dev.baton.exclusivity;
  * @param countsSent per-minute increments Baton acknowledged (mode violations+counts)
  * @param countsPending increments counted and not yet sent
  * @param countsDropped increments whose minute Baton refused (4xx)
+ * @param notSampled entries not counted because their key is outside the sample (keySampleRate)
  */
 public record ExclusivityStats(
         long entered,
@@ -25,4 +26,5 @@ public record ExclusivityStats(
         long eventsDropped,
         long countsSent,
         long countsPending,
-        long countsDropped) {}
+        long countsDropped,
+        long notSampled) {}

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
@@ -22,7 +23,7 @@ import org.apache.pulsar.client.api.SubscriptionType;
  * One JVM worker for Baton's tests: a real Pulsar consumer with the interceptor, driven over
  * stdin/stdout. It acknowledges each message at once, except one whose value starts with
  * holdPrefix: it stays inside (prints "holding key value") until "release" arrives on stdin, and
- * sleeps processMs on every other. With ackMode=cumulative it acknowledges cumulatively: every
+ * sleeps processMs on every other (a random time from processMs to processMaxMs when that is given). With ackMode=cumulative it acknowledges cumulatively: every
  * tenth message, and each partition's last one once nothing more arrives. It subscribes when "subscribe" arrives (a JVM takes seconds to
  * start: a test starts it early and joins it when it means to). Commands: subscribe, release,
  * stats, flush, close. Output: started, ready, holding/acked key value, stats {json},
@@ -44,11 +45,13 @@ public final class ConsumerWorker {
                 .report(ReportingMode.valueOf(args.get("report", "ALL")))
                 .flushIntervalMs(args.getInt("flushIntervalMs", 200))
                 .maxBufferedEvents(args.getInt("maxBufferedEvents", 100_000))
-                .lossLogIntervalMs(args.getInt("lossLogIntervalMs", 60_000));
+                .lossLogIntervalMs(args.getInt("lossLogIntervalMs", 60_000))
+                .keySampleRate(Double.parseDouble(args.get("keySampleRate", "1")));
         if (!args.get("service", "").isEmpty()) settings.service(args.get("service"));
         BatonExclusivityInterceptor<String> interceptor = new BatonExclusivityInterceptor<>(settings.build());
         String holdPrefix = args.get("holdPrefix", "");
         int processMs = args.getInt("processMs", 0);
+        int processMaxMs = Math.max(processMs, args.getInt("processMaxMs", processMs));
         // "cumulative": every tenth message acknowledges all before it, and the last one at close.
         boolean isCumulative = args.get("ackMode", "single").equals("cumulative");
 
@@ -82,8 +85,8 @@ public final class ConsumerWorker {
                 if (!holdPrefix.isEmpty() && message.getValue().startsWith(holdPrefix)) {
                     say("holding " + message.getKey() + " " + message.getValue());
                     release.await();
-                } else if (processMs > 0) {
-                    Thread.sleep(processMs);
+                } else if (processMaxMs > 0) {
+                    Thread.sleep(ThreadLocalRandom.current().nextInt(processMs, processMaxMs + 1));
                 }
                 if (!isCumulative) {
                     consumer.acknowledge(message);

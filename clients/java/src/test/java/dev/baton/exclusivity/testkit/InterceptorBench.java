@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.exclusivity.BatonExclusivityInterceptor;
 import dev.baton.exclusivity.BatonSettings;
 import dev.baton.exclusivity.ReportingMode;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -18,15 +20,20 @@ import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.client.api.SubscriptionType;
+import redis.clients.jedis.Jedis;
 
 /**
  * Consumes the same count keyed messages with and without the interceptor, on one broker in one
- * run, alternating (plain, counted, plain, counted...) so that neither side gets all the warm-up.
+ * run, alternating (plain, noop, counted, plain, noop, counted...) so that neither side gets all
+ * the warm-up; "noop" has an interceptor that does nothing, which is what Pulsar's client charges
+ * for having one.
  * Each pass is its own subscription from the earliest message. Measured: messages per second from
  * the first receive to the last acknowledgement; per message, the receive-to-acknowledge loop time;
  * and, with the interceptor, the time its hooks (beforeConsume + onAcknowledge) take on the
- * consumer's thread, which is the latency it adds. Prints one "result {json}" line per pass and
- * one "stats {json}" line per counted pass.
+ * consumer's thread, which is the latency it adds. Where the cost goes: this JVM's CPU time and
+ * Redis's (INFO cpu; the machine's Redis, which other programs may use meanwhile) from the start
+ * of a pass until its counter has sent everything to Redis and Baton. Prints one "result {json}"
+ * line per pass and one "stats {json}" line per counted pass.
  */
 public final class InterceptorBench {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -37,6 +44,7 @@ public final class InterceptorBench {
         int keys = args.getInt("keys", 1_000);
         int rounds = args.getInt("rounds", 2);
         String topic = args.get("topic");
+        URI redisUrl = URI.create(args.get("redisUrl", "redis://127.0.0.1:6379"));
         try (PulsarClient client = PulsarClient.builder().serviceUrl(args.get("serviceUrl")).build()) {
             long produceStart = System.nanoTime();
             try (Producer<String> producer = client.newProducer(Schema.STRING).topic(topic).blockIfQueueFull(true).create()) {
@@ -45,7 +53,18 @@ public final class InterceptorBench {
             }
             say("produced " + JSON.writeValueAsString(Map.of("count", count, "seconds", (System.nanoTime() - produceStart) / 1e9)));
             for (int round = 1; round <= rounds; round++) {
-                say("result " + JSON.writeValueAsString(consume(client, topic, count, "plain-" + round, null)));
+                CpuClock plainCpu = CpuClock.start(redisUrl);
+                Map<String, Object> plain = consume(client, topic, count, "plain-" + round, null);
+                plain.putAll(plainCpu.spent());
+                say("result " + JSON.writeValueAsString(plain));
+                // What any interceptor costs in Pulsar's client (the hooks do nothing here): the
+                // counted pass's cost beyond this one is the counter's.
+                TimedInterceptor noop = new TimedInterceptor(new NoopInterceptor(), count);
+                CpuClock noopCpu = CpuClock.start(redisUrl);
+                Map<String, Object> noopResult = consume(client, topic, count, "noop-" + round, noop);
+                noopResult.put("hookMicros", noop.summary());
+                noopResult.putAll(noopCpu.spent());
+                say("result " + JSON.writeValueAsString(noopResult));
                 BatonSettings settings = BatonSettings.builder()
                         .batonUrl(args.get("batonUrl"))
                         .batonToken(args.get("token"))
@@ -53,13 +72,16 @@ public final class InterceptorBench {
                         .service(args.get("service"))
                         .worker("bench-" + round)
                         .report(ReportingMode.valueOf(args.get("report", "ALL")))
+                        .keySampleRate(Double.parseDouble(args.get("keySampleRate", "1")))
                         .build();
                 BatonExclusivityInterceptor<String> interceptor = new BatonExclusivityInterceptor<>(settings);
                 TimedInterceptor timed = new TimedInterceptor(interceptor, count);
+                CpuClock countedCpu = CpuClock.start(redisUrl);
                 Map<String, Object> result = consume(client, topic, count, "counted-" + round, timed);
                 result.put("hookMicros", timed.summary());
-                say("result " + JSON.writeValueAsString(result));
                 boolean isFlushed = interceptor.counter().flush(120_000);
+                result.putAll(countedCpu.spent());
+                say("result " + JSON.writeValueAsString(result));
                 say("stats " + JSON.writeValueAsString(Map.of("subscription", "counted-" + round, "flushed", isFlushed, "stats", interceptor.counter().stats())));
                 interceptor.close();
             }
@@ -107,9 +129,60 @@ public final class InterceptorBench {
         return summary;
     }
 
+    /** This JVM's CPU time and Redis's (user + system, from INFO cpu) since start(). */
+    private record CpuClock(URI redisUrl, long jvmNanos, double redisSeconds) {
+        static CpuClock start(URI redisUrl) {
+            return new CpuClock(redisUrl, jvmCpuNanos(), redisCpuSeconds(redisUrl));
+        }
+
+        Map<String, Object> spent() {
+            Map<String, Object> spent = new LinkedHashMap<>();
+            spent.put("jvmCpuSeconds", (jvmCpuNanos() - jvmNanos) / 1e9);
+            spent.put("redisCpuSeconds", redisCpuSeconds(redisUrl) - redisSeconds);
+            return spent;
+        }
+
+        private static long jvmCpuNanos() {
+            return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        }
+
+        private static double redisCpuSeconds(URI url) {
+            try (Jedis redis = new Jedis(url.getHost(), url.getPort() == -1 ? 6379 : url.getPort())) {
+                double seconds = 0;
+                for (String line : redis.info("cpu").split("\r?\n")) {
+                    if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1));
+                }
+                return seconds;
+            }
+        }
+    }
+
     private static void say(String line) {
         System.out.println(line);
         System.out.flush();
+    }
+
+    /** An interceptor whose hooks do nothing. */
+    private static final class NoopInterceptor implements ConsumerInterceptor<String> {
+        @Override
+        public Message<String> beforeConsume(Consumer<String> consumer, Message<String> message) {
+            return message;
+        }
+
+        @Override
+        public void onAcknowledge(Consumer<String> consumer, MessageId messageId, Throwable exception) {}
+
+        @Override
+        public void onAcknowledgeCumulative(Consumer<String> consumer, MessageId messageId, Throwable exception) {}
+
+        @Override
+        public void onNegativeAcksSend(Consumer<String> consumer, Set<MessageId> messageIds) {}
+
+        @Override
+        public void onAckTimeoutSend(Consumer<String> consumer, Set<MessageId> messageIds) {}
+
+        @Override
+        public void close() {}
     }
 
     /** Delegates to the interceptor and times each message's beforeConsume plus onAcknowledge. */

@@ -15,7 +15,8 @@ public final class SettingsCheck {
                     .batonToken(args.get("token", "a-token"))
                     .redisUrl(args.get("redisUrl", "redis://127.0.0.1:6379"))
                     .maxBatch(args.getInt("maxBatch", 1_000))
-                    .keyTtlMs(args.getInt("keyTtlMs", 60_000));
+                    .keyTtlMs(args.getInt("keyTtlMs", 60_000))
+                    .keySampleRate(Double.parseDouble(args.get("keySampleRate", "1")));
             builder.build();
             System.out.println("ok");
         } catch (IllegalArgumentException e) {
