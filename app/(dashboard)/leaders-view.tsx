@@ -14,7 +14,7 @@ import { OutdatedNotice } from "@/components/ui/outdated-notice";
 import { filterGroups, listFacets, NO_FILTERS, writeBoardFilters, type BoardFilters } from "@/lib/board/board-filters";
 import { findChangedLeaders, flattenBoard, isExpandable } from "@/lib/board/board-lines";
 import type { LeadersBoard, SubscriptionGroup } from "@/lib/board/board-types";
-import { isBoardKind, KIND_WORDS, showsLocks, showsSubscriptions } from "@/lib/board/lock-filters";
+import { describeBoardKind, showsLocks, showsSubscriptions } from "@/lib/board/lock-filters";
 import type { LocksBoard } from "@/lib/board/lock-types";
 import { consumerHref, subscriptionHref } from "@/lib/board/links";
 import { leadersQuery, locksQuery } from "@/lib/client/read-api-queries";
@@ -54,8 +54,6 @@ function useLeaderHighlights(groups: SubscriptionGroup[] | undefined): ReadonlyS
   }, [until]);
   return useMemo(() => new Set(until.keys()), [until]);
 }
-
-const describeKind = (kind: string): string => (isBoardKind(kind) ? KIND_WORDS[kind] : kind);
 
 export function LeadersView({ initialFilters, initialBoardJson, initialLocks }: { initialFilters: BoardFilters; initialBoardJson: string; initialLocks: LocksBoard }) {
   const router = useRouter();
@@ -129,7 +127,7 @@ export function LeadersView({ initialFilters, initialBoardJson, initialLocks }: 
         filters={filters}
         clusters={board.clusters.map((c) => c.name)}
         kinds={kinds}
-        describeKind={describeKind}
+        describeKind={describeBoardKind}
         tenants={facets.tenants}
         namespaces={facets.namespaces}
         shown={groups.length}

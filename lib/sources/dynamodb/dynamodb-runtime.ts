@@ -8,13 +8,14 @@ import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
 import { createDynamodbClient, describeDynamodbError, describeTableLocation } from "./dynamodb-client";
 import type { DynamodbSourceConfig } from "./dynamodb-config";
 import { createDynamodbHoldSource } from "./index";
+import { dynamodbDescription } from "./dynamodb-description";
 
 // What the DynamoDB kind does with the AWS SDK: dynamodb-kind.ts loads this module when a
 // DynamoDB cluster is polled or checked.
 
 export function openDynamodbCycles(config: DynamodbSourceConfig, saved: CycleStates, log: (line: string) => void): Promise<SourceCycles> {
   return openHoldCycles(createDynamodbHoldSource(config, { log }), saved.shape === "hold" ? saved.states : [], {
-    resourceKind: "DYNAMODB_LOCK",
+    resourceKind: dynamodbDescription.resourceKind,
     discoveryIntervalMs: config.discoveryIntervalMs,
     pollIntervalMs: config.pollIntervalMs,
     log,

@@ -7,13 +7,14 @@ import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
 import { createZookeeperConnection } from "./zookeeper-connection";
 import type { ZookeeperKindConfig } from "./zookeeper-source";
 import { createZookeeperSource } from "./zookeeper-source";
+import { zookeeperDescription } from "./zookeeper-description";
 
 // What the ZooKeeper kind does with a session: zookeeper-kind.ts loads this module (and with it
 // node-zookeeper-client) when a ZooKeeper cluster is polled or checked.
 
 export function openZookeeperCycles(config: ZookeeperKindConfig, saved: CycleStates, log: (line: string) => void): Promise<SourceCycles> {
   return openHoldCycles(createZookeeperSource(config, log), saved.shape === "hold" ? saved.states : [], {
-    resourceKind: "ZOOKEEPER_LOCK",
+    resourceKind: zookeeperDescription.resourceKind,
     discoveryIntervalMs: config.discoveryIntervalMs,
     pollIntervalMs: config.pollIntervalMs,
     log,
