@@ -88,7 +88,7 @@ export type LockRow = {
   changesInWindow: number;
   /** Changes that ended a hold by expiry in the last hour. */
   expiriesInHour: number;
-  /** Who takes over if the holder lets go: the queue's head, or "no queue" (lib/poller/predict-next-waiter.ts). */
+  /** Who takes over if the holder lets go: the queue's head, or "no queue" (the kind's description: `predictNextHolder`). */
   next: NextHolder;
   health: Health;
   flags: HealthFlag[];

@@ -4,7 +4,7 @@
 // the kind (`<kind>-kind.ts`, lib/sources/registry.ts) builds on it.
 
 import type { ClusterKind, ResourceKind } from "@/lib/db/generated/enums";
-import type { NextHolder } from "@/lib/poller/next-holder";
+import type { PredictNextHolder } from "@/lib/poller/next-holder";
 
 /** "How long the hold lasts unless renewed", in the kind's own word, and where Baton reads the figure. */
 export type HoldTerm = {
@@ -43,7 +43,7 @@ export type LockKindDescription = CommonDescription & {
    * (`waiters` in queue order), "no queue" where they race. Pure: the board and the poller's
    * change scoring ask it the same question from the same state.
    */
-  predictNextHolder(waiters: readonly string[], details: Record<string, unknown>): NextHolder;
+  predictNextHolder: PredictNextHolder;
 };
 
 export type KindDescription = SubscriptionKindDescription | LockKindDescription;

@@ -16,6 +16,7 @@ import { dynamodbDescription } from "./dynamodb-description";
 export function openDynamodbCycles(config: DynamodbSourceConfig, saved: CycleStates, log: (line: string) => void): Promise<SourceCycles> {
   return openHoldCycles(createDynamodbHoldSource(config, { log }), saved.shape === "hold" ? saved.states : [], {
     resourceKind: dynamodbDescription.resourceKind,
+    predictNextHolder: dynamodbDescription.predictNextHolder,
     discoveryIntervalMs: config.discoveryIntervalMs,
     pollIntervalMs: config.pollIntervalMs,
     log,

@@ -35,6 +35,7 @@ export const etcdKind = defineSourceKind<EtcdClusterConfig, EtcdSourceConfig>({
   openCycles: (config, saved, log) =>
     openHoldCycles(createEtcdHoldSource(config, log), saved.shape === "hold" ? saved.states : [], {
       resourceKind: etcdDescription.resourceKind,
+      predictNextHolder: etcdDescription.predictNextHolder,
       discoveryIntervalMs: config.discoveryIntervalMs,
       pollIntervalMs: config.pollIntervalMs,
       log,

@@ -53,6 +53,7 @@ export function toHoldSource(config: RedisSourceConfig): HoldSource {
 export function openRedisCycles(config: RedisSourceConfig, saved: CycleStates, log: (line: string) => void): Promise<SourceCycles> {
   return openHoldCycles(toHoldSource(config), saved.shape === "hold" ? saved.states : [], {
     resourceKind: redisDescription.resourceKind,
+    predictNextHolder: redisDescription.predictNextHolder,
     discoveryIntervalMs: config.discoveryIntervalMs,
     pollIntervalMs: config.pollIntervalMs,
     log,

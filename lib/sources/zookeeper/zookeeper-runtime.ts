@@ -15,6 +15,7 @@ import { zookeeperDescription } from "./zookeeper-description";
 export function openZookeeperCycles(config: ZookeeperKindConfig, saved: CycleStates, log: (line: string) => void): Promise<SourceCycles> {
   return openHoldCycles(createZookeeperSource(config, log), saved.shape === "hold" ? saved.states : [], {
     resourceKind: zookeeperDescription.resourceKind,
+    predictNextHolder: zookeeperDescription.predictNextHolder,
     discoveryIntervalMs: config.discoveryIntervalMs,
     pollIntervalMs: config.pollIntervalMs,
     log,
