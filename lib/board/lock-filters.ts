@@ -11,6 +11,12 @@ export function isBoardKind(value: string | null): value is BoardKind {
   return value === "locks" || (value !== null && findKindDescription(value) !== undefined);
 }
 
+/** The kind filter's choices: the subscription kinds, every lock, then each lock kind a configured cluster has. */
+export function listBoardKinds(configuredLockKinds: readonly string[]): string[] {
+  const subscriptionKinds = ALL_KIND_DESCRIPTIONS.filter((description) => description.shape === "subscription-partition").map((description) => description.kind);
+  return [...subscriptionKinds, "locks", ...new Set(configuredLockKinds)];
+}
+
 /** A kind whose held things are subscriptions (Pulsar), not locks. */
 function isSubscriptionKind(kind: string): boolean {
   return findKindDescription(kind)?.shape === "subscription-partition";

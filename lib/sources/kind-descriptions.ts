@@ -53,6 +53,9 @@ export type LockResourceKind = LockDescription["resourceKind"];
 
 const isLockDescription = (description: AnyKindDescription): description is LockDescription => description.shape === "hold";
 
+/** The kinds Baton reads, in the list's order: a cluster entry's `kind`. */
+export const REGISTERED_KINDS: readonly RegisteredKindName[] = KIND_DESCRIPTIONS.map((description) => description.kind);
+
 /** The lock kinds' descriptions, in the list's order. */
 export const LOCK_DESCRIPTIONS: readonly LockDescription[] = ALL_KIND_DESCRIPTIONS.filter(isLockDescription);
 export const LOCK_SOURCE_KINDS: readonly LockSourceKind[] = LOCK_DESCRIPTIONS.map((description) => description.kind);
@@ -63,7 +66,7 @@ export function findKindDescription(kind: string): AnyKindDescription | undefine
 }
 
 export function isRegisteredKind(kind: string): kind is RegisteredKindName {
-  return KIND_DESCRIPTIONS.some((description) => description.kind === kind);
+  return (REGISTERED_KINDS as readonly string[]).includes(kind);
 }
 
 export function isLockSourceKind(kind: string): kind is LockSourceKind {
