@@ -11,7 +11,16 @@ import { LOCK_RESOURCE_KINDS, LOCK_SOURCE_KINDS, type LockRow } from "@/lib/boar
 import { ttlTermOf } from "@/lib/board/ttl-terms";
 import { buildOpenApiDocument } from "@/lib/openapi/build-openapi-document";
 import { NO_HOLD_STATS } from "@/lib/poller/hold-state";
-import { ALL_KIND_DESCRIPTIONS, KIND_DESCRIPTIONS, lockDescriptionOf, REGISTERED_KINDS, RESERVED_KIND_DESCRIPTIONS } from "@/lib/sources/kind-descriptions";
+import {
+  ALL_KIND_DESCRIPTIONS,
+  isLockSourceKind,
+  KIND_DESCRIPTIONS,
+  type KindName,
+  lockDescriptionOf,
+  type LockSourceKind,
+  REGISTERED_KINDS,
+  RESERVED_KIND_DESCRIPTIONS,
+} from "@/lib/sources/kind-descriptions";
 import { SOURCE_KINDS } from "@/lib/sources/registry";
 
 // Every kind the server registry reads appears in every list derived from the descriptions, and
@@ -93,6 +102,14 @@ describe("the kinds the server registry reads", () => {
       expect({ label: kind.label, clusterKind: kind.clusterKind }).toEqual({ label: description.label, clusterKind: description.clusterKind });
       expect(kind.stored).toEqual(description.shape === "hold" ? { shape: "hold", resourceKind: description.resourceKind } : { shape: "subscription-partition" });
     }
+  });
+
+  it("are literal unions of names: a kind outside them does not compile (tsc checks the expectations below)", () => {
+    // @ts-expect-error Pulsar's subscriptions are no lock kind
+    const notALock: LockSourceKind = "pulsar";
+    // @ts-expect-error nobody described "consul"
+    const notAKind: KindName = "consul";
+    expect(isLockSourceKind(notALock) || isBoardKind(notAKind)).toBe(false);
   });
 
   it("leave exactly one reserved kind, which no server kind reads", () => {
