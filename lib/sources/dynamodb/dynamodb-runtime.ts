@@ -7,8 +7,8 @@ import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
 
 import { createDynamodbClient, describeDynamodbError, describeTableLocation } from "./dynamodb-client";
 import type { DynamodbSourceConfig } from "./dynamodb-config";
-import { createDynamodbHoldSource } from "./index";
 import { dynamodbDescription } from "./dynamodb-description";
+import { createDynamodbHoldSource } from "./index";
 
 // What the DynamoDB kind does with the AWS SDK: dynamodb-kind.ts loads this module when a
 // DynamoDB cluster is polled or checked.

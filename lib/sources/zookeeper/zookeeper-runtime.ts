@@ -5,9 +5,9 @@ import { createRateLimiter } from "@/lib/poller/rate-limiter";
 import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
 
 import { createZookeeperConnection } from "./zookeeper-connection";
+import { zookeeperDescription } from "./zookeeper-description";
 import type { ZookeeperKindConfig } from "./zookeeper-source";
 import { createZookeeperSource } from "./zookeeper-source";
-import { zookeeperDescription } from "./zookeeper-description";
 
 // What the ZooKeeper kind does with a session: zookeeper-kind.ts loads this module (and with it
 // node-zookeeper-client) when a ZooKeeper cluster is polled or checked.
