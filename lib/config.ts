@@ -211,7 +211,7 @@ function parseClusters(variable: string, input: unknown, defaultPollIntervalMs: 
   if (!parsed.success) fail(variable, input, parsed.error);
   return parsed.data.map((entry, index) => {
     const source = findSourceKind(kindOfEntry(entry))!;
-    return source.resolveConfig(source.configSchema.parse(entry), `${variable}[${index}]`, defaultPollIntervalMs);
+    return source.parseConfig(entry, `${variable}[${index}]`, defaultPollIntervalMs);
   });
 }
 

@@ -14,7 +14,7 @@ import { OutdatedNotice } from "@/components/ui/outdated-notice";
 import { filterGroups, listFacets, NO_FILTERS, writeBoardFilters, type BoardFilters } from "@/lib/board/board-filters";
 import { findChangedLeaders, flattenBoard, isExpandable } from "@/lib/board/board-lines";
 import type { LeadersBoard, SubscriptionGroup } from "@/lib/board/board-types";
-import { isBoardKind, KIND_WORDS, showsLocks, showsSubscriptions } from "@/lib/board/lock-filters";
+import { describeBoardKind, listBoardKinds, showsLocks, showsSubscriptions } from "@/lib/board/lock-filters";
 import type { LocksBoard } from "@/lib/board/lock-types";
 import { consumerHref, subscriptionHref } from "@/lib/board/links";
 import { leadersQuery, locksQuery } from "@/lib/client/read-api-queries";
@@ -55,8 +55,6 @@ function useLeaderHighlights(groups: SubscriptionGroup[] | undefined): ReadonlyS
   return useMemo(() => new Set(until.keys()), [until]);
 }
 
-const describeKind = (kind: string): string => (isBoardKind(kind) ? KIND_WORDS[kind] : kind);
-
 export function LeadersView({ initialFilters, initialBoardJson, initialLocks }: { initialFilters: BoardFilters; initialBoardJson: string; initialLocks: LocksBoard }) {
   const router = useRouter();
   const [filters, setFilters] = useState<BoardFilters>(initialFilters);
@@ -88,7 +86,7 @@ export function LeadersView({ initialFilters, initialBoardJson, initialLocks }: 
   const { cluster, tenant, namespace, kind } = filters;
   const lockFilters = useMemo(() => ({ cluster, kind, q }), [cluster, kind, q]);
   const lockClusters = useMemo(() => new Set(locks.data?.clusters.map((c) => c.name) ?? []), [locks.data]);
-  const kinds = useMemo(() => ["pulsar", "locks", ...new Set(locks.data?.clusters.map((c) => c.sourceKind) ?? [])], [locks.data]);
+  const kinds = useMemo(() => listBoardKinds(locks.data?.clusters.map((c) => c.sourceKind) ?? []), [locks.data]);
   const groups = useMemo(() => (board ? filterGroups(board.subscriptions, { ...NO_FILTERS, cluster, tenant, namespace, q }) : []), [board, cluster, tenant, namespace, q]);
   const facets = useMemo(() => (board ? listFacets(board.subscriptions, { cluster, tenant }) : { tenants: [], namespaces: [] }), [board, cluster, tenant]);
   const lines = useMemo(() => flattenBoard(groups, expanded), [groups, expanded]);
@@ -129,7 +127,7 @@ export function LeadersView({ initialFilters, initialBoardJson, initialLocks }: 
         filters={filters}
         clusters={board.clusters.map((c) => c.name)}
         kinds={kinds}
-        describeKind={describeKind}
+        describeKind={describeBoardKind}
         tenants={facets.tenants}
         namespaces={facets.namespaces}
         shown={groups.length}

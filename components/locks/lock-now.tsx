@@ -10,8 +10,7 @@ import type { LockRow } from "@/lib/board/lock-types";
 import { consumerHref, lockHref } from "@/lib/board/links";
 import { shortenToken } from "@/lib/board/lock-words";
 import { fullTtlMs, ttlTermOf } from "@/lib/board/ttl-terms";
-
-const KIND_TITLES: Record<string, string> = { redis: "Redis", zookeeper: "ZooKeeper", etcd: "etcd", dynamodb: "DynamoDB", kubernetes: "Kubernetes" };
+import { lockDescriptionOf } from "@/lib/sources/kind-descriptions";
 
 /** One lock now: holder and token, since when, TTL left, the queue in order, its layout, the kind's own details (one panel per kind), and health. */
 export function LockNow({ lock, nowMs }: { lock: LockRow; nowMs: number }) {
@@ -82,7 +81,7 @@ export function LockNow({ lock, nowMs }: { lock: LockRow; nowMs: number }) {
         <dt>Last observed</dt>
         <dd>{lock.lastObservedAt ? <AgoTime iso={lock.lastObservedAt} nowMs={nowMs} /> : "never"}</dd>
       </dl>
-      <h4>{KIND_TITLES[lock.sourceKind] ?? "Source"} details</h4>
+      <h4>{lockDescriptionOf(lock.sourceKind).label} details</h4>
       <LockKindDetails kind={lock.sourceKind} details={lock.details} waiters={lock.waiters} expiresAt={lock.expiresAt} nowMs={nowMs} isStale={isStale} />
     </div>
   );

@@ -5,9 +5,9 @@ import type { BoardThresholds, ClusterSnapshot } from "@/lib/board/board-types";
 import { staleLimitMs, worstHealth } from "@/lib/board/health-rules";
 import { isoOrNull } from "@/lib/board/iso-time";
 import { evaluateLock, listEndedFindings } from "@/lib/board/lock-health-rules";
-import { predictNextWaiter } from "@/lib/poller/predict-next-waiter";
 import type { LockClusterStatus, LockLastChange, LockResourceKind, LockRow, LocksBoard, LockSnapshot, LockSourceKind } from "@/lib/board/lock-types";
 import { compareText } from "@/lib/compare-text";
+import { lockDescriptionOf } from "@/lib/sources/kind-descriptions";
 
 /** A lock as loaded: the snapshot the rules judge plus what the board shows as it is. */
 export type LoadedLock = {
@@ -64,7 +64,7 @@ export function buildLocksBoard(input: LocksInput): LocksBoard {
       lastChange: lock.lastChange,
       changesInWindow: s.changesInWindow,
       expiriesInHour: lock.expiriesInHour,
-      next: predictNextWaiter({ resourceKind: lock.resourceKind, waiters: s.waiters, source: lock.details }),
+      next: lockDescriptionOf(lock.resourceKind).predictNextHolder(s.waiters, lock.details),
       health: worstHealth(flags),
       flags,
       ended: stale ? [] : listEndedFindings(s, { nowMs, thresholds }),

@@ -5,14 +5,10 @@ import type { BoardThresholds, ClusterStatus, Health, HealthFlag } from "@/lib/b
 import type { ChangeKind, HoldEnding } from "@/lib/poller/change";
 import type { HoldStats } from "@/lib/poller/hold-state";
 import type { NextHolder } from "@/lib/poller/next-holder";
+import type { LockResourceKind, LockSourceKind } from "@/lib/sources/kind-descriptions";
 
-/** The held_resource kinds that are locks (every kind but Pulsar's subscription partitions). */
-export const LOCK_RESOURCE_KINDS = ["REDIS_LOCK", "ZOOKEEPER_LOCK", "ETCD_LOCK", "DYNAMODB_LOCK", "KUBERNETES_LEASE"] as const;
-export type LockResourceKind = (typeof LOCK_RESOURCE_KINDS)[number];
-
-/** A source kind that holds locks, as the configuration names it (the cluster's kind, lower case). */
-export const LOCK_SOURCE_KINDS = ["redis", "zookeeper", "etcd", "dynamodb", "kubernetes"] as const;
-export type LockSourceKind = (typeof LOCK_SOURCE_KINDS)[number];
+// The lock kinds derive from the one list of kinds (lib/sources/kind-descriptions.ts).
+export { LOCK_RESOURCE_KINDS, LOCK_SOURCE_KINDS, type LockResourceKind, type LockSourceKind } from "@/lib/sources/kind-descriptions";
 
 /** The newest expiry while held within the last hour: who held it, since when, when its TTL ended. */
 export type ExpirySnapshot = {
@@ -92,7 +88,7 @@ export type LockRow = {
   changesInWindow: number;
   /** Changes that ended a hold by expiry in the last hour. */
   expiriesInHour: number;
-  /** Who takes over if the holder lets go: the queue's head, or "no queue" (lib/poller/predict-next-waiter.ts). */
+  /** Who takes over if the holder lets go: the queue's head, or "no queue" (the kind's description: `predictNextHolder`). */
   next: NextHolder;
   health: Health;
   flags: HealthFlag[];

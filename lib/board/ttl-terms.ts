@@ -2,24 +2,14 @@
 // comes from: the lock page, the board and the kind panels all say it the same way. Pure and
 // client-safe.
 
-export type TtlTerm = {
-  /** "TTL", "Lease", "Session timeout". */
-  term: string;
-  /** Where Baton reads it, in words: the lock page says it beside the figure. */
-  source: string;
-};
+import type { HoldTerm as TtlTerm } from "@/lib/sources/kind-description";
+import { isLockSourceKind, lockDescriptionOf } from "@/lib/sources/kind-descriptions";
 
-const TERMS: Record<string, TtlTerm> = {
-  redis: { term: "TTL", source: "the lock key's TTL in Redis (PTTL), the longest read this hold" },
-  zookeeper: { term: "Session timeout", source: "the holder's ZooKeeper session: its node goes when the session expires" },
-  etcd: { term: "Lease", source: "the TTL granted to the holder's etcd lease" },
-  dynamodb: { term: "Lease", source: "the lock item's leaseDuration" },
-  kubernetes: { term: "Lease", source: "the Lease's leaseDurationSeconds" },
-};
+export type { HoldTerm as TtlTerm } from "@/lib/sources/kind-description";
 
+/** The kind's word and source (its description's); a kind the lists do not name gets a neutral "TTL". */
 export function ttlTermOf(kind: string, details: Record<string, unknown>): TtlTerm {
-  if (kind === "redis" && details.redlock === true) return { term: "TTL", source: "the lock key's TTL (PTTL) on the masters that hold it, the longest read this hold" };
-  return TERMS[kind] ?? { term: "TTL", source: "as the source reports it" };
+  return isLockSourceKind(kind) ? lockDescriptionOf(kind).describeHoldTerm(details) : { term: "TTL", source: "as the source reports it" };
 }
 
 /**

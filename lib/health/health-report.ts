@@ -1,6 +1,7 @@
 // The shape of GET /api/health. Client-safe: the health indicator imports it.
 
 import type { HealthVerdict } from "@/lib/health/health-verdict";
+import type { RegisteredKindName } from "@/lib/sources/kind-descriptions";
 
 export type HealthStatus = "ok" | "degraded" | "down";
 
@@ -27,7 +28,7 @@ export type PollerStatus = {
 };
 
 /** `adminUrl`: where the cluster is reached (an admin URL, a Redis address), never a secret. */
-export type ClusterHealth = ComponentHealth & { name: string; kind: string; adminUrl: string; poller: PollerStatus | null };
+export type ClusterHealth = ComponentHealth & { name: string; kind: RegisteredKindName; adminUrl: string; poller: PollerStatus | null };
 
 export type HealthReport = {
   /** Whether Baton's own parts answer: the database and each cluster's endpoint, and their pollers. */

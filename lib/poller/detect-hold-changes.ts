@@ -12,8 +12,7 @@
 import { classifyHolderTransition, type HolderTransition } from "@/lib/poller/classify-holder-transition";
 import type { HoldChange, HoldEnding, HoldState, HoldStats } from "@/lib/poller/hold-state";
 import type { ChangePrediction } from "@/lib/poller/change";
-import { scorePrediction } from "@/lib/poller/next-holder";
-import { type NextWaiterInput, predictNextWaiter } from "@/lib/poller/predict-next-waiter";
+import { type PredictNextHolder, scorePrediction } from "@/lib/poller/next-holder";
 import { EXPIRY_EVENTS, type HoldObservation, RELEASE_EVENTS } from "@/lib/poller/contract/hold-observation";
 
 export type HoldDetection = { next: HoldState; changes: HoldChange[] };
@@ -71,8 +70,8 @@ function buildState(obs: HoldObservation, fields: Pick<HoldState, "holderSince" 
  * empty queue (a contender that came after the observation took it: "nobody queued" was no claim
  * about newcomers).
  */
-function scoreHoldChange(transition: HolderTransition, prev: HoldState, obs: HoldObservation, resourceKind: NextWaiterInput["resourceKind"]): ChangePrediction | null {
-  const predicted = predictNextWaiter({ resourceKind, waiters: prev.waiters, source: prev.details });
+function scoreHoldChange(transition: HolderTransition, prev: HoldState, obs: HoldObservation, predictNextHolder: PredictNextHolder): ChangePrediction | null {
+  const predicted = predictNextHolder(prev.waiters, prev.details);
   const isQueueEmpty = predicted.reason === null && predicted.holder === null;
   if (transition === "HOLDER_LOST" && predicted.holder !== null) return null;
   if (transition === "HOLDER_CHANGED" && isQueueEmpty) return null;
@@ -83,8 +82,8 @@ export function detectHoldChanges(
   prev: HoldState | undefined,
   obs: HoldObservation,
   hintEvent: string | null = null,
-  /** The lock's kind, which says whether it has a queue: changes are scored against the next holder only with it. */
-  resourceKind?: NextWaiterInput["resourceKind"],
+  /** The lock kind's next-in-line rule (its description's): changes are scored against the next holder only with it. */
+  predictNextHolder?: PredictNextHolder,
 ): HoldDetection {
   // node-redlock and go-redsync return once a majority answered: the last master is written or
   // cleared a moment later, which reads as a split for one observation. Only a split seen twice
@@ -131,7 +130,7 @@ export function detectHoldChanges(
       sourceAfter: obs.details,
       ...(obs.isSplit ? { isSplit: true } : {}),
     },
-    prediction: resourceKind === undefined ? null : scoreHoldChange(transition, prev, obs, resourceKind),
+    prediction: predictNextHolder === undefined ? null : scoreHoldChange(transition, prev, obs, predictNextHolder),
   };
   return { changes: [change], next: buildState(obs, { holderSince, lastChangeAt: obs.observedAt, stats: nextStats(prev, obs, true), lastErrorAt: prev.lastErrorAt }) };
 }

@@ -3,6 +3,7 @@ import "server-only";
 import { detectHoldChanges } from "@/lib/poller/detect-hold-changes";
 import type { HoldChange, HoldState } from "@/lib/poller/hold-state";
 import { markGone, markStale } from "@/lib/poller/mark-gaps";
+import type { PredictNextHolder } from "@/lib/poller/next-holder";
 import type { CycleResult, HoldResourceKind, SourceCycles } from "@/lib/poller/source-cycles";
 import { waitUntilWoken } from "@/lib/poller/wait-until-woken";
 import { EXPIRY_EVENTS, type HoldHint, RELEASE_EVENTS } from "@/lib/poller/contract/hold-observation";
@@ -10,6 +11,8 @@ import type { HoldReadError, HoldSource, HoldWatch, LockRef } from "@/lib/poller
 
 export type HoldCyclesOptions = {
   resourceKind: HoldResourceKind;
+  /** The kind's next-in-line rule (its description's): without it, changes are not scored against a prediction. */
+  predictNextHolder?: PredictNextHolder;
   discoveryIntervalMs: number;
   /** A full read of every known lock at least this often; change signals trigger reads of their keys in between. */
   pollIntervalMs: number;
@@ -127,7 +130,7 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
         // found (a release answered by the read before its event came): it explains it, and
         // stays pending, so the next read looks again.
         const hint = hints.get(obs.resourceKey) ?? pending.get(obs.resourceKey) ?? null;
-        const detection = detectHoldChanges(states.get(obs.resourceKey), obs, hint, options.resourceKind);
+        const detection = detectHoldChanges(states.get(obs.resourceKey), obs, hint, options.predictNextHolder);
         touched.push(detection.next);
         changes.push(...detection.changes);
       }

@@ -19,6 +19,13 @@ export type NextHolderReason =
  */
 export type NextHolder = { holder: string | null; reason: NextHolderReason | null; detail: string | null };
 
+/**
+ * A lock kind's rule for who takes over if the holder lets go, from the last observation's queue
+ * (`waiters`, in queue order) and its own details: each kind's client-safe description has one
+ * (lib/sources/<kind>/<kind>-description.ts); the board and the poller are handed it.
+ */
+export type PredictNextHolder = (waiters: readonly string[], details: Record<string, unknown>) => NextHolder;
+
 export function nextHolderOf(result: RuleResult<string | null>): NextHolder {
   return result.ok ? { holder: result.value, reason: null, detail: null } : { holder: null, reason: result.reason, detail: result.detail };
 }

@@ -2,12 +2,13 @@
 // opens "cycles" that read its held things once per call and detect what changed; the loop
 // schedules them, fences them with the poller lease, and saves what they found.
 
+import type { ResourceKind } from "@/lib/db/generated/enums";
 import type { DetectedChange } from "@/lib/poller/change";
 import type { HoldState } from "@/lib/poller/hold-state";
 import type { ResourceState } from "@/lib/poller/contract/partition-state";
 
-/** The resource kinds whose states are holds (locks of any lock-like kind). */
-export type HoldResourceKind = "REDIS_LOCK" | "ZOOKEEPER_LOCK" | "ETCD_LOCK" | "DYNAMODB_LOCK";
+/** The resource kinds whose states are holds (locks of any lock-like kind): the resource_kind enum but Pulsar's. */
+export type HoldResourceKind = Exclude<ResourceKind, "PULSAR_SUBSCRIPTION_PARTITION">;
 
 /** What a kind's cycles store: subscription partitions, or holds of one resource kind. */
 export type StoredShape = { shape: "subscription-partition" } | { shape: "hold"; resourceKind: HoldResourceKind };

@@ -14,6 +14,10 @@ type Edge = ImportEdge & { from: string; to: string };
 type ImportRule = { name: string; why: string; breaks(from: string, to: string): boolean };
 
 const KIND_FOLDER = /^lib\/sources\/([^/]+)\//;
+/** A kind's client-safe description: the one module of a kind's folder the pages may load. */
+const KIND_DESCRIPTION = /^lib\/sources\/([^/]+)\/\1-description\.ts$/;
+/** The modules that hand a kind to the rest: the worker, the configuration, health, the Clusters page's reads, the tools. */
+const COMPOSITION_ROOTS = ["lib/worker/", "lib/config.ts", "lib/health/", "lib/clusters/", "tools/"];
 
 export const IMPORT_RULES: ImportRule[] = [
   {
@@ -28,6 +32,13 @@ export const IMPORT_RULES: ImportRule[] = [
       const [fromKind, toKind] = [from.match(KIND_FOLDER)?.[1], to.match(KIND_FOLDER)?.[1]];
       return fromKind !== undefined && toKind !== undefined && fromKind !== toKind;
     },
+  },
+  {
+    name: "registry-only-in-composition-roots",
+    why: "the server registry loads every kind's server part: only the composition roots pick a kind by name; the rest read the descriptions (lib/sources/kind-descriptions.ts)",
+    // lib/poller is left to poller-knows-no-kind: one broken import, one line.
+    breaks: (from, to) =>
+      to === "lib/sources/registry.ts" && !from.startsWith("lib/poller/") && !COMPOSITION_ROOTS.some((root) => from === root || (root.endsWith("/") && from.startsWith(root))),
   },
   {
     name: "lib-imports-no-ui",
@@ -85,6 +96,11 @@ function findCycles(modules: string[], edges: Map<string, string[]>): string[][]
   return cycles;
 }
 
+/** Whether a module is part of a kind other than its client-safe description. */
+function isKindInternal(module: string): boolean {
+  return KIND_FOLDER.test(module) && !KIND_DESCRIPTION.test(module);
+}
+
 /**
  * The server-only modules a client module reaches through value imports (types are erased), with
  * the path that reaches the first: a client component must import only types from them.
@@ -136,6 +152,9 @@ export function checkBoundaries(modules: ModuleText[]): string[] {
     if (!isClient) continue;
     const chain = findServerOnlyReach(module, valueEdges, (other) => marks.get(other)!.isServerOnly);
     if (chain) lines.push(`client-imports-no-server-module: ${chain.join(" -> ")} (a client module imports only types from server-only modules)`);
+    for (const to of new Set(allEdges.get(module) ?? [])) {
+      if (isKindInternal(to)) lines.push(`client-imports-only-kind-descriptions: ${module} imports ${to} (a client module reads a kind through its <kind>-description.ts, or lib/sources/kind-descriptions.ts)`);
+    }
   }
   return lines;
 }

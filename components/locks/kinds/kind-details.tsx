@@ -7,10 +7,12 @@ import { isEtcdLeaseUnrenewed, summarizeKindDetails } from "@/components/locks/k
 import { OtherDetails } from "@/components/locks/kinds/other-details";
 import { RedisDetails } from "@/components/locks/kinds/redis-details";
 import { ZookeeperDetails } from "@/components/locks/kinds/zookeeper-details";
+import { isLockSourceKind, type LockSourceKind } from "@/lib/sources/kind-descriptions";
 
-// The one lookup from a source kind to its panel: a kind without one shows its details as a
-// plain key/value list.
-const PANELS: Record<string, ComponentType<KindDetailsProps>> = {
+// The one lookup from a lock kind to its panel, one line per kind (keys are checked against the
+// kinds of lib/sources/kind-descriptions.ts): a kind without one shows its details as a plain
+// key/value list.
+const PANELS: Partial<Record<LockSourceKind, ComponentType<KindDetailsProps>>> = {
   redis: RedisDetails,
   zookeeper: ZookeeperDetails,
   etcd: EtcdDetails,
@@ -19,7 +21,7 @@ const PANELS: Record<string, ComponentType<KindDetailsProps>> = {
 
 /** The lock page's panel of the kind's own details. */
 export function LockKindDetails({ kind, ...props }: KindDetailsProps & { kind: string }) {
-  const Panel = PANELS[kind] ?? OtherDetails;
+  const Panel = (isLockSourceKind(kind) ? PANELS[kind] : undefined) ?? OtherDetails;
   return <Panel {...props} />;
 }
 

@@ -3,6 +3,7 @@
 // only draw and the unit tests read the same words the pages show.
 
 import { formatDuration } from "@/lib/board/format";
+import { isLockSourceKind } from "@/lib/sources/kind-descriptions";
 
 const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
 const count = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
@@ -68,6 +69,8 @@ function describeKindChangeWords(kind: string | null, change: { kind: string; fr
   const after = record(change.details.sourceAfter);
   const tokenBefore = text(change.details.tokenBefore);
   const tokenAfter = text(change.details.tokenAfter);
+  // The cases are checked against the lock kinds of lib/sources/kind-descriptions.ts.
+  if (kind === null || !isLockSourceKind(kind)) return null;
   switch (kind) {
     case "zookeeper": {
       const sessionBefore = change.fromHolder === null ? null : zookeeperSessionOf(before, tokenBefore);
@@ -113,6 +116,7 @@ function joinParts(parts: (string | null)[]): string | null {
 
 /** One short line for the board's cell: the kind's most telling details. */
 export function summarizeKindDetails(kind: string, details: Record<string, unknown>): string | null {
+  if (!isLockSourceKind(kind)) return null;
   switch (kind) {
     case "zookeeper": {
       const session = text(details.holderSessionId);

@@ -10,6 +10,7 @@ import type { ChangePage } from "@/lib/queries/list-subscription-changes";
 import { responseComponents } from "@/lib/openapi/schema-registries";
 import type { SameShape } from "@/lib/openapi/responses/same-shape";
 import { isoTime } from "@/lib/openapi/responses/shared-schemas";
+import { REGISTERED_KINDS } from "@/lib/sources/kind-descriptions";
 
 // What GET /api/health and the read API (leaders, subscriptions, consumers) answer, written
 // after the lib functions' return types and checked against them at compile time.
@@ -41,7 +42,7 @@ export const healthReportSchema = z
       z.object({
         ...componentHealth,
         name: z.string(),
-        kind: z.string().meta({ description: "The cluster's source kind: pulsar or redis." }),
+        kind: z.enum(REGISTERED_KINDS).meta({ description: "The cluster's source kind, as its configuration entry names it." }),
         adminUrl: z.string().meta({ description: "Where the cluster is reached (an admin URL, a Redis address), never a secret." }),
         poller: z
           .object({

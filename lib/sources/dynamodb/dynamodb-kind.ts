@@ -1,20 +1,17 @@
 import "server-only";
 
 import { defineSourceKind } from "@/lib/poller/contract/source-kind";
+import { identityOf } from "@/lib/sources/kind-identity";
 
 import { type DynamodbClusterConfig, dynamodbClusterSchema, type DynamodbSourceConfig } from "./dynamodb-config";
+import { dynamodbDescription } from "./dynamodb-description";
 
 /** DynamoDB lock tables: Amazon's dynamodb-lock-client (ownerName, leaseDuration, recordVersionNumber, isReleased). */
-export const dynamodbKind = defineSourceKind<DynamodbSourceConfig>({
-  kind: "dynamodb",
-  label: "DynamoDB",
-  clusterKind: "DYNAMODB",
+export const dynamodbKind = defineSourceKind<DynamodbClusterConfig, DynamodbSourceConfig>({
+  ...identityOf(dynamodbDescription),
   configSchema: dynamodbClusterSchema,
   // readIntervalMs is this kind's poll interval: each read is one full Scan of the table.
-  resolveConfig: (entry, _setting, defaultPollIntervalMs) => {
-    const config = entry as DynamodbClusterConfig;
-    return { ...config, pollIntervalMs: config.readIntervalMs ?? defaultPollIntervalMs };
-  },
+  resolveConfig: (config, _setting, defaultPollIntervalMs) => ({ ...config, pollIntervalMs: config.readIntervalMs ?? defaultPollIntervalMs }),
   describe: (config) => ({
     endpoint: config.endpoint ?? `dynamodb.${config.region}.amazonaws.com`,
     scope: `${config.tableName} (key ${config.partitionKeyName}${config.sortKeyName ? `, sort key ${config.sortKeyName}` : ""}${config.mustBeHeld ? ", must be held" : ""})`,
@@ -29,7 +26,6 @@ export const dynamodbKind = defineSourceKind<DynamodbSourceConfig>({
     partitionKeyName: config.partitionKeyName,
     sortKeyName: config.sortKeyName ?? null,
   }),
-  stored: { shape: "hold", resourceKind: "DYNAMODB_LOCK" },
   // The AWS SDK loads when a DynamoDB cluster is polled or checked, not in every process.
   openCycles: async (config, saved, log) => (await import("./dynamodb-runtime")).openDynamodbCycles(config, saved, log),
   checkReachable: async (config, timeoutMs) => (await import("./dynamodb-runtime")).checkDynamodbReachable(config, timeoutMs),

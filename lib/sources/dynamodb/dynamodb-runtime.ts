@@ -7,6 +7,7 @@ import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
 
 import { createDynamodbClient, describeDynamodbError, describeTableLocation } from "./dynamodb-client";
 import type { DynamodbSourceConfig } from "./dynamodb-config";
+import { dynamodbDescription } from "./dynamodb-description";
 import { createDynamodbHoldSource } from "./index";
 
 // What the DynamoDB kind does with the AWS SDK: dynamodb-kind.ts loads this module when a
@@ -14,7 +15,8 @@ import { createDynamodbHoldSource } from "./index";
 
 export function openDynamodbCycles(config: DynamodbSourceConfig, saved: CycleStates, log: (line: string) => void): Promise<SourceCycles> {
   return openHoldCycles(createDynamodbHoldSource(config, { log }), saved.shape === "hold" ? saved.states : [], {
-    resourceKind: "DYNAMODB_LOCK",
+    resourceKind: dynamodbDescription.resourceKind,
+    predictNextHolder: dynamodbDescription.predictNextHolder,
     discoveryIntervalMs: config.discoveryIntervalMs,
     pollIntervalMs: config.pollIntervalMs,
     log,

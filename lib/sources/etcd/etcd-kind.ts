@@ -2,26 +2,23 @@ import "server-only";
 
 import { openHoldCycles } from "@/lib/poller/hold-cycles";
 import { defineSourceKind } from "@/lib/poller/contract/source-kind";
+import { identityOf } from "@/lib/sources/kind-identity";
 
 import { readStatus } from "./etcd-api";
 import { type EtcdClusterConfig, etcdClusterSchema } from "./etcd-config";
+import { etcdDescription } from "./etcd-description";
 import { createEtcdTransport, resolveCredentials } from "./etcd-transport";
 import { createEtcdHoldSource } from "./index";
 
 export type EtcdSourceConfig = EtcdClusterConfig & { pollIntervalMs: number };
 
 /** etcd elections and locks: Go's concurrency Election and Mutex (etcdctl elect/lock), the Node etcd3 client's Election and Lock. */
-export const etcdKind = defineSourceKind<EtcdSourceConfig>({
-  kind: "etcd",
-  label: "etcd",
-  clusterKind: "ETCD",
+export const etcdKind = defineSourceKind<EtcdClusterConfig, EtcdSourceConfig>({
+  ...identityOf(etcdDescription),
   configSchema: etcdClusterSchema,
   // The password file is read where etcd is talked to (the worker's source, the health check),
   // not here: the web app parses the same configuration and may not have the secret mounted.
-  resolveConfig: (entry, _setting, defaultPollIntervalMs) => {
-    const config = entry as EtcdClusterConfig;
-    return { ...config, pollIntervalMs: config.pollIntervalMs ?? defaultPollIntervalMs };
-  },
+  resolveConfig: (config, _setting, defaultPollIntervalMs) => ({ ...config, pollIntervalMs: config.pollIntervalMs ?? defaultPollIntervalMs }),
   describe: (config) => ({
     endpoint: config.endpoints.join(", "),
     scope: config.prefixes.map((p) => `${p.prefix} (${p.layout}${p.mustBeHeld ? ", must be held" : ""})`).join(", "),
@@ -35,10 +32,10 @@ export const etcdKind = defineSourceKind<EtcdSourceConfig>({
     prefixes: config.prefixes.map(({ prefix, layout, mustBeHeld }) => ({ prefix, layout, mustBeHeld })),
     members: config.endpoints.length,
   }),
-  stored: { shape: "hold", resourceKind: "ETCD_LOCK" },
   openCycles: (config, saved, log) =>
     openHoldCycles(createEtcdHoldSource(config, log), saved.shape === "hold" ? saved.states : [], {
-      resourceKind: "ETCD_LOCK",
+      resourceKind: etcdDescription.resourceKind,
+      predictNextHolder: etcdDescription.predictNextHolder,
       discoveryIntervalMs: config.discoveryIntervalMs,
       pollIntervalMs: config.pollIntervalMs,
       log,

@@ -83,7 +83,9 @@ export const pulsarClusterSchema = z
   .strict()
   .refine((cluster) => !(cluster.token && cluster.tokenFile), { message: "set token or tokenFile, not both", path: ["tokenFile"] });
 
-export type PulsarClusterConfig = Omit<z.output<typeof pulsarClusterSchema>, "pollIntervalMs" | "tokenFile"> & { pollIntervalMs: number };
+/** One Pulsar entry as its schema parses it (before the token file is read and the defaults applied). */
+export type PulsarClusterEntry = z.output<typeof pulsarClusterSchema>;
+export type PulsarClusterConfig = Omit<PulsarClusterEntry, "pollIntervalMs" | "tokenFile"> & { pollIntervalMs: number };
 export type ScopeConfig = z.output<typeof scopeSchema>;
 
 export function isPulsarCluster(cluster: { kind: string }): cluster is PulsarClusterConfig {
@@ -91,7 +93,7 @@ export function isPulsarCluster(cluster: { kind: string }): cluster is PulsarClu
 }
 
 /** The parsed entry with its token file read and its poll interval defaulted. */
-export function resolvePulsarCluster(entry: z.output<typeof pulsarClusterSchema>, setting: string, defaultPollIntervalMs: number): PulsarClusterConfig {
+export function resolvePulsarCluster(entry: PulsarClusterEntry, setting: string, defaultPollIntervalMs: number): PulsarClusterConfig {
   const { tokenFile, ...rest } = entry;
   const token = tokenFile ? readConfigText(`${setting}.tokenFile`, tokenFile).trim() : entry.token;
   return { ...rest, token, pollIntervalMs: entry.pollIntervalMs ?? defaultPollIntervalMs };

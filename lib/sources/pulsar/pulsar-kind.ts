@@ -3,8 +3,10 @@ import "server-only";
 import { z } from "zod";
 
 import { defineSourceKind } from "@/lib/poller/contract/source-kind";
+import { identityOf } from "@/lib/sources/kind-identity";
+import { pulsarDescription } from "@/lib/sources/pulsar/pulsar-description";
 import { openPulsarCycles } from "@/lib/sources/pulsar/pulsar-cycles";
-import { type PulsarClusterConfig, pulsarClusterSchema, resolvePulsarCluster, type ScopeConfig } from "@/lib/sources/pulsar/pulsar-config";
+import { type PulsarClusterConfig, type PulsarClusterEntry, pulsarClusterSchema, resolvePulsarCluster, type ScopeConfig } from "@/lib/sources/pulsar/pulsar-config";
 import { PulsarAdminError, requestAdmin } from "@/lib/pulsar/transport";
 
 const clusterListSchema = z.array(z.string());
@@ -15,12 +17,10 @@ function describeScope(scope: ScopeConfig): string {
 }
 
 /** Pulsar subscriptions: per partition, the active consumer, standbys, hash ranges and backlog. */
-export const pulsarKind = defineSourceKind<PulsarClusterConfig>({
-  kind: "pulsar",
-  label: "Pulsar",
-  clusterKind: "PULSAR",
+export const pulsarKind = defineSourceKind<PulsarClusterEntry, PulsarClusterConfig>({
+  ...identityOf(pulsarDescription),
   configSchema: pulsarClusterSchema,
-  resolveConfig: (entry, setting, defaultPollIntervalMs) => resolvePulsarCluster(entry as z.output<typeof pulsarClusterSchema>, setting, defaultPollIntervalMs),
+  resolveConfig: resolvePulsarCluster,
   describe: (config) => ({
     endpoint: config.adminUrl,
     scope: describeScope(config.scope),
@@ -28,7 +28,6 @@ export const pulsarKind = defineSourceKind<PulsarClusterConfig>({
     auth: `${config.token ? "bearer token" : "none"}${config.adminUrl.startsWith("https:") ? ", TLS" : ""}`,
   }),
   scopeOf: (config) => config.scope,
-  stored: { shape: "subscription-partition" },
   openCycles: async (config, saved, log) => openPulsarCycles(config, saved.shape === "subscription-partition" ? saved.states : [], log),
   // The cluster list: the cheapest call that proves the admin API answers and the token is accepted.
   async checkReachable(config, timeoutMs) {

@@ -3,6 +3,8 @@ import "server-only";
 import { listMasterUrls, type RedisClusterConfig, redisClusterSchema, type RedisSourceConfig } from "@/lib/sources/redis/redis-config";
 import { findRedlockOverlaps } from "@/lib/sources/redis/redlock-overlaps";
 import { defineSourceKind } from "@/lib/poller/contract/source-kind";
+import { identityOf } from "@/lib/sources/kind-identity";
+import { redisDescription } from "@/lib/sources/redis/redis-description";
 
 /** A Redis URL as the pages show it: the password never leaves the configuration. */
 function redactUrl(url: string): string {
@@ -12,15 +14,10 @@ function redactUrl(url: string): string {
 }
 
 /** Redis locks: SET NX PX tokens, Redlock groups of 3 or 5 masters, Redisson's RLock hashes. */
-export const redisKind = defineSourceKind<RedisSourceConfig>({
-  kind: "redis",
-  label: "Redis",
-  clusterKind: "REDIS",
+export const redisKind = defineSourceKind<RedisClusterConfig, RedisSourceConfig>({
+  ...identityOf(redisDescription),
   configSchema: redisClusterSchema,
-  resolveConfig: (entry, _setting, defaultPollIntervalMs) => {
-    const config = entry as RedisClusterConfig;
-    return { ...config, pollIntervalMs: config.pollIntervalMs ?? defaultPollIntervalMs };
-  },
+  resolveConfig: (config, _setting, defaultPollIntervalMs) => ({ ...config, pollIntervalMs: config.pollIntervalMs ?? defaultPollIntervalMs }),
   describe: (config) => ({
     endpoint: listMasterUrls(config).map(redactUrl).join(", "),
     scope: config.patterns.map((p) => `${p.match} (${p.layout}${p.mustBeHeld ? ", must be held" : ""})`).join(", "),
@@ -34,7 +31,6 @@ export const redisKind = defineSourceKind<RedisSourceConfig>({
     isCluster: config.cluster,
   }),
   findConflicts: findRedlockOverlaps,
-  stored: { shape: "hold", resourceKind: "REDIS_LOCK" },
   // ioredis loads when a Redis cluster is polled or checked, not in every process.
   openCycles: async (config, saved, log) => (await import("./redis-runtime")).openRedisCycles(config, saved, log),
   checkReachable: async (config, timeoutMs) => (await import("./redis-runtime")).checkRedisReachable(config, timeoutMs),

@@ -9,6 +9,7 @@ import { createMaster, describeEndpoint, resolveEndpoints } from "@/lib/sources/
 import { toRedisSourceError } from "@/lib/sources/redis/redis-error";
 import { globToRegExp } from "@/lib/sources/redis/redis-glob";
 import type { RedisSourceConfig } from "@/lib/sources/redis/redis-config";
+import { redisDescription } from "@/lib/sources/redis/redis-description";
 
 // What the Redis kind does with connections: redis-kind.ts loads this module (and with it ioredis)
 // when a Redis cluster is polled or checked.
@@ -51,7 +52,8 @@ export function toHoldSource(config: RedisSourceConfig): HoldSource {
 
 export function openRedisCycles(config: RedisSourceConfig, saved: CycleStates, log: (line: string) => void): Promise<SourceCycles> {
   return openHoldCycles(toHoldSource(config), saved.shape === "hold" ? saved.states : [], {
-    resourceKind: "REDIS_LOCK",
+    resourceKind: redisDescription.resourceKind,
+    predictNextHolder: redisDescription.predictNextHolder,
     discoveryIntervalMs: config.discoveryIntervalMs,
     pollIntervalMs: config.pollIntervalMs,
     log,

@@ -2,10 +2,12 @@ import "server-only";
 
 import { ConfigError, readConfigText } from "@/lib/config-files";
 import { defineSourceKind } from "@/lib/poller/contract/source-kind";
+import { identityOf } from "@/lib/sources/kind-identity";
 
 import { DUMP_WHITELIST_NOTE } from "./session-dump";
 import { type ZookeeperClusterConfig, zookeeperClusterSchema } from "./zookeeper-config";
-import type { ZookeeperKindConfig, ZookeeperSourceConfig } from "./zookeeper-source";
+import { zookeeperDescription } from "./zookeeper-description";
+import type { ZookeeperKindConfig } from "./zookeeper-source";
 
 // Baton's ZooKeeper kind: who holds each lock and election of Apache Curator's and Kazoo's
 // recipes. The files, in the order a poll uses them:
@@ -25,13 +27,10 @@ function describeScope(config: ZookeeperClusterConfig): string {
   return paths.join(", ");
 }
 
-export const zookeeperKind = defineSourceKind<ZookeeperKindConfig>({
-  kind: "zookeeper",
-  label: "ZooKeeper",
-  clusterKind: "ZOOKEEPER",
+export const zookeeperKind = defineSourceKind<ZookeeperClusterConfig, ZookeeperKindConfig>({
+  ...identityOf(zookeeperDescription),
   configSchema: zookeeperClusterSchema,
-  resolveConfig: (entry, setting, defaultPollIntervalMs) => {
-    const config = entry as ZookeeperClusterConfig;
+  resolveConfig: (config, setting, defaultPollIntervalMs) => {
     let digestSecret: string | undefined;
     if (config.digestFile) {
       digestSecret = readConfigText(`${setting}.digestFile`, config.digestFile).trim();
@@ -60,7 +59,6 @@ export const zookeeperKind = defineSourceKind<ZookeeperKindConfig>({
     sessionTimeoutMs: config.sessionTimeoutMs,
     sessionDump: config.sessionDump,
   }),
-  stored: { shape: "hold", resourceKind: "ZOOKEEPER_LOCK" },
   // node-zookeeper-client loads when a ZooKeeper cluster is polled or checked, not in every process.
   openCycles: async (config, saved, log) => (await import("./zookeeper-runtime")).openZookeeperCycles(config, saved, log),
   checkReachable: async (config, timeoutMs) => (await import("./zookeeper-runtime")).checkZookeeperReachable(config, timeoutMs),

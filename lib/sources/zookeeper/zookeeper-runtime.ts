@@ -5,6 +5,7 @@ import { createRateLimiter } from "@/lib/poller/rate-limiter";
 import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
 
 import { createZookeeperConnection } from "./zookeeper-connection";
+import { zookeeperDescription } from "./zookeeper-description";
 import type { ZookeeperKindConfig } from "./zookeeper-source";
 import { createZookeeperSource } from "./zookeeper-source";
 
@@ -13,7 +14,8 @@ import { createZookeeperSource } from "./zookeeper-source";
 
 export function openZookeeperCycles(config: ZookeeperKindConfig, saved: CycleStates, log: (line: string) => void): Promise<SourceCycles> {
   return openHoldCycles(createZookeeperSource(config, log), saved.shape === "hold" ? saved.states : [], {
-    resourceKind: "ZOOKEEPER_LOCK",
+    resourceKind: zookeeperDescription.resourceKind,
+    predictNextHolder: zookeeperDescription.predictNextHolder,
     discoveryIntervalMs: config.discoveryIntervalMs,
     pollIntervalMs: config.pollIntervalMs,
     log,

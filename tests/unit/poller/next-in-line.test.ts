@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 
 import { detectHoldChanges } from "@/lib/poller/detect-hold-changes";
 import { scorePrediction } from "@/lib/poller/next-holder";
-import { predictNextWaiter } from "@/lib/poller/predict-next-waiter";
 import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
+import { type LockResourceKind, lockDescriptionOf } from "@/lib/sources/kind-descriptions";
 import { detectChanges } from "@/lib/sources/pulsar/detect-changes";
 import { predictNextConsumer } from "@/lib/sources/pulsar/predict-next-consumer";
 import { consumer, observation, stateFrom, T0, T1 } from "@/tests/unit/sources/pulsar/builders";
@@ -53,7 +53,12 @@ describe("predictNextConsumer", () => {
   });
 });
 
-describe("predictNextWaiter", () => {
+// Each lock kind's next-in-line rule is its description's (lib/sources/<kind>/<kind>-description.ts).
+const predictNextWaiter = ({ resourceKind, waiters, source }: { resourceKind: LockResourceKind; waiters: string[]; source: Record<string, unknown> }) =>
+  lockDescriptionOf(resourceKind).predictNextHolder(waiters, source);
+const ruleOf = (resourceKind: LockResourceKind) => lockDescriptionOf(resourceKind).predictNextHolder;
+
+describe("predictNextHolder of each lock kind", () => {
   it("answers the queue's head for ZooKeeper, etcd and a Redisson fair lock", () => {
     expect(predictNextWaiter({ resourceKind: "ZOOKEEPER_LOCK", waiters: ["b", "c"], source: {} }).holder).toBe("b");
     expect(predictNextWaiter({ resourceKind: "ETCD_LOCK", waiters: [], source: {} })).toEqual({ holder: null, reason: null, detail: null });
@@ -123,21 +128,21 @@ describe("detectHoldChanges scores a lock's holder change against its queue's he
   });
 
   it("confirms the head of the queue, and marks another winner wrong", () => {
-    const first = detectHoldChanges(undefined, seen(0, "a", ["b", "c"]), null, "ZOOKEEPER_LOCK").next;
-    expect(detectHoldChanges(first, seen(1_000, "b", ["c"]), null, "ZOOKEEPER_LOCK").changes[0]!.prediction).toEqual({ predictedHolder: "b", outcome: "CONFIRMED" });
-    expect(detectHoldChanges(first, seen(1_000, "c", ["b"]), null, "ZOOKEEPER_LOCK").changes[0]!.prediction).toEqual({ predictedHolder: "b", outcome: "WRONG" });
+    const first = detectHoldChanges(undefined, seen(0, "a", ["b", "c"]), null, ruleOf("ZOOKEEPER_LOCK")).next;
+    expect(detectHoldChanges(first, seen(1_000, "b", ["c"]), null, ruleOf("ZOOKEEPER_LOCK")).changes[0]!.prediction).toEqual({ predictedHolder: "b", outcome: "CONFIRMED" });
+    expect(detectHoldChanges(first, seen(1_000, "c", ["b"]), null, ruleOf("ZOOKEEPER_LOCK")).changes[0]!.prediction).toEqual({ predictedHolder: "b", outcome: "WRONG" });
   });
 
   it("confirms a release with nobody queued, and leaves a newcomer's take-over of an empty queue unscored", () => {
-    const alone = detectHoldChanges(undefined, seen(0, "a", []), null, "ETCD_LOCK").next;
-    expect(detectHoldChanges(alone, seen(1_000, null, []), null, "ETCD_LOCK").changes[0]!.prediction).toEqual({ predictedHolder: null, outcome: "CONFIRMED" });
-    expect(detectHoldChanges(alone, seen(1_000, "z", []), null, "ETCD_LOCK").changes[0]!.prediction).toBeNull();
+    const alone = detectHoldChanges(undefined, seen(0, "a", []), null, ruleOf("ETCD_LOCK")).next;
+    expect(detectHoldChanges(alone, seen(1_000, null, []), null, ruleOf("ETCD_LOCK")).changes[0]!.prediction).toEqual({ predictedHolder: null, outcome: "CONFIRMED" });
+    expect(detectHoldChanges(alone, seen(1_000, "z", []), null, ruleOf("ETCD_LOCK")).changes[0]!.prediction).toBeNull();
   });
 
   it("leaves a release with a queue unscored (the head is about to take it), and a SET NX takeover not predicted", () => {
-    const queued = detectHoldChanges(undefined, seen(0, "a", ["b"]), null, "REDIS_LOCK").next;
-    expect(detectHoldChanges(queued, seen(1_000, null, ["b"]), null, "REDIS_LOCK").changes[0]!.prediction).toBeNull();
-    const plain = detectHoldChanges(undefined, { ...seen(0, "a", []), details: { layout: "token" } }, null, "REDIS_LOCK").next;
-    expect(detectHoldChanges(plain, seen(1_000, "b", []), null, "REDIS_LOCK").changes[0]!.prediction).toEqual({ predictedHolder: null, outcome: "NOT_PREDICTED" });
+    const queued = detectHoldChanges(undefined, seen(0, "a", ["b"]), null, ruleOf("REDIS_LOCK")).next;
+    expect(detectHoldChanges(queued, seen(1_000, null, ["b"]), null, ruleOf("REDIS_LOCK")).changes[0]!.prediction).toBeNull();
+    const plain = detectHoldChanges(undefined, { ...seen(0, "a", []), details: { layout: "token" } }, null, ruleOf("REDIS_LOCK")).next;
+    expect(detectHoldChanges(plain, seen(1_000, "b", []), null, ruleOf("REDIS_LOCK")).changes[0]!.prediction).toEqual({ predictedHolder: null, outcome: "NOT_PREDICTED" });
   });
 });

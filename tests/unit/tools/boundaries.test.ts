@@ -91,6 +91,38 @@ describe("checkBoundaries", () => {
     expect(lines.map((line) => line.split(" (")[0])).toEqual(["client-imports-no-server-module: components/cell.tsx -> lib/board/words.ts -> lib/db/read.ts"]);
   });
 
+  it("names a client module that imports a kind's own module rather than its description; server pages and lib may", () => {
+    const lines = checkBoundaries([
+      module("components/locks/cell.tsx", 'import { redisDescription } from "@/lib/sources/redis/redis-description";', 'import type { RedisClusterConfig } from "@/lib/sources/redis/redis-config";'),
+      module("app/locks/view.tsx", '"use client";', 'import { KIND_DESCRIPTIONS } from "@/lib/sources/kind-descriptions";', 'import { glob } from "@/lib/sources/redis/redis-glob";'),
+      module("app/settings/page.tsx", 'import { isPulsarCluster } from "@/lib/sources/pulsar/pulsar-config";'),
+      module("lib/board/words.ts", 'import { glob } from "@/lib/sources/redis/redis-glob";'),
+      module("lib/sources/kind-descriptions.ts", 'import { redisDescription } from "@/lib/sources/redis/redis-description";'),
+      module("lib/sources/redis/redis-description.ts"),
+      module("lib/sources/redis/redis-config.ts"),
+      module("lib/sources/redis/redis-glob.ts"),
+      module("lib/sources/pulsar/pulsar-config.ts"),
+    ]);
+    expect(lines.map((line) => line.split(" (")[0])).toEqual([
+      "client-imports-only-kind-descriptions: app/locks/view.tsx imports lib/sources/redis/redis-glob.ts",
+      "client-imports-only-kind-descriptions: components/locks/cell.tsx imports lib/sources/redis/redis-config.ts",
+    ]);
+  });
+
+  it("names a module outside the composition roots that imports the server registry", () => {
+    const lines = checkBoundaries([
+      module("lib/board/kinds.ts", 'import { SOURCE_KINDS } from "@/lib/sources/registry";'),
+      module("lib/worker/start.ts", 'import { sourceKindOf } from "@/lib/sources/registry";'),
+      module("lib/config.ts", 'import { findSourceKind } from "@/lib/sources/registry";'),
+      module("lib/config-files.ts", 'import { findSourceKind } from "@/lib/sources/registry";'),
+      module("lib/sources/registry.ts"),
+    ]);
+    expect(lines.map((line) => line.split(" (")[0])).toEqual([
+      "registry-only-in-composition-roots: lib/board/kinds.ts imports lib/sources/registry.ts",
+      "registry-only-in-composition-roots: lib/config-files.ts imports lib/sources/registry.ts",
+    ]);
+  });
+
   it("names lib importing the UI", () => {
     const lines = checkBoundaries([module("lib/queries/q.ts", 'import { Table } from "@/components/table";'), module("components/table.tsx")]);
     expect(lines.map((line) => line.split(" (")[0])).toEqual(["lib-imports-no-ui: lib/queries/q.ts imports components/table.tsx"]);
