@@ -50,7 +50,7 @@ export async function proxy(request: NextRequest): Promise<NextResponse> {
   const isOpen = access.method.mode === "open";
   const needsViewer = !isOpen && (rule === "protected" || pathname === "/api/health" || pathname === "/sign-in");
   if (needsViewer) {
-    let viewer;
+    let viewer: Awaited<ReturnType<typeof authenticateRequest>>;
     try {
       viewer = await authenticateRequest(request.headers, access);
     } catch (error) {

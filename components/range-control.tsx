@@ -47,6 +47,7 @@ export function RangeControl({
   }, [range.fromMs, range.toMs, timeZone]);
   const isValid = from !== "" && to !== "" && toInstant(from, timeZone) < toInstant(to, timeZone);
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a toolbar segment, not a form section: a <fieldset> would need a <legend> and its own box model undone
     <div className="range-control" role="group" aria-label="Time range">
       {(Object.keys(RANGE_PRESETS) as RangePreset[]).map((preset) => (
         <button

@@ -3,7 +3,7 @@
 // browser tests (Playwright), then the unit and integration tests once more with the clock moved
 // 400 days ahead (faketime), prints one summary line and exits non-zero on any failure.
 // Everything it starts is stopped, also on failure and on Ctrl-C.
-import { spawn } from "node:child_process";
+import type { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import path from "node:path";
 

@@ -12,6 +12,7 @@ const MIN_WIDTH_PCT = 0.6;
 export function AlertStrip({ spans, insetLeft, insetRight }: { spans: AlertSpan[]; insetLeft: number; insetRight: number }) {
   if (spans.length === 0) return null;
   return (
+    // biome-ignore lint/a11y/useSemanticElements: bars placed by time along a strip; a <ul> would bring list layout and markers to undo
     <div className="alert-strip" style={{ marginLeft: insetLeft, marginRight: insetRight }} role="list" aria-label="Alerts in this range">
       {spans.map((span) => (
         <Link

@@ -5,7 +5,7 @@ import type { AlertView } from "@/lib/alerts/alert-types";
 import { describeWhere, inAppHref, STATE_WORDS, stateSeverity } from "@/lib/alerts/alert-words";
 
 /** Alerts with their state, where, since when and their history (full times with the zone); each links to the page that explains it. */
-export function AlertsTable({ alerts, nowMs, label }: { alerts: AlertView[]; nowMs: number; label: string }) {
+export function AlertsTable({ alerts, label }: { alerts: AlertView[]; label: string }) {
   return (
     <table className="data" aria-label={label}>
       <thead>

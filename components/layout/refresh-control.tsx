@@ -16,6 +16,7 @@ export function RefreshControl() {
     if (next !== "paused") void queryClient.refetchQueries({ type: "active" });
   };
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a toolbar segment, not a form section: a <fieldset> would need a <legend> and its own box model undone
     <div className="refresh-control" role="group" aria-label="Refresh">
       <button type="button" onClick={() => void queryClient.refetchQueries({ type: "active" })} title="Refresh now">
         Refresh

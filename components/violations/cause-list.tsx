@@ -29,6 +29,7 @@ export function CauseList(props: {
 }) {
   const { cause, counts } = props;
   const option = (value: ViolationCause | null, label: string) => (
+    // biome-ignore lint/a11y/useSemanticElements: a segmented button bar (ARIA radio pattern); native radios would need hidden inputs and labels styled as buttons
     <button key={value ?? "all"} type="button" role="radio" aria-checked={cause === value} onClick={() => props.onCauseChange(value)} title={value === null ? undefined : CAUSE_MEANING[value]}>
       {label}
       {counts && value !== null ? ` (${formatCount(counts[value])})` : ""}

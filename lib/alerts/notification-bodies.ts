@@ -57,8 +57,8 @@ export function webhookBody(alert: StoredAlert, kind: NotificationKind, notifica
 /** Slack's incoming-webhook message (`text` with mrkdwn, the link as <url|words>). */
 export function slackBody(alert: StoredAlert, kind: NotificationKind): unknown {
   const head = kind === "firing" ? `:red_circle: *FIRING* [${alert.severity}]` : ":large_green_circle: *RESOLVED*";
-  const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-  return { text: `${head} ${escape(alert.annotations.summary)}\n${escape(alert.annotations.description)}\n<${alert.annotations.link}|Open in Baton>` };
+  const escapeMrkdwn = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return { text: `${head} ${escapeMrkdwn(alert.annotations.summary)}\n${escapeMrkdwn(alert.annotations.description)}\n<${alert.annotations.link}|Open in Baton>` };
 }
 
 /** `X-Baton-Signature`: `sha256=` and the hex HMAC-SHA256 of the exact body bytes under the webhook's secret. */

@@ -84,7 +84,7 @@ const PLACEHOLDER_ORIGIN = "http://baton.invalid";
  * resolves it, stays on the origin it is resolved against; the resolved path is what is returned.
  */
 export function safeReturnPath(value: string | null | undefined): string {
-  if (!value || !value.startsWith("/") || /\p{Cc}/u.test(value)) return "/";
+  if (!value?.startsWith("/") || /\p{Cc}/u.test(value)) return "/";
   let resolved: URL;
   try {
     resolved = new URL(value, PLACEHOLDER_ORIGIN);

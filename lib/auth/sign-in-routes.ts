@@ -37,7 +37,7 @@ function toSignInPage(access: AccessConfig, request: Request, query: Record<stri
 export async function startSignIn(request: Request, access: AccessConfig): Promise<NextResponse> {
   if (access.method.mode !== "oidc") return toSignInPage(access, request, {});
   const returnTo = safeReturnPath(new URL(request.url).searchParams.get("returnTo"));
-  let begun;
+  let begun: Awaited<ReturnType<typeof beginSignIn>>;
   try {
     begun = await beginSignIn(access.method, returnTo);
   } catch (error) {

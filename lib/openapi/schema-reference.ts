@@ -3,7 +3,7 @@ import "server-only";
 import type { z } from "zod";
 
 import { componentRef, type JsonSchema, toJsonSchema } from "@/lib/openapi/json-schema";
-import { type ComponentMeta } from "@/lib/openapi/schema-registries";
+import type { ComponentMeta } from "@/lib/openapi/schema-registries";
 
 /** A `$ref` to the schema's component when it is registered as one, else the schema inline. */
 export function schemaReference(schema: z.ZodType, registry: z.core.$ZodRegistry<ComponentMeta>, io: "input" | "output"): JsonSchema {

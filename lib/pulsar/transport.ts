@@ -159,7 +159,7 @@ export async function requestAdminJson(target: AdminTarget, path: string, option
 
   let url = new URL(path, `${target.adminUrl}/`).toString();
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    let response;
+    let response: AdminResponse;
     try {
       response = await request(url, {
         method: options.method ?? "GET",

@@ -239,7 +239,7 @@ test("the subscription page shows the change on the timeline and in the list, an
   await expect(page).toHaveURL(/\/subscriptions\?cluster=e2e-leaders&/);
 
   const changes = page.getByRole("region", { name: "Changes" });
-  await expect(changes.getByRole("row", { name: new RegExp(`Leader changed ${escape(killed)} ${escape(successor)} as predicted`) }).first()).toBeVisible({ timeout: LONG });
+  await expect(changes.getByRole("row", { name: new RegExp(`Leader changed ${escapeRegExp(killed)} ${escapeRegExp(successor)} as predicted`) }).first()).toBeVisible({ timeout: LONG });
   // What if a consumer joins: one that sorts before both survivors takes partition 0, and the survivors shift.
   const joinPreview = page.getByRole("region", { name: "What if a consumer joins" });
   await joinPreview.getByLabel("New consumer's name").fill(`w${RUN}-0`);
@@ -287,6 +287,6 @@ test("when the broker stops, the board says stale with the error, never 'no acti
   await page.screenshot({ path: "docs/screenshots/leaders-board-stale.png" });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

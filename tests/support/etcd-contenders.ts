@@ -31,10 +31,20 @@ function startGuarded(name: string, command: string, args: string[], env: Record
   let stderr = "";
   const waiters: { pattern: RegExp; resolve: () => void }[] = [];
   let exitCode: number | null | undefined;
-  const exited = new Promise<void>((resolve) => child.once("exit", (code) => ((exitCode = code), release(), resolve())));
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", (code) => {
+      exitCode = code;
+      release();
+      resolve();
+    }),
+  );
   child.stdout!.on("data", (chunk: Buffer) => {
     stdout += chunk.toString();
-    for (const waiter of [...waiters]) if (waiter.pattern.test(stdout)) (waiters.splice(waiters.indexOf(waiter), 1), waiter.resolve());
+    for (const waiter of [...waiters]) {
+      if (!waiter.pattern.test(stdout)) continue;
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
   });
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   return {

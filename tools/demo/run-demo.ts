@@ -195,7 +195,13 @@ async function main(): Promise<void> {
       for (const child of children) child.kill("SIGTERM");
       await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once("exit", resolve)) : undefined)));
     });
-    for (const child of children) child.once("exit", (code) => void (isStopping ? undefined : (log(`a Baton process exited (${code})`), stopAll(1))));
+    for (const child of children) {
+      child.once("exit", (code) => {
+        if (isStopping) return;
+        log(`a Baton process exited (${code})`);
+        void stopAll(1);
+      });
+    }
 
     const url = `http://localhost:${args.port}`;
     await waitForWeb(url);
@@ -260,7 +266,9 @@ async function main(): Promise<void> {
     if (jvmService) {
       stopSchedules.push(every(schedule.jvmFreezeFirstMs, schedule.jvmFreezeEveryMs, async () => void (await jvmService.freezeLeader(schedule.jvmFrozenMs, schedule.jvmFreezeAttempts, jvmAbort.signal)), log));
     }
-    stops.push(async () => stopSchedules.forEach((stop) => stop()));
+    stops.push(async () => {
+      for (const stop of stopSchedules) stop();
+    });
 
     log(`Baton is at ${url} (demo cluster "demo" on ${broker.adminUrl}, "${DEMO_LOCK_CLUSTER}" on ${redisMasters.urls.join(", ")}, "${INDEX_BUILDER.cluster}" on ${zookeeper.connectString}, "${BILLING_SWEEPER.cluster}" on ${etcd.url}); Ctrl-C stops everything`);
     log(`services: ${[...DEMO_SERVICES, ...(jvmService ? [JVM_SERVICE] : [])].map((s) => `${s.service} (${s.subscriptionType}, ${s.workers.join(", ")})`).join("; ")}; ${REPORT_SCHEDULER.service} (Redlock on ${REPORT_SCHEDULER.lockKey}, ${REPORT_SCHEDULER.workers.join(", ")}); ${[INDEX_BUILDER, BILLING_SWEEPER].map((e) => `${e.service} (${e.kind === "zookeeper" ? "Curator LeaderLatch" : "etcd election"} on ${e.lockPath}, ${e.workers.join(", ")})`).join("; ")}`);

@@ -15,7 +15,7 @@ import {
 
 /** What to do with a message: ack it (also for `undefined`), nack it, or leave it unacknowledged. */
 export type MessageVerdict = "ack" | "nack" | "leave";
-export type MessageHandler = (message: ConsumerMessage, consumer: FleetConsumer) => MessageVerdict | void | Promise<MessageVerdict | void>;
+export type MessageHandler = (message: ConsumerMessage, consumer: FleetConsumer) => MessageVerdict | undefined | Promise<MessageVerdict | undefined>;
 
 export interface FleetConsumerSpec {
   /** The consumerName the broker reports. */
@@ -141,14 +141,14 @@ export function createFleetConsumer(connection: FleetConnection, spec: FleetCons
     async kill() {
       const current = socket;
       // Already closed (killed, stopped, or dropped by the broker): its state says how.
-      if (!current || !current.isOpen()) return;
+      if (!current?.isOpen()) return;
       state = "killed";
       current.terminate();
       await current.closed;
     },
     async stop() {
       const current = socket;
-      if (!current || !current.isOpen()) return;
+      if (!current?.isOpen()) return;
       state = "stopped";
       await current.close();
     },

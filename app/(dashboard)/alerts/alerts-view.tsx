@@ -25,11 +25,11 @@ export function AlertsView() {
     <>
       <section className="panel" aria-labelledby="alerts-open">
         <h2 id="alerts-open">Firing and pending</h2>
-        {open.length === 0 ? <p className="muted">Nothing fires: every rule holds.</p> : <AlertsTable alerts={open} nowMs={nowMs} label="Firing and pending alerts" />}
+        {open.length === 0 ? <p className="muted">Nothing fires: every rule holds.</p> : <AlertsTable alerts={open} label="Firing and pending alerts" />}
       </section>
       <section className="panel" aria-labelledby="alerts-recent">
         <h2 id="alerts-recent">Recently resolved</h2>
-        {resolved.length === 0 ? <p className="muted">No alert has resolved yet.</p> : <AlertsTable alerts={resolved} nowMs={nowMs} label="Resolved alerts" />}
+        {resolved.length === 0 ? <p className="muted">No alert has resolved yet.</p> : <AlertsTable alerts={resolved} label="Resolved alerts" />}
       </section>
     </>
   );

@@ -38,8 +38,8 @@ export function RedisDetails({ details }: KindDetailsProps) {
       {timeouts.length > 0 ? (
         <Fact label="Fair-lock waiters">
           <ol className="waiters" aria-label="Fair-lock waiters with timeouts">
-            {timeouts.map((entry, index) => (
-              <li key={index}>
+            {timeouts.map((entry) => (
+              <li key={`${describeDetailValue(entry.waiter)}@${describeDetailValue(entry.timeoutAt)}`}>
                 {describeDetailValue(entry.waiter)} (gives up at <span className="mono">{describeDetailValue(entry.timeoutAt)}</span>)
               </li>
             ))}

@@ -99,6 +99,7 @@ export function majorityOf(groupSize: number): number {
 }
 
 function latest(times: string[]): string {
+  // biome-ignore lint/complexity/useMathMinMax: ISO instants compared as strings, which Math.max cannot do
   return times.reduce((max, time) => (time > max ? time : max));
 }
 

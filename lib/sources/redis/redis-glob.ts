@@ -54,6 +54,8 @@ export function globToRegExp(glob: string): RegExp {
           return "[\\s\\S]";
         case "class":
           return classToRegex(token.source);
+        default:
+          throw new Error(`unknown glob token ${JSON.stringify(token satisfies never)}`);
       }
     })
     .join("");

@@ -13,6 +13,7 @@ export function useReaderTimeZone(serverTimeZone: string): string {
   useEffect(() => {
     const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
     if (!browserZone || !isValidTimeZone(browserZone) || browserZone === serverTimeZone) return;
+    // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from Firefox and Safari; this one cookie tells the server the reader's zone
     document.cookie = `${TIME_ZONE_COOKIE}=${encodeURIComponent(browserZone)}; path=/; max-age=31536000; samesite=lax`;
     setTimeZone(browserZone);
   }, [serverTimeZone]);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createDb, type Db } from "@/lib/db/client";

@@ -42,7 +42,7 @@ describe("createRedisCounter", () => {
 
   it("gives every entry the key's expiry of ttlMs, renewed by each entry", async () => {
     const counter = createRedisCounter(redis, { ttlMs: 5_000 });
-    const key = `${prefix}ttl` + INSIDE_KEY_SUFFIX;
+    const key = `${prefix}ttl${INSIDE_KEY_SUFFIX}`;
     await counter.enter(`${prefix}ttl`, { entryId: "a", worker: "pod-a" });
     const first = await redis.pttl(key);
     expect(first).toBeGreaterThan(4_000);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import { findChangedLeaders, flattenBoard, partitionKey, staleReasonOf } from "@/lib/board/board-lines";
 import { buildBoard } from "@/lib/board/build-board";
-import { ago, agoMs, cluster, NOW, resource, THRESHOLDS } from "@/tests/unit/board/builders";
+import { agoMs, cluster, NOW, resource, THRESHOLDS } from "@/tests/unit/board/builders";
 
 const build = (resources: ReturnType<typeof resource>[]) => buildBoard({ nowMs: NOW, thresholds: THRESHOLDS, clusters: [cluster()], deployments: [], resources }).subscriptions;
 

@@ -67,7 +67,10 @@ describe("withExclusivity", () => {
     const { fetch, sent } = fakeFetch();
     const { instance } = client({ fetch, report: "violations" });
     const allInside = barrier(3);
-    const entries = await Promise.all([1, 2, 3].map(() => instance.withExclusivity("user-2", async (entry) => (await allInside(), entry))));
+    const entries = await Promise.all([1, 2, 3].map(() => instance.withExclusivity("user-2", async (entry) => {
+        await allInside();
+        return entry;
+      })));
     await instance.flush();
     expect(entries.map((e) => e.counter).sort()).toEqual([0, 1, 2]);
     expect(sent.flatMap((s) => s.events).map((e) => e.counter).sort()).toEqual([1, 2]);
@@ -114,7 +117,10 @@ describe("withExclusivity", () => {
     const { fetch } = fakeFetch();
     const { instance } = client({ fetch });
     const allInside = barrier(2);
-    const entries = await Promise.all(["a", "b"].map((key) => instance.withExclusivity(key, async (entry) => (await allInside(), entry))));
+    const entries = await Promise.all(["a", "b"].map((key) => instance.withExclusivity(key, async (entry) => {
+        await allInside();
+        return entry;
+      })));
     expect(entries.every((e) => !e.isViolation)).toBe(true);
     await instance.close();
   });

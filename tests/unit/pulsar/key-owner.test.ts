@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { type HashRange, type HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
+import type { HashRange, HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 import { buildHashRangeSplit, parseConsumerRanges } from "@/lib/pulsar/hash-ranges";
 import { findKeyOwner, inferKeySharedSelector } from "@/lib/pulsar/key-owner";
 import { pulsarMurmur3Hash } from "@/lib/pulsar/murmur3";

@@ -48,7 +48,10 @@ function readPrismaEnum(name: string): string[] {
 function findOpenApiEnums(among: readonly string[]): { at: string; values: string[] }[] {
   const found: { at: string; values: string[] }[] = [];
   const walk = (node: unknown, at: string): void => {
-    if (Array.isArray(node)) return node.forEach((item, index) => walk(item, `${at}[${index}]`));
+    if (Array.isArray(node)) {
+      for (const [index, item] of node.entries()) walk(item, `${at}[${index}]`);
+      return;
+    }
     if (node === null || typeof node !== "object") return;
     for (const [key, value] of Object.entries(node)) {
       if (key === "enum" && Array.isArray(value) && value.some((v) => among.includes(v))) found.push({ at, values: value });

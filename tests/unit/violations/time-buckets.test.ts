@@ -82,7 +82,7 @@ describe("buildBuckets", () => {
       const starts = buckets.slice(1).map((b) => b.start);
       expect(starts).toEqual(referenceBoundaries(at(from) + MINUTE, at(to), bucketMs, timeZone));
       // The buckets tile the range without gaps or overlaps.
-      buckets.forEach((b, i) => i > 0 && expect(b.start).toBe(buckets[i - 1]!.end));
+      for (let i = 1; i < buckets.length; i++) expect(buckets[i]!.start).toBe(buckets[i - 1]!.end);
     }
   });
 

@@ -26,7 +26,7 @@ export async function scrapeConsumerMetrics(target: AdminTarget, brokerUrl: stri
   const url = new URL("metrics/", `${brokerUrl}/`).toString();
   const host = new URL(url).host;
   const signal = AbortSignal.timeout(timeoutMs);
-  let response;
+  let response: Awaited<ReturnType<typeof request>>;
   try {
     // undici's request, not fetch: the body comes as a Node stream of Buffers, without the WHATWG
     // stream's cost per chunk (a scrape reads some 9 MB every other second).

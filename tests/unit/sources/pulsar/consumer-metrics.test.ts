@@ -93,7 +93,7 @@ describe("consumer metrics parser", () => {
   it("fingerprints a set of consumers whatever their order, and tells a join, a leave and a reconnect apart", () => {
     const line = (topic: string, name: string, id: string) => `pulsar_consumer_msg_rate_out{topic="${topic}",subscription="s",consumer_name="${name}",consumer_id="${id}"} 0.0`;
     // Lines of one subscription apart from each other (another topic between them) still add up.
-    const body = Buffer.from([line("t", "b", "2"), line("u", "x", "9"), line("t", "a", "1")].join("\n") + "\n");
+    const body = Buffer.from(`${[line("t", "b", "2"), line("u", "x", "9"), line("t", "a", "1")].join("\n")}\n`);
     const parsed = parseInChunks(body, 3);
     const ab = consumerSetFingerprint([{ name: "a", id: "1" }, { name: "b", id: "2" }]);
     expect(parsed.consumers.get(snapshotKey("t", "s"))).toBe(ab);
