@@ -18,7 +18,6 @@ export function AlertsView() {
       <p className="muted">Loading alerts…</p>
     );
   }
-  const nowMs = Date.parse(list.generatedAt);
   const open = list.alerts.filter((a) => a.state !== "resolved");
   const resolved = list.alerts.filter((a) => a.state === "resolved");
   return (
