@@ -10,6 +10,7 @@ import path from "node:path";
 import { ensureChromium } from "@/tests/support/ensure-chromium";
 import { ensureFaketime } from "@/tests/support/ensure-faketime";
 import { addCounts, brokenRun, formatFailures, markFailures, readPlaywrightCounts, readVitestSpans, type TestCounts } from "@/tests/support/read-test-reports";
+import { CLOCK_PASS_EXCLUDES } from "@/tests/support/clock-pass";
 import { CLOCK_OFFSET, runVitest, withoutSharedServers } from "@/tests/support/run-vitest";
 import { PLAYWRIGHT_REPORT, runPlaywright } from "@/tests/support/run-playwright";
 import { startTestServers } from "@/tests/support/test-servers";
@@ -88,7 +89,7 @@ async function main(): Promise<number> {
   const clockOffset = env[CLOCK_OFFSET_ENV] ?? DEFAULT_CLOCK_OFFSET;
   if (clockOffset !== "off") {
     if (!CLOCK_OFFSET.test(clockOffset)) throw new Error(`${CLOCK_OFFSET_ENV} must be a clock offset such as +400d, or off (got "${clockOffset}")`);
-    log(`unit and integration tests again with the clock moved ${clockOffset} (faketime; ${CLOCK_OFFSET_ENV}=off skips)`);
+    log(`unit and integration tests again with the clock moved ${clockOffset} (faketime; ${CLOCK_OFFSET_ENV}=off skips; npm run test:clock also runs the ${CLOCK_PASS_EXCLUDES.length} folders and files this pass leaves out)`);
     const clockReport = path.join(reportsDir, "vitest-clock-report.json");
     const clockCounts = await timed(`clock pass ${clockOffset}`, () =>
       runVitest({
@@ -96,6 +97,7 @@ async function main(): Promise<number> {
         env: withoutSharedServers(env),
         reportFile: clockReport,
         projects: ["unit", "integration"],
+        excludes: CLOCK_PASS_EXCLUDES.map((exclude) => exclude.glob),
         clockOffset: { faketime: ensureFaketime(log), offset: clockOffset },
         onSpawn: track,
       }),

@@ -16,6 +16,8 @@ export type VitestRun = {
   projects?: string[];
   /** Only these test files (paths or vitest filters); every file of the projects when absent. */
   files?: string[];
+  /** Test files left out (globs, as vitest's --exclude takes them). */
+  excludes?: readonly string[];
   /** Runs the whole process tree (vitest, PostgreSQL, the broker) with its clock moved by this offset. */
   clockOffset?: { faketime: string; offset: string };
   /** Lets the caller stop the run (Ctrl-C). */
@@ -26,6 +28,7 @@ export type VitestRun = {
 export function runVitest(run: VitestRun): Promise<TestCounts> {
   const vitest = [path.join(run.root, "node_modules", "vitest", "vitest.mjs"), "run", "--reporter=default", "--reporter=json", `--outputFile.json=${run.reportFile}`];
   for (const project of run.projects ?? []) vitest.push("--project", project);
+  for (const glob of run.excludes ?? []) vitest.push("--exclude", glob);
   vitest.push(...(run.files ?? []));
   const [command, args] = run.clockOffset
     ? [run.clockOffset.faketime, ["-f", run.clockOffset.offset, process.execPath, ...vitest]]
