@@ -3,6 +3,7 @@ import "server-only";
 import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 
 import { type DynamodbClusterConfig, dynamodbClusterSchema, type DynamodbSourceConfig } from "./dynamodb-config";
+import { DYNAMODB_MOVING_DETAILS } from "./lock-observation";
 
 /** DynamoDB lock tables: Amazon's dynamodb-lock-client (ownerName, leaseDuration, recordVersionNumber, isReleased). */
 export const dynamodbKind = defineSourceKind<DynamodbSourceConfig>({
@@ -29,7 +30,7 @@ export const dynamodbKind = defineSourceKind<DynamodbSourceConfig>({
     partitionKeyName: config.partitionKeyName,
     sortKeyName: config.sortKeyName ?? null,
   }),
-  stored: { shape: "hold", resourceKind: "DYNAMODB_LOCK" },
+  stored: { shape: "hold", resourceKind: "DYNAMODB_LOCK", movingDetails: DYNAMODB_MOVING_DETAILS },
   // The AWS SDK loads when a DynamoDB cluster is polled or checked, not in every process.
   openCycles: async (config, saved, log) => (await import("./dynamodb-runtime")).openDynamodbCycles(config, saved, log),
   checkReachable: async (config, timeoutMs) => (await import("./dynamodb-runtime")).checkDynamodbReachable(config, timeoutMs),

@@ -5,6 +5,7 @@ import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 
 import { readStatus } from "./etcd-api";
 import { type EtcdClusterConfig, etcdClusterSchema } from "./etcd-config";
+import { ETCD_MOVING_DETAILS } from "./etcd-observation";
 import { createEtcdTransport, resolveCredentials } from "./etcd-transport";
 import { createEtcdHoldSource } from "./index";
 
@@ -35,7 +36,7 @@ export const etcdKind = defineSourceKind<EtcdSourceConfig>({
     prefixes: config.prefixes.map(({ prefix, layout, mustBeHeld }) => ({ prefix, layout, mustBeHeld })),
     members: config.endpoints.length,
   }),
-  stored: { shape: "hold", resourceKind: "ETCD_LOCK" },
+  stored: { shape: "hold", resourceKind: "ETCD_LOCK", movingDetails: ETCD_MOVING_DETAILS },
   openCycles: (config, saved, log) =>
     openHoldCycles(createEtcdHoldSource(config, log), saved.shape === "hold" ? saved.states : [], {
       resourceKind: "ETCD_LOCK",
