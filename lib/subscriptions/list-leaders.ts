@@ -6,10 +6,10 @@ import { buildBoard } from "@/lib/board/build-board";
 import { OPEN_DEPLOYMENT_MAX_MS } from "@/lib/board/health-rules";
 import { join, sql, type Sql } from "@/lib/db/sql";
 import type { SqlDb } from "@/lib/db/sql-db";
-import { listPredictionScores } from "@/lib/queries/list-prediction-scores";
-import { createSharedAnswers } from "@/lib/queries/shared-answer";
+import { listPredictionScores } from "@/lib/clusters/list-prediction-scores";
+import { createSharedAnswers } from "@/lib/subscriptions/shared-answer";
 import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
-import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/held-resources/last-observed-sql";
 
 export type LeadersQuery = {
   cluster: string | null;
