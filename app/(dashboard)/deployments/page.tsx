@@ -9,7 +9,7 @@ import { getDb } from "@/lib/db/client";
 import { runQuery } from "@/lib/db/query-result";
 import { fitRangeToData, isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { DEPLOYMENTS_PAGE_LIMIT, deploymentCoincidencesQuery } from "@/lib/violations/client/violation-queries";
-import { getOldestDeploymentMs } from "@/lib/violations/queries/get-oldest-data";
+import { getOldestDeploymentMs } from "@/lib/deployments/get-oldest-deployment";
 import { listDeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
 import { TIME_ZONE_COOKIE, timeZoneFromCookie } from "@/lib/violations/time-zone-cookie";
 import { namesRange, readDeploymentsView } from "@/lib/violations/view-params";

@@ -2,9 +2,9 @@ import "server-only";
 
 import type { Db } from "@/lib/db/client";
 import { sql } from "@/lib/db/sql";
-import { deploymentNotFound, deploymentWhere } from "@/lib/ingest/deployments/deployment-ref";
-import { windowEndSql } from "@/lib/violations/queries/classification-sql";
-import { toBand } from "@/lib/violations/queries/list-deployment-bands";
+import { deploymentNotFound, deploymentWhere } from "@/lib/deployments/deployment-ref";
+import { windowEndSql } from "@/lib/deployments/window-sql";
+import { toBand } from "@/lib/deployments/list-deployment-bands";
 import { buildTraceUrl } from "@/lib/violations/trace-url";
 import type { DeploymentBand } from "@/lib/violations/violation-types";
 

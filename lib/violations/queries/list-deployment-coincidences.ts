@@ -2,8 +2,8 @@ import "server-only";
 
 import type { Db } from "@/lib/db/client";
 import { join, sql } from "@/lib/db/sql";
-import { windowEndSql } from "@/lib/violations/queries/classification-sql";
-import { toBand } from "@/lib/violations/queries/list-deployment-bands";
+import { windowEndSql } from "@/lib/deployments/window-sql";
+import { toBand } from "@/lib/deployments/list-deployment-bands";
 import type { DeploymentBand } from "@/lib/violations/violation-types";
 
 export type DeploymentCoincidence = DeploymentBand & {
