@@ -5,7 +5,8 @@ import type { SqlDb } from "@/lib/db/sql-db";
 import { type DeploymentScope, deploymentsInScopeSql, windowEndSql } from "@/lib/deployments/window-sql";
 import type { DeploymentBand } from "@/lib/violations/violation-types";
 
-type BandRow = {
+/** A deployment with its window's end, as SQL answers it (toBand makes it a DeploymentBand). */
+export type BandRow = {
   id: bigint;
   service: string;
   version: string;
