@@ -107,8 +107,9 @@ async function readSources(db: Db, names: string[]): Promise<SourceState[]> {
  * minute its finish plus the grace period falls in; an unfinished one runs until now, at most a day.
  */
 async function readServiceEvents(db: Db, graceMs: number, nowMs: number): Promise<ServiceEvents[]> {
-  // Windows first (one per deployment, lib/deployments/window-sql.ts), then the rollup rows inside them through the rollup's
-  // (bucket, ...) key: a correlated "exists" per rollup row took seconds at a week of rollups.
+  // Windows first (one per deployment, lib/deployments/window-sql.ts), then the rollup rows
+  // inside them through the rollup's (bucket, ...) key: a correlated "exists" per rollup row took
+  // seconds at a week of rollups.
   // DISTINCT: a minute covered by two overlapping deployments counts once.
   const rows = await db.$queryRaw<{ service: string; events: bigint; violations: bigint; inside_events: bigint | null; inside_violations: bigint | null }[]>(sql`
     with windows as (
