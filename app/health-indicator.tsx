@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 
 import { HealthBadge } from "@/components/layout/health-badge";
-import { healthQuery } from "@/lib/client/query-options";
+import { healthQuery } from "@/lib/health/health-queries";
 
 export function HealthIndicator() {
   const { data, error } = useQuery(healthQuery());

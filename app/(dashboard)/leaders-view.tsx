@@ -17,7 +17,8 @@ import type { LeadersBoard, SubscriptionGroup } from "@/lib/board/board-types";
 import { describeBoardKind, listBoardKinds, showsLocks, showsSubscriptions } from "@/lib/board/lock-filters";
 import type { LocksBoard } from "@/lib/board/lock-types";
 import { consumerHref, subscriptionHref } from "@/lib/board/links";
-import { leadersQuery, locksQuery } from "@/lib/client/read-api-queries";
+import { locksQuery } from "@/lib/locks/lock-queries";
+import { leadersQuery } from "@/lib/subscriptions/subscription-queries";
 
 /** How long a changed leader stays highlighted. */
 const HIGHLIGHT_MS = 6_000;

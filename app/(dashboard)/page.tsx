@@ -5,9 +5,9 @@ import { UnavailableNotice } from "@/components/ui/unavailable-notice";
 import { readBoardFilters } from "@/lib/board/board-filters";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
-import { ALL_LEADERS, readLeaders } from "@/lib/queries/list-leaders";
-import { ALL_LOCKS, listLocks } from "@/lib/queries/list-locks";
-import { runQuery } from "@/lib/queries/query-result";
+import { ALL_LEADERS, readLeaders } from "@/lib/subscriptions/list-leaders";
+import { ALL_LOCKS, listLocks } from "@/lib/locks/list-locks";
+import { runQuery } from "@/lib/db/query-result";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Leaders" };

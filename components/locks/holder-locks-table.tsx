@@ -3,7 +3,7 @@ import Link from "next/link";
 import { TenureTime } from "@/components/board/time-text";
 import { TtlLeft } from "@/components/locks/ttl-left";
 import { lockHref } from "@/lib/board/links";
-import type { HolderLock } from "@/lib/queries/list-holder-locks";
+import type { HolderLock } from "@/lib/locks/list-holder-locks";
 
 /** The locks a name holds or waits for: the lock, its role (holds it, or waits as number N), tenure and TTL left. */
 export function HolderLocksTable({ locks, nowMs }: { locks: HolderLock[]; nowMs: number }) {

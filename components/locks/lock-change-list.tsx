@@ -7,7 +7,7 @@ import { describeKindChange } from "@/components/locks/kinds/kind-facts";
 import { PredictionText } from "@/components/timeline/prediction-text";
 import { consumerHref, lockHref } from "@/lib/board/links";
 import { describeLockChange, ENDING_WORDS } from "@/lib/board/lock-words";
-import type { LockChangeEntry } from "@/lib/queries/list-lock-changes";
+import type { LockChangeEntry } from "@/lib/locks/list-lock-changes";
 
 function Holder({ name }: { name: string | null }) {
   return name === null ? <span className="muted">nobody</span> : <Link prefetch={false} href={consumerHref(name)}>{name}</Link>;

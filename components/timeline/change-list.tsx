@@ -3,7 +3,7 @@ import Link from "next/link";
 import { ExactTime } from "@/components/board/time-text";
 import { PredictionText } from "@/components/timeline/prediction-text";
 import { consumerHref, subscriptionHref } from "@/lib/board/links";
-import type { ChangeEntry } from "@/lib/queries/list-subscription-changes";
+import type { ChangeEntry } from "@/lib/subscriptions/list-subscription-changes";
 
 const KIND_WORDS: Record<ChangeEntry["kind"], string> = {
   HOLDER_CHANGED: "Leader changed",

@@ -1,4 +1,4 @@
-import type { ChangeEntry } from "@/lib/queries/list-subscription-changes";
+import type { ChangeEntry } from "@/lib/subscriptions/list-subscription-changes";
 
 /** How a change compared with the next holder predicted just before it: a wrong prediction is loud. */
 export function PredictionText({ change }: { change: Pick<ChangeEntry, "prediction" | "predictedHolder"> }) {

@@ -2,7 +2,7 @@ import { queryOptions } from "@tanstack/react-query";
 
 import type { AlertView } from "@/lib/alerts/alert-types";
 import { fetchApi } from "@/lib/client/fetch-api";
-import { LIVE_REFRESH_MS } from "@/lib/client/read-api-queries";
+import { LIVE_REFRESH_MS } from "@/lib/client/live-reads";
 import { liveInterval } from "@/lib/client/refresh-rate";
 
 // react-query options for the Alerts page and the markers. Client-safe.

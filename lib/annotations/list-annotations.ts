@@ -2,7 +2,8 @@ import "server-only";
 
 import type { Db } from "@/lib/db/client";
 import { sql } from "@/lib/db/sql";
-import { effectiveEndMs, OPEN_DEPLOYMENT_MAX_MS } from "@/lib/violations/deployment-windows";
+import { effectiveEndMs } from "@/lib/deployments/deployment-windows";
+import { listDeploymentsInRange } from "@/lib/deployments/list-deployments-in-range";
 
 // Holder changes and deployments as Grafana annotations: the fields of Grafana's own annotation
 // model (time and timeEnd in epoch ms, title, text, tags), so that the JSON API and Infinity data
@@ -61,19 +62,7 @@ async function listChangeAnnotations(db: Db, query: AnnotationsQuery, clusterNam
 }
 
 async function listDeploymentAnnotations(db: Db, query: AnnotationsQuery, nowMs: number): Promise<Annotation[]> {
-  const from = new Date(query.fromMs);
-  const to = new Date(query.toMs);
-  // Overlapping the range: started before its end, and finished (or still open, at most a day) after its start.
-  const rows = await db.deployment.findMany({
-    where: {
-      startedAt: { lt: to },
-      OR: [{ finishedAt: { gte: from } }, { finishedAt: null, startedAt: { gte: new Date(query.fromMs - OPEN_DEPLOYMENT_MAX_MS) } }],
-      ...(query.service === null ? {} : { service: query.service }),
-    },
-    orderBy: [{ startedAt: "desc" }, { id: "desc" }],
-    take: query.limit,
-    select: { id: true, service: true, version: true, environment: true, startedAt: true, finishedAt: true, link: true, description: true },
-  });
+  const rows = await listDeploymentsInRange(db, query);
   return rows.map((row) => {
     const time = row.startedAt.getTime();
     const timeEnd = effectiveEndMs({ startedAtMs: time, finishedAtMs: row.finishedAt?.getTime() ?? null }, nowMs);

@@ -12,8 +12,6 @@ import { findHashRangeProblems, type HashRangeProblems } from "@/lib/pulsar/hash
 export const STALE_FLOOR_MS = 10_000;
 /** A cluster's data is stale after this many poll intervals (or real cycles, when longer) without a poll. */
 export const STALE_AFTER_INTERVALS = 3;
-/** A deployment still "in progress" this long after it started is taken as abandoned. */
-export const OPEN_DEPLOYMENT_MAX_MS = 24 * 60 * 60 * 1000;
 
 export const SEVERITY_RANK: Record<Severity | "ok", number> = { critical: 4, unknown: 3, warning: 2, info: 1, ok: 0 };
 

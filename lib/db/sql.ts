@@ -4,4 +4,9 @@
 // itself takes them from: a module that only builds SQL does not load the client (and its
 // WebAssembly query compiler) by importing them. Every module builds its SQL with these rather
 // than with the Prisma namespace's: a fragment nests only in a template of its own class.
+import { sql } from "@prisma/client-runtime-utils";
+
 export { empty, join, raw, Sql, sql } from "@prisma/client-runtime-utils";
+
+/** An instant (epoch ms) as a timestamptz literal parameter. */
+export const timestampSql = (value: number) => sql`${new Date(value).toISOString()}::timestamptz`;

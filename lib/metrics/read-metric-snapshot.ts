@@ -3,7 +3,7 @@ import "server-only";
 import type { Db } from "@/lib/db/client";
 import { sql } from "@/lib/db/sql";
 import type { ChangeCount, MetricSnapshot, ResourceCount, ResourceHolder, ServiceEvents, SourceState } from "@/lib/metrics/metric-snapshot";
-import { OPEN_DEPLOYMENT_MAX_MS } from "@/lib/violations/deployment-windows";
+import { everyWindowSql } from "@/lib/deployments/window-sql";
 
 export type SnapshotSettings = { clusterNames: string[]; maxResourceSeries: number; deploymentGraceMs: number; nowMs?: number };
 
@@ -103,20 +103,17 @@ async function readSources(db: Db, names: string[]): Promise<SourceState[]> {
 /**
  * Sums the per-minute rollup (kept forever, unlike raw events) by service, split by whether a
  * deployment of the service covers the minute. The rule is the violations page's
- * (lib/violations/deployment-windows.ts): from the minute the deployment started through the
+ * (lib/deployments/deployment-windows.ts): from the minute the deployment started through the
  * minute its finish plus the grace period falls in; an unfinished one runs until now, at most a day.
  */
 async function readServiceEvents(db: Db, graceMs: number, nowMs: number): Promise<ServiceEvents[]> {
-  const now = new Date(nowMs);
-  // Windows first (one per deployment), then the rollup rows inside them through the rollup's
-  // (bucket, ...) key: a correlated "exists" per rollup row took seconds at a week of rollups.
+  // Windows first (one per deployment, lib/deployments/window-sql.ts), then the rollup rows
+  // inside them through the rollup's (bucket, ...) key: a correlated "exists" per rollup row took
+  // seconds at a week of rollups.
   // DISTINCT: a minute covered by two overlapping deployments counts once.
   const rows = await db.$queryRaw<{ service: string; events: bigint; violations: bigint; inside_events: bigint | null; inside_violations: bigint | null }[]>(sql`
     with windows as (
-      select d.service, date_trunc('minute', d.started_at) as starts,
-        date_trunc('minute', greatest(d.started_at, coalesce(d.finished_at, least(${now}::timestamptz, d.started_at + ${OPEN_DEPLOYMENT_MAX_MS} * interval '1 millisecond')))
-          + ${graceMs} * interval '1 millisecond') + interval '1 minute' as ends
-      from deployment d
+      ${everyWindowSql({ nowMs, graceMs })}
     ), inside as (
       select service, sum(events)::bigint as events, sum(violations)::bigint as violations from (
         select distinct v.bucket, v.service, v.subscription, v.events, v.violations

@@ -1,10 +1,10 @@
 import "server-only";
 
-import { createDeploymentSchema, finishDeploymentSchema, updateDeploymentSchema } from "@/lib/ingest/deployments/deployment-schema";
+import { createDeploymentSchema, finishDeploymentSchema, updateDeploymentSchema } from "@/lib/deployments/deployment-schema";
 import { requestComponents } from "@/lib/openapi/schema-registries";
 
 // The request bodies the routes validate, named for the document. The schemas are the routes'
-// own (lib/ingest/deployments/deployment-schema.ts), only registered here.
+// own (lib/deployments/deployment-schema.ts), only registered here.
 
 requestComponents.add(createDeploymentSchema, {
   id: "DeploymentCreate",

@@ -4,8 +4,8 @@
 // the state stale (markStale), keeping the last known holder.
 //
 // acquired -> HOLDER_APPEARED; released -> HOLDER_LOST ending RELEASED (the lock went before its
-// TTL could have ended, or the source said `del`); expired while held -> HOLDER_LOST ending
-// EXPIRED (gone at or after its expiry, or the source said `expired`); taken over ->
+// TTL could have ended, or a release hint said so); expired while held -> HOLDER_LOST ending
+// EXPIRED (gone at or after its expiry, or an expiry hint said so); taken over ->
 // HOLDER_CHANGED (the token changed between two observations). A TTL extension or a watchdog
 // renewal keeps the token: not a change.
 
@@ -13,7 +13,7 @@ import { classifyHolderTransition, type HolderTransition } from "@/lib/poller/cl
 import type { HoldChange, HoldEnding, HoldState, HoldStats } from "@/lib/poller/hold-state";
 import type { ChangePrediction } from "@/lib/poller/change";
 import { type PredictNextHolder, scorePrediction } from "@/lib/poller/next-holder";
-import { EXPIRY_EVENTS, type HoldObservation, RELEASE_EVENTS } from "@/lib/poller/contract/hold-observation";
+import type { HoldHint, HoldObservation } from "@/lib/poller/contract/hold-observation";
 
 export type HoldDetection = { next: HoldState; changes: HoldChange[] };
 
@@ -23,13 +23,14 @@ const NEAR_EXPIRY_SHARE = 0.2;
 const ms = (iso: string) => Date.parse(iso);
 
 /** How the previous hold ended, from the hint when there is one, else from its expiry. */
-export function classifyEnding(transition: HolderTransition, prev: HoldState, obs: HoldObservation, hintEvent: string | null): HoldEnding | null {
+export function classifyEnding(transition: HolderTransition, prev: HoldState, obs: HoldObservation, hint: HoldHint | null): HoldEnding | null {
   // A Redlock split is no ending of the hold: no majority agrees on anything (its own health flag).
   if (transition === "HOLDER_APPEARED" || obs.isSplit) return null;
-  if (obs.previousEnding === "EXPIRED" || (hintEvent !== null && EXPIRY_EVENTS.has(hintEvent))) return "EXPIRED";
-  // A delete the source saw a client make (Redis `del`, an etcd key deleted while its lease
-  // lived) outweighs the clock: the expiry Baton last read is a lower bound where holders renew.
-  if (obs.previousEnding === "RELEASED" || (hintEvent !== null && RELEASE_EVENTS.has(hintEvent))) return "RELEASED";
+  if (obs.previousEnding === "EXPIRED" || hint?.kind === "expiry") return "EXPIRED";
+  // A delete the source saw a client make (a release hint: a Redis `del`, an etcd key deleted
+  // while its lease lived) outweighs the clock: the expiry Baton last read is a lower bound where
+  // holders renew.
+  if (obs.previousEnding === "RELEASED" || hint?.kind === "release") return "RELEASED";
   const isPastExpiry = prev.expiresAt !== null && ms(obs.observedAt) >= ms(prev.expiresAt);
   if (isPastExpiry) return "EXPIRED";
   if (transition === "HOLDER_LOST") return "RELEASED";
@@ -81,7 +82,8 @@ function scoreHoldChange(transition: HolderTransition, prev: HoldState, obs: Hol
 export function detectHoldChanges(
   prev: HoldState | undefined,
   obs: HoldObservation,
-  hintEvent: string | null = null,
+  /** The change signal that arrived since the last read, if any: its kind tells how a hold ended. */
+  hint: HoldHint | null = null,
   /** The lock kind's next-in-line rule (its description's): changes are scored against the next holder only with it. */
   predictNextHolder?: PredictNextHolder,
 ): HoldDetection {
@@ -103,7 +105,7 @@ export function detectHoldChanges(
   }
 
   const isDuringGap = prev.staleSince !== null;
-  const ending = classifyEnding(transition, prev, obs, hintEvent);
+  const ending = classifyEnding(transition, prev, obs, hint);
   const holderSince = obs.holder === null ? null : estimateAcquiredAt(prev, obs);
   const change: HoldChange = {
     resourceKey: obs.resourceKey,
@@ -123,7 +125,8 @@ export function detectHoldChanges(
       acquiredAt: holderSince,
       waitersBefore: prev.waiters,
       waitersAfter: obs.waiters,
-      hint: hintEvent,
+      // The signal in the source's own words (a Redis keyspace event, an etcd watch event...).
+      hint: hint?.event ?? null,
       // The kind's own details on both sides (a ZooKeeper session, etcd revisions and lease, a
       // lock table's record version): the timeline's change list tells the change in them.
       sourceBefore: prev.details,

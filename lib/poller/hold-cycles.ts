@@ -6,7 +6,7 @@ import { markGone, markStale } from "@/lib/poller/mark-gaps";
 import type { PredictNextHolder } from "@/lib/poller/next-holder";
 import type { CycleResult, HoldResourceKind, SourceCycles } from "@/lib/poller/source-cycles";
 import { waitUntilWoken } from "@/lib/poller/wait-until-woken";
-import { EXPIRY_EVENTS, type HoldHint, RELEASE_EVENTS } from "@/lib/poller/contract/hold-observation";
+import { type HoldHint, isEndingHint } from "@/lib/poller/contract/hold-observation";
 import type { HoldReadError, HoldSource, HoldWatch, LockRef } from "@/lib/poller/contract/hold-source";
 
 export type HoldCyclesOptions = {
@@ -20,17 +20,16 @@ export type HoldCyclesOptions = {
 };
 
 /**
- * The event kept for a key between two reads. The first ending (`del`, `expired`...) is kept:
- * it belongs to the hold that ended, and the next holder's writes (`set`, `hincrby`, `expire` for
- * its PX or PEXPIRE) often arrive before the read. Until an ending arrives, the latest event.
+ * The hint kept for a key between two reads, of two in arrival order. The first ending (a release
+ * or an expiry) is kept: it belongs to the hold that ended, and the next holder's writes (its
+ * acquire, its TTL) often arrive before the read. Until an ending arrives, the latest hint, except
+ * that one naming no event does not replace one that names it (the same write announced twice).
  */
-export function keepEnding(before: string | null | undefined, event: string | null): string | null {
-  if (before !== undefined && before !== null && isEndingEvent(before)) return before;
-  return event ?? before ?? null;
-}
-
-function isEndingEvent(event: string): boolean {
-  return RELEASE_EVENTS.has(event) || EXPIRY_EVENTS.has(event);
+export function keepEnding(before: HoldHint | null | undefined, next: HoldHint | null | undefined): HoldHint | null {
+  if (before !== undefined && before !== null && isEndingHint(before)) return before;
+  if (next === undefined || next === null) return before ?? null;
+  if (before === undefined || before === null || isEndingHint(next) || next.event !== null) return next;
+  return before;
 }
 
 function describeError(error: HoldReadError): string {
@@ -49,15 +48,15 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
   for (const state of saved) if (state.goneAt === null) known.set(state.resourceKey, { key: state.resourceKey, pattern: state.pattern });
   let lastDiscoveryAt = Number.NEGATIVE_INFINITY;
   let lastFullReadAt = Number.NEGATIVE_INFINITY;
-  /** Keys signalled since the last read, with the last event that tells how a hold ended. */
-  let pending = new Map<string, string | null>();
+  /** Keys signalled since the last read, with the hint that tells how a hold ended (null: read it, nothing said). */
+  let pending = new Map<string, HoldHint | null>();
   let wake: (() => void) | null = null;
   const poke = () => {
     wake?.();
     wake = null;
   };
   const onHints = (hints: HoldHint[]) => {
-    for (const hint of hints) pending.set(hint.key, keepEnding(pending.get(hint.key), hint.event));
+    for (const hint of hints) pending.set(hint.key, keepEnding(pending.get(hint.key), hint));
     poke();
   };
   let watch: HoldWatch | null = null;
@@ -128,8 +127,8 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
         observedKeys.add(obs.resourceKey);
         // A signal that arrived while the read was under way may be the very change the read
         // found (a release answered by the read before its event came): it explains it, and
-        // stays pending, so the next read looks again.
-        const hint = hints.get(obs.resourceKey) ?? pending.get(obs.resourceKey) ?? null;
+        // stays pending, so the next read looks again. Merged as any two hints of a key are.
+        const hint = keepEnding(hints.get(obs.resourceKey), pending.get(obs.resourceKey));
         const detection = detectHoldChanges(states.get(obs.resourceKey), obs, hint, options.predictNextHolder);
         touched.push(detection.next);
         changes.push(...detection.changes);

@@ -29,7 +29,7 @@ function later(a: string | null, b: string): string {
 
 /**
  * Each state's effective last observation (and, while stale, its last failure) given the latest
- * full cycle's time: the same derivation the read models make in SQL (lib/queries/last-observed-sql.ts).
+ * full cycle's time: the same derivation the read models make in SQL (lib/held-resources/last-observed-sql.ts).
  */
 export function deriveLastObservations<S extends Observed>(states: S[], sweptAt: string | null): S[] {
   if (sweptAt === null) return states;

@@ -156,22 +156,16 @@ export function signSubscriptionPartitionRow(state: ResourceState): RowSignature
   };
 }
 
-/**
- * A lock source's details that move on every read of an unchanged hold: how long a DynamoDB
- * record's version has not moved, etcd's store revision (any write anywhere moves it) and the
- * seconds its lease has left. Flushed as moving figures; every other detail is a change.
- */
-export const MOVING_DETAIL_KEYS: readonly string[] = ["versionUnchangedForMs", "revision", "leaseTtlS"];
-
-function splitDetails(details: Record<string, unknown>): { kept: Record<string, unknown>; moving: Record<string, unknown> } {
+function splitDetails(details: Record<string, unknown>, movingDetails: readonly string[]): { kept: Record<string, unknown>; moving: Record<string, unknown> } {
   const kept: Record<string, unknown> = {};
   const moving: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(details)) (MOVING_DETAIL_KEYS.includes(key) ? moving : kept)[key] = value;
+  for (const [key, value] of Object.entries(details)) (movingDetails.includes(key) ? moving : kept)[key] = value;
   return { kept, moving };
 }
 
-export function signHoldRow(state: HoldState): RowSignature {
-  const { kept, moving } = splitDetails(state.details);
+/** `movingDetails`: the keys of the kind's details that move on every read of an unchanged hold (StoredShape). */
+export function signHoldRow(state: HoldState, movingDetails: readonly string[] = []): RowSignature {
+  const { kept, moving } = splitDetails(state.details, movingDetails);
   const stats: HoldStats = state.stats;
   return {
     changed: digestText([
@@ -197,6 +191,6 @@ export function compareSubscriptionPartitionRows(written: ResourceState, next: R
   return compareRowSignatures(signSubscriptionPartitionRow(written), signSubscriptionPartitionRow(next));
 }
 
-export function compareHoldRows(written: HoldState, next: HoldState): RowDifference {
-  return compareRowSignatures(signHoldRow(written), signHoldRow(next));
+export function compareHoldRows(written: HoldState, next: HoldState, movingDetails: readonly string[] = []): RowDifference {
+  return compareRowSignatures(signHoldRow(written, movingDetails), signHoldRow(next, movingDetails));
 }

@@ -43,7 +43,7 @@ function logChanges(log: (line: string) => void, clusterName: string, changes: C
 export async function runSourcePoller<C extends BaseClusterConfig>(options: SourcePollerOptions<C>): Promise<void> {
   const { db, cluster, clusterId, epoch, pollerId, signal, log, kind: source } = options;
   const saved = await loadCycleStates(db, clusterId, source.stored);
-  const written = WrittenRows.from(saved);
+  const written = WrittenRows.from(saved, source.stored);
   const cycles = await source.openCycles(cluster, saved, (line) => log(`${cluster.name}: ${line}`));
   let previousCycleStart: number | null = null;
   let nextCycleDueMs = Date.now();

@@ -10,8 +10,13 @@ import type { ResourceState } from "@/lib/poller/contract/partition-state";
 /** The resource kinds whose states are holds (locks of any lock-like kind): the resource_kind enum but Pulsar's. */
 export type HoldResourceKind = Exclude<ResourceKind, "PULSAR_SUBSCRIPTION_PARTITION">;
 
-/** What a kind's cycles store: subscription partitions, or holds of one resource kind. */
-export type StoredShape = { shape: "subscription-partition" } | { shape: "hold"; resourceKind: HoldResourceKind };
+/**
+ * What a kind's cycles store: subscription partitions, or holds of one resource kind.
+ * `movingDetails`: the keys of the kind's hold details that move on every read of an unchanged
+ * hold (a store revision, seconds left): written as moving figures, once a flush interval, not as
+ * changes (row-changes.ts). Every other detail is a change.
+ */
+export type StoredShape = { shape: "subscription-partition" } | { shape: "hold"; resourceKind: HoldResourceKind; movingDetails?: readonly string[] };
 
 /** What a cycle touched, in one of the two shapes held_resource stores. */
 export type CycleStates =

@@ -5,7 +5,7 @@
 
 import type { HoldState } from "@/lib/poller/hold-state";
 import { compareRowSignatures, flushIntervalMs, isMovingFiguresFlushDue, type RowSignature, signHoldRow, signSubscriptionPartitionRow } from "@/lib/poller/row-changes";
-import type { CycleStates } from "@/lib/poller/source-cycles";
+import type { CycleStates, StoredShape } from "@/lib/poller/source-cycles";
 import type { ResourceState } from "@/lib/poller/contract/partition-state";
 
 type AnyState = CycleStates["states"][number];
@@ -17,10 +17,6 @@ function timeOf(state: AnyState): number {
   return at === null ? 0 : Date.parse(at);
 }
 
-function signatureOf(shape: CycleStates["shape"], state: AnyState): RowSignature {
-  return shape === "subscription-partition" ? signSubscriptionPartitionRow(state as ResourceState) : signHoldRow(state as HoldState);
-}
-
 export class WrittenRows {
   private readonly rows = new Map<string, Written>();
   /** Signatures made by select(), kept for remember(): each state is signed once per cycle. */
@@ -29,9 +25,12 @@ export class WrittenRows {
   /** The length of the cluster's full cycles, from the last two full sweeps. */
   private cycleMs: number | null = null;
 
+  /** `movingDetails`: the keys of the kind's hold details that are moving figures (StoredShape). */
+  constructor(private readonly movingDetails: readonly string[] = []) {}
+
   /** The rows as loaded: each counts as written at the time it speaks for. */
-  static from(saved: CycleStates): WrittenRows {
-    const written = new WrittenRows();
+  static from(saved: CycleStates, stored: StoredShape): WrittenRows {
+    const written = new WrittenRows(stored.shape === "hold" ? (stored.movingDetails ?? []) : []);
     written.remember(saved);
     return written;
   }
@@ -49,7 +48,7 @@ export class WrittenRows {
     const flushMs = flushIntervalMs(this.cycleMs);
     const states = cycle.states as AnyState[];
     const toWrite = states.filter((state) => {
-      const signature = signatureOf(cycle.shape, state);
+      const signature = this.signatureOf(cycle.shape, state);
       const written = this.rows.get(state.resourceKey);
       const difference = written === undefined ? "changed" : compareRowSignatures(written.signature, signature);
       const isDue = difference === "changed" || (difference === "moving" && isMovingFiguresFlushDue(state.resourceKey, written!.writtenAtMs, timeOf(state), flushMs));
@@ -62,10 +61,14 @@ export class WrittenRows {
   /** The save of these states committed. */
   remember(cycle: CycleStates): void {
     for (const state of cycle.states as AnyState[]) {
-      const signature = this.pending.get(state) ?? signatureOf(cycle.shape, state);
+      const signature = this.pending.get(state) ?? this.signatureOf(cycle.shape, state);
       this.rows.set(state.resourceKey, { signature, writtenAtMs: timeOf(state) });
     }
     this.pending = new WeakMap();
+  }
+
+  private signatureOf(shape: CycleStates["shape"], state: AnyState): RowSignature {
+    return shape === "subscription-partition" ? signSubscriptionPartitionRow(state as ResourceState) : signHoldRow(state as HoldState, this.movingDetails);
   }
 
   get size(): number {

@@ -2,7 +2,7 @@
 // and for each violation the deployments and leader changes around it, with its cause.
 // Client-safe and pure.
 
-import { effectiveEndMs, isInsideWindows } from "@/lib/violations/deployment-windows";
+import { effectiveEndMs, isInsideWindows } from "@/lib/deployments/deployment-windows";
 import { refMatches } from "@/lib/violations/resource-ref";
 import type { DrilldownEvent, LockChangeMarker, ViolationExplanation, WorkerActivity, WorkerOverlap } from "@/lib/violations/drilldown-types";
 import type { ViolationOwner } from "@/lib/violations/owner-types";

@@ -189,7 +189,7 @@ async function main(): Promise<void> {
     process.env.BATON_CLUSTERS = JSON.stringify([{ name: CLUSTER, adminUrl: "http://127.0.0.1:49151" }]);
     const { getConfig } = await import("@/lib/config");
     const { getDb } = await import("@/lib/db/client");
-    const { listLeaders, ALL_LEADERS } = await import("@/lib/queries/list-leaders");
+    const { listLeaders, ALL_LEADERS } = await import("@/lib/subscriptions/list-leaders");
     const { GET } = await import("@/app/api/v1/leaders/route");
     const config = getConfig();
     const read = () => listLeaders(getDb(), { clusterNames: [CLUSTER], thresholds: config.board, query: ALL_LEADERS });

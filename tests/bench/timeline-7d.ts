@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     process.env.BATON_CLUSTERS = JSON.stringify([{ name: "board", adminUrl: "http://127.0.0.1:49151" }, { name: "timeline", adminUrl: "http://127.0.0.1:49151" }]);
     const { getConfig } = await import("@/lib/config");
     const { getDb } = await import("@/lib/db/client");
-    const { getSubscriptionTimeline } = await import("@/lib/queries/get-subscription-timeline");
+    const { getSubscriptionTimeline } = await import("@/lib/subscriptions/get-subscription-timeline");
     const timelineRoute = await import("@/app/api/v1/subscriptions/timeline/route");
     const changesRoute = await import("@/app/api/v1/subscriptions/changes/route");
 

@@ -3,7 +3,7 @@
 // the way the read models read it.
 import type { Db } from "@/lib/db/client";
 import { sql } from "@/lib/db/sql";
-import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/held-resources/last-observed-sql";
 
 export type HeldRowVersion = { version: string; lastObservedAt: string | null; staleSince: string | null; goneAt: string | null };
 

@@ -3,7 +3,7 @@
 import { getPartitionedStats, getTopicStats } from "@/lib/pulsar/admin-client";
 import { parseStandaloneTopicName } from "@/lib/pulsar/topic-name";
 import { sleep as sleepUnlessAborted } from "@/lib/sleep";
-import { deploymentWindow } from "@/lib/violations/deployment-windows";
+import { deploymentWindow } from "@/lib/deployments/deployment-windows";
 import type { DemoSchedule } from "@/tools/demo/demo-plan";
 import type { RunningService } from "@/tools/demo/demo-service";
 
@@ -60,7 +60,7 @@ let rolloutNumber = 1;
  * A rolling deployment, as an orchestrator does it: for each old pod, start its replacement,
  * then stop the old one. Old and new pods overlap on the same keys while leadership moves:
  * violations inside the deployment window. Returns when that window closes, by Baton's rule
- * (lib/violations/deployment-windows.ts: the finish plus the grace, rounded up to whole minutes).
+ * (lib/deployments/deployment-windows.ts: the finish plus the grace, rounded up to whole minutes).
  */
 export async function rollingDeployment(deps: ScenarioDeps, serviceName: string): Promise<{ windowEndMs: number }> {
   const target = service(deps, serviceName);

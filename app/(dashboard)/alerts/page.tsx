@@ -6,7 +6,7 @@ import { alertsQuery } from "@/lib/alerts/alert-queries";
 import { alertsParamsSchema } from "@/lib/alerts/alerts-params";
 import { listAlerts } from "@/lib/alerts/list-alerts";
 import { getDb } from "@/lib/db/client";
-import { runQuery } from "@/lib/queries/query-result";
+import { runQuery } from "@/lib/db/query-result";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Alerts" };

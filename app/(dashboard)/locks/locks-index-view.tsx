@@ -5,7 +5,7 @@ import { useDeferredValue, useMemo, useState } from "react";
 
 import { LocksSection } from "@/app/(dashboard)/locks-section";
 import type { LocksBoard } from "@/lib/board/lock-types";
-import { locksQuery } from "@/lib/client/read-api-queries";
+import { locksQuery } from "@/lib/locks/lock-queries";
 
 /** The /locks index: every lock of every lock cluster, with a text filter; refreshes live. */
 export function LocksIndexView({ initialLocks }: { initialLocks: LocksBoard }) {

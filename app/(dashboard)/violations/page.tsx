@@ -6,7 +6,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { UnavailableNotice } from "@/components/ui/unavailable-notice";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
-import { runQuery } from "@/lib/queries/query-result";
+import { runQuery } from "@/lib/db/query-result";
 import { fitRangeToData, isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { violationTimelineQuery } from "@/lib/violations/client/violation-queries";
 import { getViolationTimeline } from "@/lib/violations/queries/get-violation-timeline";

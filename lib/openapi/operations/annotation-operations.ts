@@ -2,7 +2,7 @@ import "server-only";
 
 import type { OperationSpec } from "@/lib/openapi/operation-types";
 import { annotationListSchema } from "@/lib/openapi/responses/annotation-schemas";
-import { annotationsParamsSchema } from "@/lib/queries/read-api-params";
+import { annotationsParamsSchema } from "@/lib/http/read-api-params";
 
 // Grafana's view of Baton: holder changes and deployments as annotations. The examples' ranges
 // end at `nowMs`, in epoch ms as Grafana's ${__from} and ${__to} give them.

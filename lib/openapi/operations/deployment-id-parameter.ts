@@ -2,7 +2,7 @@ import "server-only";
 
 import type { PathParameterSpec } from "@/lib/openapi/operation-types";
 
-/** The `{id}` of a deployment URL (lib/ingest/deployments/deployment-ref.ts reads it). */
+/** The `{id}` of a deployment URL (lib/deployments/deployment-ref.ts reads it). */
 export const deploymentIdParameter: PathParameterSpec = {
   name: "id",
   description: "Baton's id (digits) or your own `id` as posted (anything else). A client id made only of digits is reached through a re-POST instead.",

@@ -5,7 +5,7 @@ import { JSON_BODY_ERRORS, TOKEN_ERRORS } from "@/lib/openapi/error-codes";
 import type { OperationSpec } from "@/lib/openapi/operation-types";
 import { deploymentIdParameter } from "@/lib/openapi/operations/deployment-id-parameter";
 import { createDeploymentSchema, finishDeploymentSchema, updateDeploymentSchema } from "@/lib/openapi/request-schemas";
-import { listDeploymentsQuerySchema } from "@/lib/ingest/deployments/deployment-schema";
+import { listDeploymentsQuerySchema } from "@/lib/deployments/deployment-schema";
 import { countsBodySchema } from "@/lib/ingest/counts/counts-schema";
 import { countsResponseSchema, deploymentListSchema, deploymentSchema, ingestResponseSchema } from "@/lib/openapi/responses/ingest-schemas";
 

@@ -2,7 +2,7 @@ import "server-only";
 
 import type { OperationSpec } from "@/lib/openapi/operation-types";
 import { lockChangePageSchema, locksBoardSchema, lockTimelineSchema } from "@/lib/openapi/responses/lock-schemas";
-import { lockChangesParamsSchema, lockTimelineParamsSchema, locksParamsSchema } from "@/lib/queries/read-api-params";
+import { lockChangesParamsSchema, lockTimelineParamsSchema, locksParamsSchema } from "@/lib/http/read-api-params";
 
 // The read API of locks (Redis, ZooKeeper, etcd, DynamoDB): the list, a lock's (or a
 // pattern's) timeline, and its changes. The examples' ranges end at `nowMs`.

@@ -3,7 +3,7 @@ import "server-only";
 import { z } from "zod";
 
 import type { OperationSpec } from "@/lib/openapi/operation-types";
-import { changesParamsSchema, consumerParamsSchema, leadersParamsSchema, timelineParamsSchema } from "@/lib/queries/read-api-params";
+import { changesParamsSchema, consumerParamsSchema, leadersParamsSchema, timelineParamsSchema } from "@/lib/http/read-api-params";
 import { changePageSchema, consumerReportSchema, healthReportSchema, leadersBoardSchema, subscriptionTimelineSchema } from "@/lib/openapi/responses/read-schemas";
 
 // Health, this document, and the read API of the leaders board, subscriptions and consumers.

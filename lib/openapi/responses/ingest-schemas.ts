@@ -3,7 +3,7 @@ import "server-only";
 import { z } from "zod";
 
 import type { Prisma } from "@/lib/db/generated/client";
-import type { DeploymentJson } from "@/lib/ingest/deployments/deployment-json";
+import type { DeploymentJson } from "@/lib/deployments/deployment-json";
 import type { IngestResponse } from "@/lib/ingest/ingest-response";
 import { responseComponents } from "@/lib/openapi/schema-registries";
 import type { CountsResult } from "@/lib/ingest/counts/ingest-counts";

@@ -3,8 +3,8 @@ import "server-only";
 import { z } from "zod";
 
 import { LOCK_RESOURCE_KINDS, LOCK_SOURCE_KINDS, type LocksBoard } from "@/lib/board/lock-types";
-import type { LockTimeline } from "@/lib/queries/get-lock-timeline";
-import type { LockChangePage } from "@/lib/queries/list-lock-changes";
+import type { LockTimeline } from "@/lib/locks/get-lock-timeline";
+import type { LockChangePage } from "@/lib/locks/list-lock-changes";
 import { responseComponents } from "@/lib/openapi/schema-registries";
 import {
   changeEntryFields,

@@ -4,9 +4,9 @@ import { z } from "zod";
 
 import type { LeadersBoard } from "@/lib/board/board-types";
 import type { HealthReport } from "@/lib/health/health-report";
-import type { ConsumerReport } from "@/lib/queries/get-consumer";
-import type { SubscriptionTimeline } from "@/lib/queries/get-subscription-timeline";
-import type { ChangePage } from "@/lib/queries/list-subscription-changes";
+import type { ConsumerReport } from "@/lib/consumers/get-consumer";
+import type { SubscriptionTimeline } from "@/lib/subscriptions/get-subscription-timeline";
+import type { ChangePage } from "@/lib/subscriptions/list-subscription-changes";
 import { responseComponents } from "@/lib/openapi/schema-registries";
 import type { SameShape } from "@/lib/openapi/responses/same-shape";
 import { isoTime } from "@/lib/openapi/responses/shared-schemas";

@@ -1,5 +1,6 @@
 // What one read of one lock saw: the shape every lock-like source kind (Redis, ZooKeeper, etcd,
-// DynamoDB lock tables) hands the shared poller. Part of the seam below the kinds. Client-safe types only.
+// DynamoDB lock tables) hands the shared poller. Part of the seam below the kinds, with the
+// change signals' vocabulary. Client-safe types and a pure helper.
 
 export type HoldObservation = {
   /** Stable identity within the cluster: the lock's key or path, e.g. "lock:daily-job". */
@@ -35,9 +36,26 @@ export type HoldObservation = {
   previousEnding?: "RELEASED" | "EXPIRED";
 };
 
-/** A change signal between polls: the key was written, deleted or expired (when the source says which). */
-export type HoldHint = { key: string; event: string | null; at: string };
+/**
+ * What a change signal says of a lock, in the one vocabulary every kind maps its own events into
+ * (Redis keyspace events, etcd watch events, ZooKeeper watches...); the shared cycles decide on
+ * nothing else.
+ * - "release": a client ended the hold (deleted the key, unlocked, resigned) while its TTL or
+ *   lease still ran.
+ * - "expiry": the server ended it: the TTL or lease ran out, or it was evicted.
+ * - "change": anything else, or a change the source does not say the cause of (a write, a
+ *   renewal, a contender come or gone, a node deleted by its client or at its session's end):
+ *   the lock is read again, and the read and the clock tell how a hold ended.
+ */
+export type HoldHintKind = "change" | "release" | "expiry";
 
-/** The hint events that tell how a hold ended. */
-export const RELEASE_EVENTS: ReadonlySet<string> = new Set(["del", "unlink", "hdel"]);
-export const EXPIRY_EVENTS: ReadonlySet<string> = new Set(["expired", "evicted"]);
+/**
+ * A change signal between polls. `event`: the source's own name for it (`del`, `DELETE`,
+ * `children`...), kept in the change's record for people; null when the source names none.
+ */
+export type HoldHint = { key: string; kind: HoldHintKind; event: string | null; at: string };
+
+/** Whether a hint says how a hold ended (a release or an expiry). */
+export function isEndingHint(hint: Pick<HoldHint, "kind">): boolean {
+  return hint.kind === "release" || hint.kind === "expiry";
+}

@@ -5,10 +5,11 @@ import { identityOf } from "@/lib/sources/kind-identity";
 
 import { type DynamodbClusterConfig, dynamodbClusterSchema, type DynamodbSourceConfig } from "./dynamodb-config";
 import { dynamodbDescription } from "./dynamodb-description";
+import { DYNAMODB_MOVING_DETAILS } from "./lock-observation";
 
 /** DynamoDB lock tables: Amazon's dynamodb-lock-client (ownerName, leaseDuration, recordVersionNumber, isReleased). */
 export const dynamodbKind = defineSourceKind<DynamodbClusterConfig, DynamodbSourceConfig>({
-  ...identityOf(dynamodbDescription),
+  ...identityOf(dynamodbDescription, { movingDetails: DYNAMODB_MOVING_DETAILS }),
   configSchema: dynamodbClusterSchema,
   // readIntervalMs is this kind's poll interval: each read is one full Scan of the table.
   resolveConfig: (config, _setting, defaultPollIntervalMs) => ({ ...config, pollIntervalMs: config.readIntervalMs ?? defaultPollIntervalMs }),

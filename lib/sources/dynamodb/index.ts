@@ -73,7 +73,8 @@ export function createDynamodbHoldSource(
     const at = Date.parse(observation.expiresAt);
     const timer = setTimeout(() => {
       expiryTimers.delete(observation.resourceKey);
-      onHints?.([{ key: observation.resourceKey, event: null, at: new Date().toISOString() }]);
+      // Whether the lease ran out is for the read to tell: the holder may have renewed it.
+      onHints?.([{ key: observation.resourceKey, kind: "change", event: null, at: new Date().toISOString() }]);
     }, Math.max(0, at - Date.now()) + 1);
     timer.unref();
     expiryTimers.set(observation.resourceKey, timer);
@@ -137,7 +138,7 @@ export function createDynamodbHoldSource(
       for (const { item, answeredMs } of read.items) {
         const firstSeenMs = item.recordVersionNumber === null ? answeredMs : clock.firstSeen(item.resourceKey, item.recordVersionNumber, answeredMs);
         if (asked.has(item.resourceKey)) seen.set(item.resourceKey, toHoldObservation({ item, pattern, firstSeenMs, observedMs: answeredMs }));
-        else unknown.push({ key: item.resourceKey, event: null, at: new Date(answeredMs).toISOString() });
+        else unknown.push({ key: item.resourceKey, kind: "change", event: null, at: new Date(answeredMs).toISOString() });
       }
       // Only a full read sees every lock: one of a few locks says nothing of the others.
       if (read.isFull) clock.retain(new Set(read.items.map(({ item }) => item.resourceKey)));

@@ -9,6 +9,9 @@ import type { LockItem } from "./lock-item";
 // leaseDuration is expired. Like the lock client itself, Baton measures that on its own clock,
 // from when it first saw the current version: `firstSeenMs` (see version-clock.ts).
 
+/** The detail that moves on every read of an unchanged hold: how long the record's version has not moved. */
+export const DYNAMODB_MOVING_DETAILS: readonly string[] = ["versionUnchangedForMs"];
+
 /** Characters of base64 kept of the item's `data`. */
 export const DATA_PREVIEW_CHARS = 64;
 

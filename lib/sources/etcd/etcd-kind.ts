@@ -7,6 +7,7 @@ import { identityOf } from "@/lib/sources/kind-identity";
 import { readStatus } from "./etcd-api";
 import { type EtcdClusterConfig, etcdClusterSchema } from "./etcd-config";
 import { etcdDescription } from "./etcd-description";
+import { ETCD_MOVING_DETAILS } from "./etcd-observation";
 import { createEtcdTransport, resolveCredentials } from "./etcd-transport";
 import { createEtcdHoldSource } from "./index";
 
@@ -14,7 +15,7 @@ export type EtcdSourceConfig = EtcdClusterConfig & { pollIntervalMs: number };
 
 /** etcd elections and locks: Go's concurrency Election and Mutex (etcdctl elect/lock), the Node etcd3 client's Election and Lock. */
 export const etcdKind = defineSourceKind<EtcdClusterConfig, EtcdSourceConfig>({
-  ...identityOf(etcdDescription),
+  ...identityOf(etcdDescription, { movingDetails: ETCD_MOVING_DETAILS }),
   configSchema: etcdClusterSchema,
   // The password file is read where etcd is talked to (the worker's source, the health check),
   // not here: the web app parses the same configuration and may not have the secret mounted.

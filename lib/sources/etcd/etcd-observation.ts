@@ -5,6 +5,12 @@ import { type Contender, nameOf } from "./etcd-layout";
 
 // One read of one election or lock -> the observation the shared hold cycles compare. Pure.
 
+/**
+ * The details that move on every read of an unchanged hold: the store revision the range was read
+ * at (any write anywhere moves it) and the seconds the holder's lease has left.
+ */
+export const ETCD_MOVING_DETAILS: readonly string[] = ["revision", "leaseTtlS"];
+
 export type EtcdReading = {
   resourceKey: string;
   /** The watched prefix that holds it. */

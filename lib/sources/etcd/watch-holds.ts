@@ -28,8 +28,8 @@ export type WatchHoldsOptions = {
 };
 
 /**
- * A watch event as a hint: which held thing it touched, and for a delete whether the holder's
- * lease had run out. `leaseAtDelete`: what etcd said of the key's lease right after the delete. A
+ * A watch event as a hint: which held thing it touched; a PUT is a change, and a DELETE a release
+ * or, when the holder's lease had run out, an expiry. `leaseAtDelete`: what etcd said of the key's lease right after the delete. A
  * lease still alive means a client deleted the key (an unlock, a resign): a release, however late
  * against the TTL Baton last read. A lease gone was revoked or ran out: before the known expiry
  * it can only have been revoked; at or after it, it is taken to have run out.
@@ -40,14 +40,14 @@ export function toHint(event: WatchEvent, watched: EtcdWatchedPrefix, index: Key
     const contender = toContender(event.kv, watched.layout);
     if (!contender) return null;
     index.remember(contender.key, contender.resourceKey, contender.leaseId);
-    // A write says nothing of how a hold ended: null keeps an earlier `del`/`expired` for the read.
-    return { key: contender.resourceKey, event: null, at };
+    // A write says nothing of how a hold ended: an earlier release or expiry is kept for the read.
+    return { key: contender.resourceKey, kind: "change", event: event.type, at };
   }
   const known = index.find(event.kv.key);
   const expiresAtMs = known ? index.leaseExpiryOf(known.leaseId) : undefined;
   index.forget(event.kv.key);
   const isExpired = leaseAtDelete !== "alive" && expiresAtMs !== undefined && nowMs >= expiresAtMs;
-  return { key: known?.resourceKey ?? resourceKeyOfName(event.kv.key, watched.layout), event: isExpired ? "expired" : "del", at };
+  return { key: known?.resourceKey ?? resourceKeyOfName(event.kv.key, watched.layout), kind: isExpired ? "expiry" : "release", event: event.type, at };
 }
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {

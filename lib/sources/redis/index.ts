@@ -6,6 +6,7 @@
 //   read-locks.ts        one pipeline per master: GET/HGETALL + PTTL (+ a fair lock's queue)
 //   lock-observation.ts  readings -> LockObservation (token, Redisson hash, Redlock majority)
 //   watch-lock-keys.ts   change hints between polls: client tracking, keyspace notifications
+//   keyspace-hint.ts     keyspace events in the hold hints' vocabulary (release, expiry, change)
 // Layouts: `token` is `SET key token NX PX ttl` (node-redlock, go-redsync, redis-py, ShedLock);
 // `redisson` is Redisson's RLock hash `{ "<client uuid>:<thread id>": holdCount }` with a PTTL
 // its watchdog renews, and for fair locks `redisson_lock_queue:{name}` (waiters in order) and

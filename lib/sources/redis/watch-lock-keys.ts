@@ -1,8 +1,11 @@
 import type { Redis } from "ioredis";
 
+import type { HoldHint } from "@/lib/poller/contract/hold-observation";
+
 import type { RedisLockPattern } from "./redis-config";
 import { createRedisConnection, databaseOf, describeEndpoint, type RedisEndpoint } from "./redis-connection";
 import { toRedisSourceError } from "./redis-error";
+import { kindOfKeyspaceEvent } from "./keyspace-hint";
 import { globToRegExp, literalPrefix } from "./redis-glob";
 
 // Change hints between polls, from one master. Two mechanisms, both fire-and-forget:
@@ -16,11 +19,11 @@ import { globToRegExp, literalPrefix } from "./redis-glob";
 // then reads everything. Polls stay the truth; hints only make them come sooner.
 
 /**
- * A key that changed. `pattern` is the first configured pattern it matches, so a lock created
- * between two discoveries can be observed at once; `event` is null for client tracking, which
- * does not say what happened.
+ * A key that changed, as a hold hint (keyspace-hint.ts). `pattern` is the first configured
+ * pattern it matches, so a lock created between two discoveries can be observed at once; `event`
+ * is null for client tracking, which does not say what happened.
  */
-export type KeyHint = { key: string; pattern: string; event: string | null; at: string };
+export type KeyHint = HoldHint & { pattern: string };
 export type WatchMode = "tracking" | "notifications" | "both" | "none";
 
 export type WatchLockKeysOptions = {
@@ -112,14 +115,14 @@ export async function watchLockKeys(options: WatchLockKeysOptions): Promise<Lock
     const hints = payload.flatMap((raw): KeyHint[] => {
       const key = raw.toString();
       const pattern = patternOf(key);
-      return pattern === undefined ? [] : [{ key, pattern, event: null, at }];
+      return pattern === undefined ? [] : [{ key, pattern, kind: kindOfKeyspaceEvent(null), event: null, at }];
     });
     if (hints.length > 0) options.onKeys(hints);
   });
   subscriber.on("pmessage", (_pattern: string, channel: string, event: string) => {
     const key = channel.slice(keyspacePrefix.length);
     const pattern = patternOf(key);
-    if (pattern !== undefined) options.onKeys([{ key, pattern, event, at: new Date().toISOString() }]);
+    if (pattern !== undefined) options.onKeys([{ key, pattern, kind: kindOfKeyspaceEvent(event), event, at: new Date().toISOString() }]);
   });
 
   async function enableTracking(): Promise<void> {

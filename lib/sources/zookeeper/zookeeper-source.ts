@@ -5,6 +5,7 @@ import type { HoldReadError, HoldSource } from "@/lib/poller/contract/hold-sourc
 import { createDiscovery } from "./discover-lock-paths";
 import { toLockObservation } from "./lock-observation";
 import { readLockPaths } from "./read-lock-paths";
+import { toZookeeperHint } from "./watch-hint";
 import { SEMAPHORE_LEASES } from "./recipe-layout";
 import { DUMP_WHITELIST_NOTE, readSessionDump, type SessionDump } from "./session-dump";
 import type { ZookeeperClusterConfig } from "./zookeeper-config";
@@ -38,7 +39,7 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
     limiter,
     log,
   });
-  const discovery = createDiscovery(config, connection, (paths) => onHints?.(paths.map((key) => ({ key, event: "found", at: new Date().toISOString() }))));
+  const discovery = createDiscovery(config, connection, (paths) => onHints?.(paths.map((key) => toZookeeperHint(key, "found", new Date().toISOString()))));
   const recipeOfPath = new Map((config.paths ?? []).map((entry) => [entry.path, entry.recipe]));
   let dumpRequests = 0;
   /** The refusal of `dump` is said once, at the first read (start-up), not every minute it is asked again. */
@@ -52,7 +53,7 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
     // A semaphore mutex's `leases` child is watched for its lock node.
     const key = discovery.patternOf(event.path) === null && event.path.endsWith(`/${SEMAPHORE_LEASES}`) ? event.path.slice(0, -SEMAPHORE_LEASES.length - 1) : event.path;
     if (discovery.patternOf(key) === null) return;
-    onHints([{ key, event: event.type, at: new Date().toISOString() }]);
+    onHints([toZookeeperHint(key, event.type, new Date().toISOString())]);
   };
 
   async function readDump(): Promise<{ value: SessionDump | null; error: HoldReadError | null }> {

@@ -2,9 +2,9 @@ import "server-only";
 
 import type { Db } from "@/lib/db/client";
 import { sql } from "@/lib/db/sql";
-import { deploymentNotFound, deploymentWhere } from "@/lib/ingest/deployments/deployment-ref";
-import { windowEndSql } from "@/lib/violations/queries/classification-sql";
-import { toBand } from "@/lib/violations/queries/list-deployment-bands";
+import { deploymentNotFound } from "@/lib/deployments/deployment-ref";
+import { getDeploymentBand } from "@/lib/deployments/get-deployment-band";
+import { toBand } from "@/lib/deployments/list-deployment-bands";
 import { buildTraceUrl } from "@/lib/violations/trace-url";
 import type { DeploymentBand } from "@/lib/violations/violation-types";
 
@@ -42,13 +42,9 @@ export async function getDeploymentViolations(
   settings: { graceMs: number; traceUrlTemplate: string | null; nowMs?: number },
 ): Promise<DeploymentViolations> {
   const nowMs = settings.nowMs ?? Date.now();
-  const found = await db.deployment.findUnique({ where: deploymentWhere(ref), select: { id: true, description: true } });
+  const found = await getDeploymentBand(db, ref, { nowMs, graceMs: settings.graceMs });
   if (!found) throw deploymentNotFound(ref);
-  const windowEnd = windowEndSql({ nowMs, graceMs: settings.graceMs });
-  const [band] = await db.$queryRaw<Parameters<typeof toBand>[0][]>(sql`
-    select d.id, d.service, d.version, d.environment, d.started_at, d.finished_at, ${windowEnd} as window_end, d.link
-    from deployment d where d.id = ${found.id}`);
-  if (!band) throw deploymentNotFound(ref);
+  const band = found.row;
   // The (service, observed_at) index bounds every statement to the window.
   const inWindow = sql`e.service = ${band.service} and e.observed_at >= date_trunc('minute', ${band.started_at}::timestamptz, 'UTC') and e.observed_at < ${band.window_end}::timestamptz and e.is_violation and e.counter > 0`;
   const [events, groups] = await Promise.all([

@@ -10,8 +10,8 @@ import { computeOwners } from "@/lib/violations/queries/read-owner-history";
 import { readLeaderChanges } from "@/lib/violations/queries/read-leader-changes";
 import { readLockChanges } from "@/lib/violations/queries/read-lock-changes";
 import { changesNearEvents, countOverlaps, explainViolations, findPreviousEntries, summariseWorkers } from "@/lib/violations/explain-violations";
-import { serviceWindowsSql, windowEndSql } from "@/lib/violations/queries/classification-sql";
-import { toBand } from "@/lib/violations/queries/list-deployment-bands";
+import { serviceWindowsSql, windowEndSql } from "@/lib/deployments/window-sql";
+import { type BandRow, toBand } from "@/lib/deployments/list-deployment-bands";
 import { resourceRefOf } from "@/lib/violations/resource-ref";
 import { buildTraceUrl } from "@/lib/violations/trace-url";
 import { countCauses } from "@/lib/violations/violation-cause";
@@ -35,7 +35,6 @@ export type DrilldownSettings = {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 type CountRow = { events: number; violations: number; inside: number };
-type BandRow = Parameters<typeof toBand>[0];
 
 type EventRow = {
   event_id: string;

@@ -2,7 +2,8 @@ import "server-only";
 
 import { join, sql, type Sql } from "@/lib/db/sql";
 import type { SqlDb } from "@/lib/db/sql-db";
-import { serviceWindowsSql, type ClassificationScope } from "@/lib/violations/queries/classification-sql";
+import { serviceWindowsSql } from "@/lib/deployments/window-sql";
+import type { ClassificationScope } from "@/lib/violations/queries/classification-sql";
 import { scopeOf, type ViolationQuery } from "@/lib/violations/queries/get-violation-timeline";
 import { readViolationRows, singleBin } from "@/lib/violations/queries/read-violation-rows";
 import { assignBuckets, summariseBuckets } from "@/lib/violations/summarise-buckets";

@@ -5,7 +5,7 @@ import { join, sql } from "@/lib/db/sql";
 import type { OtherInside } from "@/lib/violations/drilldown-types";
 import { isChangeNear } from "@/lib/violations/explain-violations";
 import type { ViolationOwner } from "@/lib/violations/owner-types";
-import { serviceWindowsSql } from "@/lib/violations/queries/classification-sql";
+import { serviceWindowsSql } from "@/lib/deployments/window-sql";
 import { readLeaderChanges } from "@/lib/violations/queries/read-leader-changes";
 import { readLockChanges } from "@/lib/violations/queries/read-lock-changes";
 import { computeOwners, type OwnerSettings } from "@/lib/violations/queries/read-owner-history";

@@ -4,7 +4,7 @@ import type { SqlDb } from "@/lib/db/sql-db";
 import { describeTrend } from "@/lib/violations/describe-trend";
 import type { ClassificationScope } from "@/lib/violations/queries/classification-sql";
 import { incrementsPerBucket } from "@/lib/violations/increments-per-bucket";
-import { listDeploymentBands } from "@/lib/violations/queries/list-deployment-bands";
+import { listDeploymentBands } from "@/lib/deployments/list-deployment-bands";
 import { readIncrementRows } from "@/lib/violations/queries/read-increment-rows";
 import { probeObservations, readViolationRows, wallClockBinning } from "@/lib/violations/queries/read-violation-rows";
 import { assignBuckets, missingObservations, summariseBuckets } from "@/lib/violations/summarise-buckets";

@@ -2,8 +2,9 @@ import "server-only";
 
 import type { Db } from "@/lib/db/client";
 import { join, sql } from "@/lib/db/sql";
-import { windowEndSql } from "@/lib/violations/queries/classification-sql";
-import { toBand } from "@/lib/violations/queries/list-deployment-bands";
+import { windowEndSql } from "@/lib/deployments/window-sql";
+import { type BandRow, toBand } from "@/lib/deployments/list-deployment-bands";
+import { listDeploymentChoices } from "@/lib/deployments/list-deployment-choices";
 import type { DeploymentBand } from "@/lib/violations/violation-types";
 
 export type DeploymentCoincidence = DeploymentBand & {
@@ -25,7 +26,7 @@ export type DeploymentCoincidences = {
   environments: string[];
 };
 
-type Row = Parameters<typeof toBand>[0] & { description: string | null; violations: number };
+type Row = BandRow & { description: string | null; violations: number };
 
 /**
  * Deployments that started in the range, newest first, each with the violations of its service
@@ -59,9 +60,7 @@ export async function listDeploymentCoincidences(
       order by d.started_at desc, d.id desc
       limit ${query.limit}`),
     db.$queryRaw<{ total: number }[]>(sql`select count(*)::int as total from deployment d where ${where}`),
-    db.$queryRaw<{ services: string[]; environments: string[] }[]>(sql`
-      select (select coalesce(array_agg(distinct service order by service), '{}') from deployment) as services,
-        (select coalesce(array_agg(distinct environment order by environment), '{}') from deployment) as environments`),
+    listDeploymentChoices(db),
   ]);
   return {
     from: new Date(query.fromMs).toISOString(),
@@ -70,7 +69,7 @@ export async function listDeploymentCoincidences(
     total: countRow?.total ?? 0,
     limit: query.limit,
     deployments: rows.map((row) => ({ ...toBand(row), description: row.description, violations: row.violations })),
-    services: choices[0]?.services ?? [],
-    environments: choices[0]?.environments ?? [],
+    services: choices.services,
+    environments: choices.environments,
   };
 }

@@ -8,7 +8,7 @@ import { computeViolationOwner, type PartitionHistory, type SubscriptionHistory 
 import type { ViolationOwner } from "@/lib/violations/owner-types";
 import { createSplitCache } from "@/lib/violations/queries/split-cache";
 import { type ResourceRef, resourceRefOf } from "@/lib/violations/resource-ref";
-import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/held-resources/last-observed-sql";
 
 // The stored history the owners of a page of violations are computed from, in three statements
 // whatever the number of violations: the subscriptions' partitions, their Key_Shared splits in

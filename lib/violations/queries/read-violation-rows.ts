@@ -1,9 +1,10 @@
 import "server-only";
 
-import { empty, join, sql, type Sql } from "@/lib/db/sql";
+import { empty, join, sql, type Sql, timestampSql } from "@/lib/db/sql";
 import type { SqlDb } from "@/lib/db/sql-db";
 import type { Binning } from "@/lib/violations/queries/binning";
-import { insideViolationsSql, serviceWindowsSql, timestampSql, type ClassificationScope } from "@/lib/violations/queries/classification-sql";
+import { serviceWindowsSql } from "@/lib/deployments/window-sql";
+import { insideViolationsSql, type ClassificationScope } from "@/lib/violations/queries/classification-sql";
 import { chooseRollupResolution, rollupRowsSql, type RollupResolution } from "@/lib/violations/queries/rollup-rows-sql";
 import type { BinnedRow, Observation } from "@/lib/violations/summarise-buckets";
 import type { TimeBucket } from "@/lib/violations/time-buckets";

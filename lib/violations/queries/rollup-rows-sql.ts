@@ -1,8 +1,9 @@
 import "server-only";
 
-import { empty, join, sql, type Sql } from "@/lib/db/sql";
+import { empty, join, sql, type Sql, timestampSql } from "@/lib/db/sql";
+import { windowEdgesSql } from "@/lib/deployments/window-sql";
 import type { Binning } from "@/lib/violations/queries/binning";
-import { deploymentsInScopeSql, rollupScopeSql, timestampSql, windowEndSql, type ClassificationScope } from "@/lib/violations/queries/classification-sql";
+import { rollupScopeSql, type ClassificationScope } from "@/lib/violations/queries/classification-sql";
 
 const HOUR_MS = 3_600_000;
 
@@ -42,11 +43,7 @@ function scopeFiltersSql(scope: ClassificationScope): Sql {
 function splitHoursSql(scope: ClassificationScope): Sql {
   return sql`
     select distinct e.service, date_trunc('hour', e.edge, 'UTC') as hour
-    from (
-      select d.service, date_trunc('minute', d.started_at, 'UTC') as edge from deployment d where ${deploymentsInScopeSql(scope)}
-      union all
-      select d.service, ${windowEndSql(scope)} as edge from deployment d where ${deploymentsInScopeSql(scope)}
-    ) e
+    from (${windowEdgesSql(scope)}) e
     where e.edge <> date_trunc('hour', e.edge, 'UTC')`;
 }
 

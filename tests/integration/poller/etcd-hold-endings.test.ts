@@ -89,8 +89,8 @@ describe("etcd mutex endings", () => {
     const from = hints.length;
     a.signal("SIGTERM"); // etcdctl unlocks: it deletes its key; its lease is left to run out
     await b.waitForOutput(/daily-job\//);
-    await pollUntil(async () => hints.slice(from).filter((hint) => hint.key === name && hint.event !== null), (ending) => ending.length > 0, { description: "the delete's hint" });
+    await pollUntil(async () => hints.slice(from).filter((hint) => hint.key === name && hint.kind !== "change"), (ending) => ending.length > 0, { description: "the delete's hint" });
     const { changes } = await cycle();
-    expect(changes).toMatchObject([{ kind: "HOLDER_CHANGED", fromHolder: leaseA, ending: "RELEASED", details: { hint: "del" } }]);
+    expect(changes).toMatchObject([{ kind: "HOLDER_CHANGED", fromHolder: leaseA, ending: "RELEASED", details: { hint: "DELETE" } }]);
   });
 });

@@ -4,7 +4,7 @@ import type { Db } from "@/lib/db/client";
 import { createFleet, type Fleet } from "@/tools/fleet/fleet";
 import { getPartitionedStats } from "@/lib/pulsar/admin-client";
 import { parseTopicName } from "@/lib/pulsar/topic-name";
-import { ALL_LEADERS, listLeaders } from "@/lib/queries/list-leaders";
+import { ALL_LEADERS, listLeaders } from "@/lib/subscriptions/list-leaders";
 import { createPartitionedTopic } from "@/tools/pulsar/admin-setup";
 import { readHeldRows, writtenBetween } from "@/tests/support/held-rows";
 import { createTestDb, registerCluster, startPoller, testClusterConfig, waitFor, type RunningPoller } from "@/tests/support/poller-harness";

@@ -9,8 +9,8 @@ import { loadCycleStates, saveCycle } from "@/lib/poller/resource-store";
 import type { CycleStates } from "@/lib/poller/source-cycles";
 import { isMovingFiguresFlushDue } from "@/lib/poller/row-changes";
 import { WrittenRows } from "@/lib/poller/written-rows";
-import { ALL_LEADERS, listLeaders } from "@/lib/queries/list-leaders";
-import { ALL_LOCKS, listLocks } from "@/lib/queries/list-locks";
+import { ALL_LEADERS, listLeaders } from "@/lib/subscriptions/list-leaders";
+import { ALL_LOCKS, listLocks } from "@/lib/locks/list-locks";
 import type { ResourceState } from "@/lib/poller/contract/partition-state";
 import { readHeldRows, writtenBetween } from "@/tests/support/held-rows";
 import { createTestDb } from "@/tests/support/poller-harness";
@@ -168,7 +168,7 @@ describe("a Pulsar cluster's cycles", () => {
     const pick = (states: CycleStates) => (states.states as ResourceState[]).map((s) => ({ key: s.resourceKey, lastObservedAt: s.lastObservedAt, staleSince: s.staleSince, lastErrorAt: s.lastErrorAt, holder: s.holder })).sort((a, b) => a.key.localeCompare(b.key));
     expect(pick(resumed)).toEqual(pick(old));
     // Its first cycle finds every resource as the rows say: nothing to write.
-    const restarted: Side = { ...changedOnly(), written: WrittenRows.from(resumed) };
+    const restarted: Side = { ...changedOnly(), written: WrittenRows.from(resumed, { shape: "subscription-partition" }) };
     const before = await readHeldRows(db, restarted.clusterId);
     const again = (resumed.states as ResourceState[]).map((s) => (s.staleSince === null ? { ...s, lastObservedAt: at(24) } : { ...s, lastErrorAt: at(24) }));
     await save(restarted, { shape: "subscription-partition", states: again }, 24);

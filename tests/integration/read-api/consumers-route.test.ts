@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { GET } from "@/app/api/v1/consumers/[name]/route";
-import type { ConsumerReport } from "@/lib/queries/get-consumer";
+import type { ConsumerReport } from "@/lib/consumers/get-consumer";
 import { answer, CLUSTER, createChange, createCluster, createResource, openDb, OTHER_CLUSTER, RUN } from "@/tests/integration/read-api/read-api-kit";
 
 const db = openDb();

@@ -6,9 +6,9 @@ import { GET as getLocks } from "@/app/api/v1/locks/route";
 import { GET as getTimeline } from "@/app/api/v1/locks/timeline/route";
 import type { LocksBoard } from "@/lib/board/lock-types";
 import { compareText } from "@/lib/compare-text";
-import type { ConsumerReport } from "@/lib/queries/get-consumer";
-import type { LockTimeline } from "@/lib/queries/get-lock-timeline";
-import type { LockChangePage } from "@/lib/queries/list-lock-changes";
+import type { ConsumerReport } from "@/lib/consumers/get-consumer";
+import type { LockTimeline } from "@/lib/locks/get-lock-timeline";
+import type { LockChangePage } from "@/lib/locks/list-lock-changes";
 import { answer, CLUSTER, createCluster, createResource, LOCK_CLUSTER, openDb, RUN } from "@/tests/integration/read-api/read-api-kit";
 import { createLockCluster, holdChange, holdState, saveLocks } from "@/tests/integration/read-api/lock-seed";
 

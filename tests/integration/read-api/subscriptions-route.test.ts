@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { GET as getChanges } from "@/app/api/v1/subscriptions/changes/route";
 import { GET as getTimeline } from "@/app/api/v1/subscriptions/timeline/route";
-import type { SubscriptionTimeline } from "@/lib/queries/get-subscription-timeline";
-import type { ChangePage } from "@/lib/queries/list-subscription-changes";
+import type { SubscriptionTimeline } from "@/lib/subscriptions/get-subscription-timeline";
+import type { ChangePage } from "@/lib/subscriptions/list-subscription-changes";
 import { answer, CLUSTER, createChange, createCluster, createResource, openDb, RUN } from "@/tests/integration/read-api/read-api-kit";
 
 const db = openDb();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { deploymentWindow, isInsideWindows, isViolationInside, windowsByService, type DeploymentTimes } from "@/lib/violations/deployment-windows";
+import { deploymentWindow, isInsideWindows, isViolationInside, windowsByService, type DeploymentTimes } from "@/lib/deployments/deployment-windows";
 import { getTopViolations } from "@/lib/violations/queries/get-top-violations";
 import { getViolationTimeline } from "@/lib/violations/queries/get-violation-timeline";
 import { listDeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
@@ -8,7 +8,7 @@ import { bucketIndexOf, buildBuckets, chooseBucketMs } from "@/lib/violations/ti
 import { createDeployment, MINUTE, openDb, openIngestPool, uniquePrefix, writeTestEvents, type EventInput } from "@/tests/integration/violations/violations-test-kit";
 
 // The classification in SQL (rollup minutes against range_agg'd windows) must agree with the
-// pure rule (lib/violations/deployment-windows.ts) applied to every raw event, on random data
+// pure rule (lib/deployments/deployment-windows.ts) applied to every raw event, on random data
 // with overlapping, open, back-to-back and other-environment deployments.
 
 const db = openDb();

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 
 import { getProcessMetrics } from "@/lib/metrics/process-registry";
 import { buildSnapshotRegistry, renderHolderInfo } from "@/lib/metrics/render-metrics";
-import { ANNOTATION_KINDS } from "@/lib/queries/read-api-params";
+import { ANNOTATION_KINDS } from "@/lib/http/read-api-params";
 
 // docs/grafana-dashboard.json is built on Baton's metrics: every metric its PromQL names must be
 // one /metrics (web app or worker) exposes, and its annotations must call the annotations API.

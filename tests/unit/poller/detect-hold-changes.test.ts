@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import { detectHoldChanges } from "@/lib/poller/detect-hold-changes";
 import type { HoldState } from "@/lib/poller/hold-state";
-import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
+import type { HoldHint, HoldObservation } from "@/lib/poller/contract/hold-observation";
 
 const T0 = Date.parse("2026-11-22T10:00:00.000Z");
 const at = (offsetMs: number) => new Date(T0 + offsetMs).toISOString();
@@ -24,7 +24,7 @@ function seen(offsetMs: number, holder: string | null, token: string | null, ttl
 }
 
 /** Feeds observations through the detector in order; returns every change and the last state. */
-function run(observations: HoldObservation[], hints: (string | null)[] = []) {
+function run(observations: HoldObservation[], hints: (HoldHint | null)[] = []) {
   let state: HoldState | undefined;
   const changes = [];
   for (const [i, obs] of observations.entries()) {
@@ -34,6 +34,8 @@ function run(observations: HoldObservation[], hints: (string | null)[] = []) {
   }
   return { changes, state: state! };
 }
+
+const hint = (kind: HoldHint["kind"], event: string | null): HoldHint => ({ key: "lock:daily-job", kind, event, at: at(0) });
 
 describe("detectHoldChanges", () => {
   it("records no change for a lock seen for the first time, and holds it since that observation", () => {
@@ -59,11 +61,23 @@ describe("detectHoldChanges", () => {
     expect(expired.changes[0]).toMatchObject({ kind: "HOLDER_LOST", ending: "EXPIRED", details: { expiresAtBefore: at(10_000) } });
   });
 
-  it("believes the source's own word over the clock: `expired` and `del` notifications", () => {
-    const early = run([seen(0, "pod-a", "tok-a", 10_000), seen(4_000, null, null, null)], [null, "expired"]);
-    const late = run([seen(0, "pod-a", "tok-a", 10_000), seen(4_000, "pod-b", "tok-b", 10_000)], [null, "del"]);
+  it("believes the source's own word over the clock: expiry and release hints, recorded in the source's words", () => {
+    const early = run([seen(0, "pod-a", "tok-a", 10_000), seen(4_000, null, null, null)], [null, hint("expiry", "expired")]);
+    const late = run([seen(0, "pod-a", "tok-a", 10_000), seen(4_000, "pod-b", "tok-b", 10_000)], [null, hint("release", "DELETE")]);
+    const lateByClock = run([seen(0, "pod-a", "tok-a", 10_000), seen(12_000, null, null, null)], [null, hint("release", null)]);
     expect(early.changes[0]).toMatchObject({ ending: "EXPIRED", details: { hint: "expired" } });
-    expect(late.changes[0]).toMatchObject({ kind: "HOLDER_CHANGED", ending: "RELEASED" });
+    expect(late.changes[0]).toMatchObject({ kind: "HOLDER_CHANGED", ending: "RELEASED", details: { hint: "DELETE" } });
+    // A delete the server reports outweighs the expiry Baton last read (a renewal it missed).
+    expect(lateByClock.changes[0]).toMatchObject({ kind: "HOLDER_LOST", ending: "RELEASED", details: { hint: null } });
+  });
+
+  it("decides nothing on a change hint: the clock and the tokens tell the ending, and the hint's word is recorded", () => {
+    const released = run([seen(0, "pod-a", "tok-a", 10_000), seen(4_000, null, null, null)], [null, hint("change", "deleted")]);
+    const expired = run([seen(0, "pod-a", "tok-a", 10_000), seen(10_000, null, null, null)], [null, hint("change", "children")]);
+    const takenOver = run([seen(0, "pod-a", "tok-a", 10_000), seen(2_000, "pod-b", "tok-b", 10_000)], [null, hint("change", "set")]);
+    expect(released.changes[0]).toMatchObject({ ending: "RELEASED", details: { hint: "deleted" } });
+    expect(expired.changes[0]).toMatchObject({ ending: "EXPIRED", details: { hint: "children" } });
+    expect(takenOver.changes[0]).toMatchObject({ ending: "TAKEN_OVER", details: { hint: "set" } });
   });
 
   it("believes the source when it says how the previous hold ended (a lock table's isReleased, a lease it saw run out)", () => {

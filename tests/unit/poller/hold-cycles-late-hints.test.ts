@@ -58,9 +58,18 @@ async function runTwice(duringRead: Parameters<typeof scriptedSource>[1]) {
 describe("hold cycles: a signal that arrives during the read", () => {
   it("explains the change the read found (a release, not a takeover)", async () => {
     const changes = await runTwice((emit, read) => {
-      if (read === 1) emit([{ key: "e/orders", event: "del", at: new Date().toISOString() }]);
+      if (read === 1) emit([{ key: "e/orders", kind: "release", event: "DELETE", at: new Date().toISOString() }]);
     });
     expect(changes).toMatchObject([{ kind: "HOLDER_CHANGED", fromHolder: "pod-a", toHolder: "pod-b", ending: "RELEASED" }]);
+  });
+
+  it("an ending that arrives during the read outweighs a change signalled before it", async () => {
+    const changes = await runTwice((emit, read) => {
+      // During the first read: pod-b's write, read by the second cycle; during the second: pod-a's delete.
+      if (read === 0) emit([{ key: "e/orders", kind: "change", event: "PUT", at: new Date().toISOString() }]);
+      if (read === 1) emit([{ key: "e/orders", kind: "release", event: "DELETE", at: new Date().toISOString() }]);
+    });
+    expect(changes).toMatchObject([{ kind: "HOLDER_CHANGED", ending: "RELEASED", details: { hint: "DELETE" } }]);
   });
 
   it("without one, a holder replaced before its expiry was taken over", async () => {

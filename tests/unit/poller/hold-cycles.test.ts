@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
-import { openHoldCycles } from "@/lib/poller/hold-cycles";
-import type { HoldHint, HoldObservation } from "@/lib/poller/contract/hold-observation";
+import { keepEnding, openHoldCycles } from "@/lib/poller/hold-cycles";
+import type { HoldHint, HoldHintKind, HoldObservation } from "@/lib/poller/contract/hold-observation";
 import type { HoldReadError, HoldSource, LockRef } from "@/lib/poller/contract/hold-source";
 
 // The shared hold cycles' scheduling and gap rules, with the clock and the source in hand. The
@@ -51,7 +51,7 @@ function tableSource(table: Table, options: { isDown?: () => boolean } = {}) {
     takeRequestCount: () => 0,
     close: async () => {},
   };
-  return { source, reads, hint: (key: string, event: string | null) => onHints?.([{ key, event, at: new Date(Date.now()).toISOString() }]) };
+  return { source, reads, hint: (key: string, kind: HoldHintKind, event: string | null) => onHints?.([{ key, kind, event, at: new Date(Date.now()).toISOString() }]) };
 }
 
 async function cycle(cycles: Awaited<ReturnType<typeof openHoldCycles>>) {
@@ -67,7 +67,7 @@ beforeEach(() => {
 afterEach(() => vi.useRealTimers());
 
 describe("openHoldCycles", () => {
-  it("reads only the signalled keys between full reads, and tells a `del` as a release", async () => {
+  it("reads only the signalled keys between full reads, and tells a release hint as a release", async () => {
     const table: Table = new Map([["lock:a", { token: "pod-a:1", ttlMs: 30_000 }], ["lock:b", { token: "pod-b:1", ttlMs: 30_000 }]]);
     const { source, reads, hint } = tableSource(table);
     const cycles = await openHoldCycles(source, [], { resourceKind: "REDIS_LOCK", discoveryIntervalMs: DISCOVERY_MS, pollIntervalMs: POLL_MS });
@@ -77,11 +77,37 @@ describe("openHoldCycles", () => {
     expect(first.discoveryMs).toBeGreaterThanOrEqual(0);
     vi.setSystemTime(T0 + 200);
     table.set("lock:a", null);
-    hint("lock:a", "del");
+    hint("lock:a", "release", "del");
     const result = await cycle(cycles);
     expect(result.discoveryMs).toBeNull();
     expect(reads.at(-1)).toEqual(["lock:a"]);
     expect(result.changes).toEqual([expect.objectContaining({ resourceKey: "lock:a", kind: "HOLDER_LOST", ending: "RELEASED", details: expect.objectContaining({ hint: "del" }) })]);
+  });
+
+  it("keeps an ending hint over the next holder's writes until the read: the release, not a takeover", async () => {
+    const table: Table = new Map([["lock:a", { token: "pod-a:1", ttlMs: 30_000 }]]);
+    const { source, hint } = tableSource(table);
+    const cycles = await openHoldCycles(source, [], { resourceKind: "REDIS_LOCK", discoveryIntervalMs: DISCOVERY_MS, pollIntervalMs: POLL_MS });
+    await cycle(cycles);
+    vi.setSystemTime(T0 + 200);
+    table.set("lock:a", { token: "pod-b:2", ttlMs: 30_000 });
+    hint("lock:a", "release", "del");
+    hint("lock:a", "change", "set");
+    hint("lock:a", "change", null);
+    const result = await cycle(cycles);
+    expect(result.changes).toEqual([expect.objectContaining({ kind: "HOLDER_CHANGED", ending: "RELEASED", details: expect.objectContaining({ hint: "del" }) })]);
+  });
+
+  it("without an ending hint, a holder replaced before its expiry was taken over", async () => {
+    const table: Table = new Map([["lock:a", { token: "pod-a:1", ttlMs: 30_000 }]]);
+    const { source, hint } = tableSource(table);
+    const cycles = await openHoldCycles(source, [], { resourceKind: "REDIS_LOCK", discoveryIntervalMs: DISCOVERY_MS, pollIntervalMs: POLL_MS });
+    await cycle(cycles);
+    vi.setSystemTime(T0 + 200);
+    table.set("lock:a", { token: "pod-b:2", ttlMs: 30_000 });
+    hint("lock:a", "change", "set");
+    const result = await cycle(cycles);
+    expect(result.changes).toEqual([expect.objectContaining({ kind: "HOLDER_CHANGED", ending: "TAKEN_OVER", details: expect.objectContaining({ hint: "set" }) })]);
   });
 
   it("keeps reading a lock released a moment ago, also when discovery no longer finds it, so its next holder is seen", async () => {
@@ -135,5 +161,24 @@ describe("openHoldCycles", () => {
     const back = await cycle(cycles);
     expect(back.changes).toEqual([]);
     expect(back.states.states).toEqual([expect.objectContaining({ holder: "pod-a", staleSince: null })]);
+  });
+});
+
+describe("keepEnding", () => {
+  const at = new Date(T0).toISOString();
+  const of = (kind: HoldHintKind, event: string | null): HoldHint => ({ key: "lock:a", kind, event, at });
+
+  it("keeps the first ending (release or expiry) against every later hint", () => {
+    expect(keepEnding(of("release", "del"), of("change", "set"))).toEqual(of("release", "del"));
+    expect(keepEnding(of("expiry", "expired"), of("release", "del"))).toEqual(of("expiry", "expired"));
+    expect(keepEnding(of("release", "DELETE"), null)).toEqual(of("release", "DELETE"));
+  });
+
+  it("until an ending, takes the latest hint; one naming no event does not replace one naming it", () => {
+    expect(keepEnding(of("change", "set"), of("release", null))).toEqual(of("release", null));
+    expect(keepEnding(of("change", "set"), of("change", "expire"))).toEqual(of("change", "expire"));
+    expect(keepEnding(of("change", "set"), of("change", null))).toEqual(of("change", "set"));
+    expect(keepEnding(undefined, of("change", null))).toEqual(of("change", null));
+    expect(keepEnding(null, undefined)).toBeNull();
   });
 });

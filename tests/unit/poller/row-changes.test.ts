@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import type { HoldState } from "@/lib/poller/hold-state";
 import { NO_HOLD_STATS } from "@/lib/poller/hold-state";
 import { compareHoldRows, compareSubscriptionPartitionRows, digestText, flushIntervalMs, isMovingFiguresFlushDue, MOVING_FIGURES_FLUSH_MS, signSubscriptionPartitionRow } from "@/lib/poller/row-changes";
+import { DYNAMODB_MOVING_DETAILS } from "@/lib/sources/dynamodb/lock-observation";
+import { ETCD_MOVING_DETAILS } from "@/lib/sources/etcd/etcd-observation";
 import { consumer, observation, stateFrom, T0, T1 } from "@/tests/unit/sources/pulsar/builders";
 
 // Which states need their held_resource row written: the holder, consumers, ranges and gap
@@ -73,8 +75,6 @@ describe("compareHoldRows", () => {
     ["only the last observation moved", { lastObservedAt: T1 }, "same"],
     ["the expiry read again a few milliseconds apart", { expiresAt: "2026-11-22T10:00:30.004Z" }, "moving"],
     ["the TTL left", { ttlMs: 25_000 }, "moving"],
-    ["DynamoDB's unmoved version age", { details: { layout: "string", versionUnchangedForMs: 400 } }, "moving"],
-    ["etcd's revision and lease seconds", { details: { layout: "string", revision: 812, leaseTtlS: 41 } }, "moving"],
     ["the reentrancy count", { details: { layout: "string", reentrancy: 2 } }, "changed"],
     ["a renewal moved the expiry", { expiresAt: "2026-11-22T10:00:40.000Z" }, "changed"],
     ["the holder's token", { holderToken: "pod-a:2" }, "changed"],
@@ -84,6 +84,16 @@ describe("compareHoldRows", () => {
     ["released", { holder: null, holderToken: null, expiresAt: null, ttlMs: null, lastChangeAt: T1 }, "changed"],
   ] as const)("%s: %s", (_what, overrides, expected) => {
     expect(compareHoldRows(hold(), hold(overrides as Partial<HoldState>))).toBe(expected);
+  });
+
+  it.each([
+    ["DynamoDB's unmoved version age", DYNAMODB_MOVING_DETAILS, { versionUnchangedForMs: 0 }, { versionUnchangedForMs: 400 }],
+    ["etcd's revision and lease seconds", ETCD_MOVING_DETAILS, { revision: 800, leaseTtlS: 60 }, { revision: 812, leaseTtlS: 41 }],
+  ] as const)("the details a kind names as moving are moving figures (%s); named by no kind, they are a change", (_what, movingDetails, before, after) => {
+    const written = hold({ details: { layout: "string", ...before } });
+    const next = hold({ details: { layout: "string", ...after } });
+    expect(compareHoldRows(written, next, movingDetails)).toBe("moving");
+    expect(compareHoldRows(written, next)).toBe("changed");
   });
 
   it("takes stats and details read back from jsonb with their keys reordered as no change (at most a flush of the moving figures)", () => {

@@ -103,7 +103,7 @@ describe("the kinds the server registry reads", () => {
     for (const kind of SOURCE_KINDS) {
       const description = KIND_DESCRIPTIONS.find((d) => d.kind === kind.kind)!;
       expect({ label: kind.label, clusterKind: kind.clusterKind }).toEqual({ label: description.label, clusterKind: description.clusterKind });
-      expect(kind.stored).toEqual(description.shape === "hold" ? { shape: "hold", resourceKind: description.resourceKind } : { shape: "subscription-partition" });
+      expect(kind.stored).toMatchObject(description.shape === "hold" ? { shape: "hold", resourceKind: description.resourceKind } : { shape: "subscription-partition" });
     }
   });
 

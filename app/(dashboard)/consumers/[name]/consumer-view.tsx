@@ -9,8 +9,8 @@ import { HolderLocksTable } from "@/components/locks/holder-locks-table";
 import { ChangeList } from "@/components/timeline/change-list";
 import { OutdatedNotice } from "@/components/ui/outdated-notice";
 import { subscriptionHref } from "@/lib/board/links";
-import { consumerQuery } from "@/lib/client/read-api-queries";
-import type { ConsumerPosition } from "@/lib/queries/get-consumer";
+import { consumerQuery } from "@/lib/consumers/consumer-queries";
+import type { ConsumerPosition } from "@/lib/consumers/get-consumer";
 
 function useTick(ms: number): number | null {
   const [now, setNow] = useState<number | null>(null);

@@ -4,11 +4,11 @@ import { notFound } from "next/navigation";
 import { ConsumerView } from "@/app/(dashboard)/consumers/[name]/consumer-view";
 import { UnavailableNotice } from "@/components/ui/unavailable-notice";
 import { decodeConsumerName } from "@/lib/board/links";
-import { consumerQuery } from "@/lib/client/read-api-queries";
+import { consumerQuery } from "@/lib/consumers/consumer-queries";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
-import { getConsumer } from "@/lib/queries/get-consumer";
-import { runQuery } from "@/lib/queries/query-result";
+import { getConsumer } from "@/lib/consumers/get-consumer";
+import { runQuery } from "@/lib/db/query-result";
 import { RANGE_PRESETS } from "@/lib/timeline/time-range";
 
 export const dynamic = "force-dynamic";

@@ -7,7 +7,7 @@ import { getDb } from "@/lib/db/client";
 import { checkHealth } from "@/lib/health/check-health";
 import { describeCluster } from "@/lib/clusters/describe-cluster";
 import { NO_PREDICTIONS, type PredictionScore } from "@/lib/board/board-types";
-import { listPredictionScores } from "@/lib/queries/list-prediction-scores";
+import { listPredictionScores } from "@/lib/clusters/list-prediction-scores";
 import { ChangeSignalSummary } from "@/components/clusters/change-signal-summary";
 import { describeChangeSignal } from "@/lib/clusters/describe-change-signal";
 import { readChangeSignals } from "@/lib/clusters/read-change-signals";

@@ -7,7 +7,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { UnavailableNotice } from "@/components/ui/unavailable-notice";
 import { getDb } from "@/lib/db/client";
 import { ApiError } from "@/lib/http/api-error";
-import { runQuery } from "@/lib/queries/query-result";
+import { runQuery } from "@/lib/db/query-result";
 import { fitRangeToData, isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { drilldownQuery } from "@/lib/violations/client/violation-queries";
 import { drilldownSettings } from "@/lib/violations/queries/drilldown-settings";

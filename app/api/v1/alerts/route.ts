@@ -2,7 +2,7 @@ import { alertsParamsSchema } from "@/lib/alerts/alerts-params";
 import { listAlerts } from "@/lib/alerts/list-alerts";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { parseReadParams } from "@/lib/queries/read-api-params";
+import { parseReadParams } from "@/lib/http/read-api-params";
 
 export const dynamic = "force-dynamic";
 

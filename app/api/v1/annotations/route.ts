@@ -2,7 +2,7 @@ import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { listAnnotations } from "@/lib/annotations/list-annotations";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { annotationsParamsSchema, assertConfiguredCluster, parseReadParams } from "@/lib/queries/read-api-params";
+import { annotationsParamsSchema, assertConfiguredCluster, parseReadParams } from "@/lib/http/read-api-params";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
 import { requireBearerToken } from "@/lib/auth/require-bearer-token";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { createDeployment } from "@/lib/ingest/deployments/create-deployment";
-import { createDeploymentSchema, listDeploymentsQuerySchema } from "@/lib/ingest/deployments/deployment-schema";
-import { listDeployments } from "@/lib/ingest/deployments/list-deployments";
+import { createDeployment } from "@/lib/deployments/create-deployment";
+import { createDeploymentSchema, listDeploymentsQuerySchema } from "@/lib/deployments/deployment-schema";
+import { listDeployments } from "@/lib/deployments/list-deployments";
 import { MAX_DEPLOYMENT_BODY_BYTES } from "@/lib/ingest/limits";
 import { parseWithSchema, readJsonBody } from "@/lib/http/parse-input";
 

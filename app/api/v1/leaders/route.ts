@@ -1,8 +1,8 @@
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { readLeaders } from "@/lib/queries/list-leaders";
-import { assertConfiguredCluster, leadersParamsSchema, parseReadParams } from "@/lib/queries/read-api-params";
+import { readLeaders } from "@/lib/subscriptions/list-leaders";
+import { assertConfiguredCluster, leadersParamsSchema, parseReadParams } from "@/lib/http/read-api-params";
 
 export const dynamic = "force-dynamic";
 

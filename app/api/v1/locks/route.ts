@@ -1,8 +1,8 @@
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { listLocks } from "@/lib/queries/list-locks";
-import { assertConfiguredCluster, locksParamsSchema, parseReadParams } from "@/lib/queries/read-api-params";
+import { listLocks } from "@/lib/locks/list-locks";
+import { assertConfiguredCluster, locksParamsSchema, parseReadParams } from "@/lib/http/read-api-params";
 
 export const dynamic = "force-dynamic";
 

@@ -117,8 +117,8 @@ describe("the etcd source", () => {
       expect(read.errors).toEqual([]);
       expect(read.observations[0]).toMatchObject({ holder: "pod-s", ttlMs: expect.any(Number) });
       contender.signal("SIGTERM");
-      await waitFor(async () => hints, (h) => h.some((hint) => hint.event === "del"), "the resign to arrive through the watch", 50, 100);
-      expect(hints.find((hint) => hint.event === "del")).toMatchObject({ key: election });
+      await waitFor(async () => hints, (h) => h.some((hint) => hint.kind === "release"), "the resign to arrive through the watch", 50, 100);
+      expect(hints.find((hint) => hint.kind === "release")).toMatchObject({ key: election, event: "DELETE" });
     } finally {
       await source.close();
     }

@@ -82,8 +82,8 @@ describe("watchLockKeys on the machine's Redis (notifications off)", () => {
       await admin.del(`${prefix}lock:a`);
       await pollUntil(async () => hints.length, (count) => count >= 2, { description: "tracking hints of the set and the delete" });
       expect(hints.slice(0, 2)).toEqual([
-        { key: `${prefix}lock:a`, pattern: `${prefix}lock:*`, event: null, at: expect.any(String) },
-        { key: `${prefix}lock:a`, pattern: `${prefix}lock:*`, event: null, at: expect.any(String) },
+        { key: `${prefix}lock:a`, pattern: `${prefix}lock:*`, kind: "change", event: null, at: expect.any(String) },
+        { key: `${prefix}lock:a`, pattern: `${prefix}lock:*`, kind: "change", event: null, at: expect.any(String) },
       ]);
       await watcher.stop();
     } finally {

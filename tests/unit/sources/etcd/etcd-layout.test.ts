@@ -110,16 +110,16 @@ describe("names and ranges", () => {
 describe("watch events as hints", () => {
   const watched = { prefix: "e/", layout: "go-election" as const, mustBeHeld: false };
 
-  it("a PUT is a hint without an ending; a DELETE before the lease's end is a release, at or after it an expiry", () => {
+  it("a PUT is a change hint; a DELETE before the lease's end is a release, at or after it an expiry", () => {
     const index = createKeyIndex();
     const put = toHint({ type: "PUT", kv: kv("e/x/2040a20d2615a405", "pod-a", 5, LEASE_A) }, watched, index, 1_000);
-    expect(put).toEqual({ key: "e/x", event: null, at: new Date(1_000).toISOString() });
+    expect(put).toEqual({ key: "e/x", kind: "change", event: "PUT", at: new Date(1_000).toISOString() });
     index.setLease(leaseRead(LEASE_A, 60, 0));
     const early = createKeyIndex();
     early.remember("e/x/2040a20d2615a405", "e/x", LEASE_A);
     early.setLease(leaseRead(LEASE_A, 60, 0));
-    expect(toHint({ type: "DELETE", kv: kv("e/x/2040a20d2615a405", "", 0, "0") }, watched, early, 30_000)).toMatchObject({ key: "e/x", event: "del" });
-    expect(toHint({ type: "DELETE", kv: kv("e/x/2040a20d2615a405", "", 0, "0") }, watched, index, 60_000)).toMatchObject({ key: "e/x", event: "expired" });
+    expect(toHint({ type: "DELETE", kv: kv("e/x/2040a20d2615a405", "", 0, "0") }, watched, early, 30_000)).toMatchObject({ key: "e/x", kind: "release", event: "DELETE" });
+    expect(toHint({ type: "DELETE", kv: kv("e/x/2040a20d2615a405", "", 0, "0") }, watched, index, 60_000)).toMatchObject({ key: "e/x", kind: "expiry", event: "DELETE" });
   });
 
   it("a DELETE whose lease etcd still has is a release however late against the known expiry; a lease gone falls back on it", () => {
@@ -130,13 +130,13 @@ describe("watch events as hints", () => {
       return known;
     };
     const deleted = { type: "DELETE" as const, kv: kv("e/x/2040a20d2615a405", "", 0, "0") };
-    expect(toHint(deleted, watched, index(), 90_000, "alive")).toMatchObject({ key: "e/x", event: "del" });
-    expect(toHint(deleted, watched, index(), 90_000, "gone")).toMatchObject({ key: "e/x", event: "expired" });
-    expect(toHint(deleted, watched, index(), 30_000, "gone")).toMatchObject({ key: "e/x", event: "del" });
+    expect(toHint(deleted, watched, index(), 90_000, "alive")).toMatchObject({ key: "e/x", kind: "release", event: "DELETE" });
+    expect(toHint(deleted, watched, index(), 90_000, "gone")).toMatchObject({ key: "e/x", kind: "expiry", event: "DELETE" });
+    expect(toHint(deleted, watched, index(), 30_000, "gone")).toMatchObject({ key: "e/x", kind: "release", event: "DELETE" });
   });
 
   it("a DELETE of a key never read is a release of the held thing its name says", () => {
-    expect(toHint({ type: "DELETE", kv: kv("e/y/2040a20d2615a406", "", 0, "0") }, watched, createKeyIndex(), 0)).toMatchObject({ key: "e/y", event: "del" });
+    expect(toHint({ type: "DELETE", kv: kv("e/y/2040a20d2615a406", "", 0, "0") }, watched, createKeyIndex(), 0)).toMatchObject({ key: "e/y", kind: "release", event: "DELETE" });
   });
 
   it("a PUT of a key that is no contender is no hint", () => {

@@ -2,8 +2,8 @@ import { decodeConsumerName } from "@/lib/board/links";
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { getConsumer } from "@/lib/queries/get-consumer";
-import { assertConfiguredCluster, consumerParamsSchema, parseReadParams } from "@/lib/queries/read-api-params";
+import { getConsumer } from "@/lib/consumers/get-consumer";
+import { assertConfiguredCluster, consumerParamsSchema, parseReadParams } from "@/lib/http/read-api-params";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
 import { requireBearerToken } from "@/lib/auth/require-bearer-token";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { updateDeploymentSchema } from "@/lib/ingest/deployments/deployment-schema";
-import { getDeployment } from "@/lib/ingest/deployments/get-deployment";
-import { updateDeployment } from "@/lib/ingest/deployments/update-deployment";
+import { updateDeploymentSchema } from "@/lib/deployments/deployment-schema";
+import { getDeployment } from "@/lib/deployments/get-deployment";
+import { updateDeployment } from "@/lib/deployments/update-deployment";
 import { MAX_DEPLOYMENT_BODY_BYTES } from "@/lib/ingest/limits";
 import { readJsonBody } from "@/lib/http/parse-input";
 

@@ -1,8 +1,8 @@
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { listLockChanges } from "@/lib/queries/list-lock-changes";
-import { assertConfiguredCluster, lockChangesParamsSchema, parseReadParams } from "@/lib/queries/read-api-params";
+import { listLockChanges } from "@/lib/locks/list-lock-changes";
+import { assertConfiguredCluster, lockChangesParamsSchema, parseReadParams } from "@/lib/http/read-api-params";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,8 @@
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { getLockTimeline, type LockRef } from "@/lib/queries/get-lock-timeline";
-import { assertConfiguredCluster, lockTimelineParamsSchema, parseReadParams } from "@/lib/queries/read-api-params";
+import { getLockTimeline, type LockRef } from "@/lib/locks/get-lock-timeline";
+import { assertConfiguredCluster, lockTimelineParamsSchema, parseReadParams } from "@/lib/http/read-api-params";
 
 export const dynamic = "force-dynamic";
 

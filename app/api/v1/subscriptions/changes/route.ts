@@ -1,8 +1,8 @@
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { listSubscriptionChanges } from "@/lib/queries/list-subscription-changes";
-import { assertConfiguredCluster, changesParamsSchema, parseReadParams } from "@/lib/queries/read-api-params";
+import { listSubscriptionChanges } from "@/lib/subscriptions/list-subscription-changes";
+import { assertConfiguredCluster, changesParamsSchema, parseReadParams } from "@/lib/http/read-api-params";
 
 export const dynamic = "force-dynamic";
 

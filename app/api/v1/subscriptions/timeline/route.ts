@@ -1,8 +1,8 @@
 import { getConfig } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { getSubscriptionTimeline } from "@/lib/queries/get-subscription-timeline";
-import { assertConfiguredCluster, parseReadParams, timelineParamsSchema } from "@/lib/queries/read-api-params";
+import { getSubscriptionTimeline } from "@/lib/subscriptions/get-subscription-timeline";
+import { assertConfiguredCluster, parseReadParams, timelineParamsSchema } from "@/lib/http/read-api-params";
 
 export const dynamic = "force-dynamic";
 

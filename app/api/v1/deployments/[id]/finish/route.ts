@@ -1,8 +1,8 @@
 import { requireBearerToken } from "@/lib/auth/require-bearer-token";
 import { getDb } from "@/lib/db/client";
 import { withErrorHandling } from "@/lib/http/route-handler";
-import { finishDeploymentSchema } from "@/lib/ingest/deployments/deployment-schema";
-import { finishDeployment } from "@/lib/ingest/deployments/finish-deployment";
+import { finishDeploymentSchema } from "@/lib/deployments/deployment-schema";
+import { finishDeployment } from "@/lib/deployments/finish-deployment";
 import { MAX_DEPLOYMENT_BODY_BYTES } from "@/lib/ingest/limits";
 import { readJsonBody } from "@/lib/http/parse-input";
 

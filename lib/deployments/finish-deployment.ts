@@ -2,9 +2,9 @@ import "server-only";
 
 import type { Db } from "@/lib/db/client";
 import { ApiError } from "@/lib/http/api-error";
-import { DEPLOYMENT_SELECT, type DeploymentJson, toDeploymentJson } from "@/lib/ingest/deployments/deployment-json";
-import { deploymentNotFound, deploymentWhere } from "@/lib/ingest/deployments/deployment-ref";
-import { assertTimesInOrder } from "@/lib/ingest/deployments/deployment-values";
+import { DEPLOYMENT_SELECT, type DeploymentJson, toDeploymentJson } from "@/lib/deployments/deployment-json";
+import { deploymentNotFound, deploymentWhere } from "@/lib/deployments/deployment-ref";
+import { assertTimesInOrder } from "@/lib/deployments/deployment-values";
 
 /**
  * Marks an open deployment finished, now or at the given time. A finished deployment is left

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
-import { createDeploymentSchema, finishDeploymentSchema, listDeploymentsQuerySchema, updateDeploymentSchema } from "@/lib/ingest/deployments/deployment-schema";
+import { createDeploymentSchema, finishDeploymentSchema, listDeploymentsQuerySchema, updateDeploymentSchema } from "@/lib/deployments/deployment-schema";
 import { parseWithSchema } from "@/lib/http/parse-input";
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);

@@ -1,8 +1,8 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { DEPLOYMENT_SELECT, type DeploymentJson, toDeploymentJson } from "@/lib/ingest/deployments/deployment-json";
-import type { ListDeploymentsQuery } from "@/lib/ingest/deployments/deployment-schema";
+import { DEPLOYMENT_SELECT, type DeploymentJson, toDeploymentJson } from "@/lib/deployments/deployment-json";
+import type { ListDeploymentsQuery } from "@/lib/deployments/deployment-schema";
 
 /** Deployments that started in [from, to), newest first, filtered by service and environment. */
 export async function listDeployments(db: Db, query: ListDeploymentsQuery): Promise<DeploymentJson[]> {

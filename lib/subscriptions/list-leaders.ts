@@ -3,13 +3,13 @@ import "server-only";
 import type { BoardThresholds, ClusterSnapshot, DeploymentWindow, LeadersBoard, ResourceSnapshot, SampleSnapshot } from "@/lib/board/board-types";
 import { filterGroups } from "@/lib/board/board-filters";
 import { buildBoard } from "@/lib/board/build-board";
-import { OPEN_DEPLOYMENT_MAX_MS } from "@/lib/board/health-rules";
 import { join, sql, type Sql } from "@/lib/db/sql";
 import type { SqlDb } from "@/lib/db/sql-db";
-import { listPredictionScores } from "@/lib/queries/list-prediction-scores";
-import { createSharedAnswers } from "@/lib/queries/shared-answer";
+import { boardDeploymentsJsonSql } from "@/lib/deployments/list-deployment-windows";
+import { listPredictionScores } from "@/lib/clusters/list-prediction-scores";
+import { createSharedAnswers } from "@/lib/subscriptions/shared-answer";
 import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
-import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/held-resources/last-observed-sql";
 
 export type LeadersQuery = {
   cluster: string | null;
@@ -128,7 +128,6 @@ export async function listLeaders(
   const nowMs = options.nowMs ?? Date.now();
   const clusterNames = query.cluster === null ? options.clusterNames : options.clusterNames.filter((name) => name === query.cluster);
   const windowStart = new Date(nowMs - thresholds.flapWindowMs);
-  const now = new Date(nowMs);
 
   const conditions = [sql`r.kind = 'PULSAR_SUBSCRIPTION_PARTITION'`, sql`r.subscription_type is distinct from 'Shared'`];
   if (!query.includeGone) conditions.push(sql`r.gone_at is null`);
@@ -154,10 +153,7 @@ export async function listLeaders(
            from cluster c
            left join lateral (select finished_at, cycle_ms, error_count, errors from poll_run where cluster_id = c.id order by started_at desc limit 1) p on true
            where c.name = any(${clusterNames}::text[])) as clusters,
-        (select coalesce(json_agg(json_build_object('service', d.service, 'version', d.version, 'startedAt', d.started_at, 'finishedAt', d.finished_at)), '[]')
-           from deployment d
-           where d.started_at <= ${now}
-             and (d.finished_at >= ${windowStart} or (d.finished_at is null and d.started_at > ${new Date(nowMs - OPEN_DEPLOYMENT_MAX_MS)}))) as deployments`),
+        ${boardDeploymentsJsonSql({ fromMs: windowStart.getTime(), nowMs })} as deployments`),
     // Every resource in scope with its flapping count (one grouped scan of holder_change over
     // its (cluster, time) index, not one query per resource), one statement per id range.
     ...ranges.map((ids) =>

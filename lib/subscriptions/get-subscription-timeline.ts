@@ -7,11 +7,11 @@ import { sql } from "@/lib/db/sql";
 import { ApiError } from "@/lib/http/api-error";
 import type { ConsumerObservation } from "@/lib/poller/contract/partition-state";
 import type { HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
-import { listDeploymentWindows } from "@/lib/queries/list-deployment-windows";
-import { ALL_LEADERS, listLeaders } from "@/lib/queries/list-leaders";
+import { listDeploymentWindows } from "@/lib/deployments/list-deployment-windows";
+import { ALL_LEADERS, listLeaders } from "@/lib/subscriptions/list-leaders";
 import { prepareTimeline } from "@/lib/timeline/prepare-timeline";
 import type { ChangeCause, ChangeKind, LaneState, Timeline, TimelineChange } from "@/lib/timeline/timeline-types";
-import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/held-resources/last-observed-sql";
 
 export type PartitionDetail = {
   partition: number;

@@ -1,10 +1,10 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { DEPLOYMENT_SELECT, type DeploymentJson, toDeploymentJson } from "@/lib/ingest/deployments/deployment-json";
-import { deploymentNotFound, deploymentWhere } from "@/lib/ingest/deployments/deployment-ref";
-import type { UpdateDeploymentInput } from "@/lib/ingest/deployments/deployment-schema";
-import { assertTimesInOrder, toJsonColumn } from "@/lib/ingest/deployments/deployment-values";
+import { DEPLOYMENT_SELECT, type DeploymentJson, toDeploymentJson } from "@/lib/deployments/deployment-json";
+import { deploymentNotFound, deploymentWhere } from "@/lib/deployments/deployment-ref";
+import type { UpdateDeploymentInput } from "@/lib/deployments/deployment-schema";
+import { assertTimesInOrder, toJsonColumn } from "@/lib/deployments/deployment-values";
 
 /** Changes the fields a PATCH carries; the times must stay in order. 404 for an unknown id. */
 export async function updateDeployment(db: Db, ref: string, patch: UpdateDeploymentInput): Promise<DeploymentJson> {

@@ -2,10 +2,11 @@ import "server-only";
 
 import { sql } from "@/lib/db/sql";
 import type { SqlDb } from "@/lib/db/sql-db";
-import { deploymentsInScopeSql, windowEndSql } from "@/lib/violations/queries/classification-sql";
+import { type DeploymentScope, deploymentsInScopeSql, windowEndSql } from "@/lib/deployments/window-sql";
 import type { DeploymentBand } from "@/lib/violations/violation-types";
 
-type BandRow = {
+/** A deployment with its window's end, as SQL answers it (toBand makes it a DeploymentBand). */
+export type BandRow = {
   id: bigint;
   service: string;
   version: string;
@@ -26,14 +27,14 @@ type BandJson = { id: string; service: string; version: string; environment: str
  */
 export async function listDeploymentBands(
   db: SqlDb,
-  scope: { startMs: number; endMs: number; graceMs: number; nowMs: number; service: string | null; environment: string | null },
+  scope: DeploymentScope,
 ): Promise<DeploymentBand[]> {
   const [result] = await db.$queryRaw<{ bands: BandJson[] }[]>(sql`
     select coalesce(json_agg(b order by b.started_at, b.id), '[]') as bands
     from (
       select d.id::text as id, d.service, d.version, d.environment, d.started_at, d.finished_at, ${windowEndSql(scope)} as window_end, d.link
       from deployment d
-      where ${deploymentsInScopeSql({ ...scope, subscription: null })}
+      where ${deploymentsInScopeSql(scope)}
     ) b`);
   return (result?.bands ?? []).map((b) => ({
     id: b.id,

@@ -4,8 +4,8 @@ import { z } from "zod";
 
 import { ApiError } from "@/lib/http/api-error";
 import { LOCK_SOURCE_KINDS } from "@/lib/board/lock-types";
-import type { LeadersQuery } from "@/lib/queries/list-leaders";
-import type { LocksQuery } from "@/lib/queries/list-locks";
+import type { LeadersQuery } from "@/lib/subscriptions/list-leaders";
+import type { LocksQuery } from "@/lib/locks/list-locks";
 import { DEFAULT_PRESET, MAX_RANGE_MS, RANGE_PRESETS } from "@/lib/timeline/time-range";
 
 // The read API's query parameters (GET /api/v1/leaders, /subscriptions/..., /consumers/...):

@@ -2,7 +2,8 @@ import { queryOptions } from "@tanstack/react-query";
 
 import type { HealthReport } from "@/lib/health/health-report";
 
-// react-query keys and fetchers for the client components, one factory per read.
+// react-query options of the health report: the header's verdict and the Alerts menu item's
+// count. Client-safe.
 
 async function fetchJson<T>(url: string, acceptStatuses: number[] = []): Promise<T> {
   const response = await fetch(url, { headers: { accept: "application/json" } });

@@ -1,8 +1,8 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { DEPLOYMENT_SELECT, type DeploymentJson, toDeploymentJson } from "@/lib/ingest/deployments/deployment-json";
-import { deploymentNotFound, deploymentWhere } from "@/lib/ingest/deployments/deployment-ref";
+import { DEPLOYMENT_SELECT, type DeploymentJson, toDeploymentJson } from "@/lib/deployments/deployment-json";
+import { deploymentNotFound, deploymentWhere } from "@/lib/deployments/deployment-ref";
 
 /** One deployment by Baton id or client id; 404 when there is none. */
 export async function getDeployment(db: Db, ref: string): Promise<DeploymentJson> {

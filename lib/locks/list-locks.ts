@@ -10,7 +10,7 @@ import type { SqlDb } from "@/lib/db/sql-db";
 import type { HoldDetails } from "@/lib/poller/hold-rows";
 import { NO_HOLD_STATS } from "@/lib/poller/hold-state";
 import type { ChangeKind, HoldEnding } from "@/lib/poller/change";
-import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/held-resources/last-observed-sql";
 
 export type LocksQuery = {
   cluster: string | null;

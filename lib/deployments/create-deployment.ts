@@ -3,9 +3,9 @@ import "server-only";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { ApiError } from "@/lib/http/api-error";
-import { DEPLOYMENT_SELECT, type DeploymentJson, type DeploymentRecord, toDeploymentJson } from "@/lib/ingest/deployments/deployment-json";
-import type { CreateDeploymentInput } from "@/lib/ingest/deployments/deployment-schema";
-import { assertTimesInOrder, toJsonColumn } from "@/lib/ingest/deployments/deployment-values";
+import { DEPLOYMENT_SELECT, type DeploymentJson, type DeploymentRecord, toDeploymentJson } from "@/lib/deployments/deployment-json";
+import type { CreateDeploymentInput } from "@/lib/deployments/deployment-schema";
+import { assertTimesInOrder, toJsonColumn } from "@/lib/deployments/deployment-values";
 
 export type CreatedDeployment = { deployment: DeploymentJson; isCreated: boolean };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { createSharedAnswers } from "@/lib/queries/shared-answer";
+import { createSharedAnswers } from "@/lib/subscriptions/shared-answer";
 
 /** A computation that finishes when the test says so, counting how often it started. */
 function controlled<T>() {

@@ -2,9 +2,9 @@ import "server-only";
 
 import type { Db } from "@/lib/db/client";
 import { sql } from "@/lib/db/sql";
-import { listHolderLocks, type HolderLock } from "@/lib/queries/list-holder-locks";
-import { listChanges, type ChangeRow } from "@/lib/queries/list-subscription-changes";
-import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
+import { listHolderLocks, type HolderLock } from "@/lib/locks/list-holder-locks";
+import { listChanges, type ChangeRow } from "@/lib/subscriptions/list-subscription-changes";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/held-resources/last-observed-sql";
 
 export type ConsumerPosition = {
   cluster: string;

@@ -8,7 +8,7 @@ import {
   mergeWindows,
   OPEN_DEPLOYMENT_MAX_MS,
   windowsByService,
-} from "@/lib/violations/deployment-windows";
+} from "@/lib/deployments/deployment-windows";
 
 const MINUTE = 60_000;
 const GRACE = 5 * MINUTE;

@@ -6,11 +6,11 @@ import type { LockRow } from "@/lib/board/lock-types";
 import type { Db } from "@/lib/db/client";
 import { sql } from "@/lib/db/sql";
 import { ApiError } from "@/lib/http/api-error";
-import { listDeploymentWindows } from "@/lib/queries/list-deployment-windows";
-import { ALL_LOCKS, listLocks } from "@/lib/queries/list-locks";
+import { listDeploymentWindows } from "@/lib/deployments/list-deployment-windows";
+import { ALL_LOCKS, listLocks } from "@/lib/locks/list-locks";
 import { prepareTimeline } from "@/lib/timeline/prepare-timeline";
 import type { ChangeCause, ChangeKind, HoldEnding, LaneState, Timeline, TimelineChange } from "@/lib/timeline/timeline-types";
-import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/queries/last-observed-sql";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/held-resources/last-observed-sql";
 
 /** One lock (key) or every lock of a pattern, in one configured cluster. */
 export type LockRef = { cluster: string; key: string; pattern?: undefined } | { cluster: string; pattern: string; key?: undefined };

@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/db/client";
-import { type ChangeEntry, listChanges } from "@/lib/queries/list-subscription-changes";
+import { type ChangeEntry, listChanges } from "@/lib/subscriptions/list-subscription-changes";
 
 /** A lock's holder change: which lock, how the previous hold ended, and the tokens, expiry and waiters around it. */
 export type LockChangeEntry = Omit<ChangeEntry, "partition"> & { key: string };
