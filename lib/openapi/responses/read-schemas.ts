@@ -318,6 +318,7 @@ export const consumerReportSchema = z
         holder: z.string().nullable(),
         holderSince: isoTime.nullable(),
         expiresAt: isoTime.nullable(),
+        lastObservedAt: isoTime.nullable().meta({ description: "When Baton's poller last read the lock: once the expiry has passed, the TTL left is told from this read." }),
         waiterCount: z.number(),
         staleSince: isoTime.nullable(),
       }),
