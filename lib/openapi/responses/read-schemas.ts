@@ -56,6 +56,9 @@ export const healthReportSchema = z
             lastError: z.string().nullable(),
             topicCount: z.number().nullable(),
             resourceCount: z.number().nullable(),
+            failingSince: isoTime.nullable().meta({
+              description: "Set while the latest poll cycles failed and read nothing of the cluster: when the first of them started. The stale alert fires on it, also for a cluster with no resources.",
+            }),
           })
           .nullable(),
       }),
