@@ -206,7 +206,8 @@ test("an unknown consumer, lock, subscription or cluster answers 404; a known on
 });
 
 test("no page is wider than a 1280x800 window, walking every route the app links to", async ({ page }, testInfo) => {
-  test.setTimeout(180_000);
+  // Up to 30 pages, each waited on until its network settles: minutes on a loaded machine.
+  test.setTimeout(600_000);
   const start = [
     "/",
     "/locks",

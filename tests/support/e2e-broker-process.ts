@@ -13,7 +13,7 @@ const tool = (file: string) => JSON.stringify(path.join(process.cwd(), file));
 const SCRIPT = `
 const readline = require("node:readline");
 const { startBroker } = require(${tool("tools/pulsar/broker.ts")});
-const { createPartitionedTopic, createScratchNamespace, createSubscription } = require(${tool("tools/pulsar/admin-setup.ts")});
+const { createPartitionedTopic, createScratchNamespace } = require(${tool("tools/pulsar/admin-setup.ts")});
 const { requestAdminOk } = require(${tool("tools/pulsar/admin-http.ts")});
 const { createFleet } = require(${tool("tools/fleet/fleet.ts")});
 
@@ -29,7 +29,9 @@ const commands = {
     topic = scratch.topic("orders");
     await createPartitionedTopic(broker.adminUrl, topic, 2);
     // Creating the subscriptions loads both partitions: the consumers' first subscribe is then quick.
-    for (const subscription of subscriptions) await createSubscription(broker.adminUrl, topic, subscription);
+    // A fresh broker on a loaded machine took over 15 s (the tools' default bound) to load them.
+    const topicPath = "/admin/v2/persistent/" + topic.slice("persistent://".length);
+    for (const subscription of subscriptions) await requestAdminOk(broker.adminUrl, "PUT", topicPath + "/subscription/" + encodeURIComponent(subscription), { timeoutMs: 120000 });
     return { topic };
   },
   /** One consumer on a Failover subscription; a fresh broker on a busy machine may miss an open timeout. */
