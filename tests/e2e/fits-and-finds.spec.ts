@@ -77,6 +77,8 @@ async function postBusyViolations(baseURL: string, nowMs: number): Promise<void>
 }
 
 test.beforeAll(async ({}, testInfo) => {
+  // The token command and the ingest of the busy key's violations: over a minute on a loaded machine.
+  test.setTimeout(180_000);
   db = new pg.Client({ connectionString: databaseUrl() });
   await db.connect();
   const now = Date.now();
