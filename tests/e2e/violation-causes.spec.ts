@@ -114,11 +114,21 @@ test("a lock holder that stalled past its TTL while another took the lock: its v
   const schedA = scheduler(SCHED_A, baseURL!, token);
   const schedB = scheduler(SCHED_B, baseURL!, token);
 
-  // sched-a takes the lock, and Baton sees it.
+  // sched-a takes the lock with a short TTL that its watchdog renews, until Baton has read it
+  // (a poll cycle on a loaded machine can take longer than one TTL).
   await redis.set(LOCK, SCHED_A, "PX", A_TTL_MS);
-  await expect.poll(() => holderInBaton(page), { timeout: 30_000, intervals: [250] }).toBe(SCHED_A);
+  await expect
+    .poll(
+      async () => {
+        await redis.pexpire(LOCK, A_TTL_MS);
+        return holderInBaton(page);
+      },
+      { timeout: 60_000, intervals: [250] },
+    )
+    .toBe(SCHED_A);
 
-  // sched-a enters the job and stalls inside it, past its lock's TTL: Redis expires the lock.
+  // sched-a enters the job and stalls inside it (its watchdog with it), past its lock's TTL:
+  // Redis expires the lock.
   let wakeA: () => void = () => undefined;
   const aIsInside = new Promise<void>((inside) => {
     void schedA.withExclusivity(
@@ -136,7 +146,7 @@ test("a lock holder that stalled past its TTL while another took the lock: its v
   // sched-b takes the lock (Baton records the expiry while sched-a held it) and runs the job
   // while sched-a is still inside: the counter counts the violation, sched-b reports it.
   await redis.set(LOCK, SCHED_B, "PX", 60_000);
-  await expect.poll(() => holderInBaton(page), { timeout: 30_000, intervals: [250] }).toBe(SCHED_B);
+  await expect.poll(() => holderInBaton(page), { timeout: 60_000, intervals: [250] }).toBe(SCHED_B);
   const entry = await schedB.withExclusivity(JOB_KEY, (e) => e, { lock: LOCK_REF });
   expect(entry.isViolation).toBe(true);
   wakeA();
