@@ -8,8 +8,9 @@ import { CAUSE_BAR_COLOR, DEPLOYMENT_BAND_COLOR, DEPLOYMENT_EDGE_COLOR, DEPLOYME
 
 // Everything the violations chart draws inside its axes, with the chart's own scales: hatched
 // spans where nothing was reported, deployment bands (the rollout, then its grace period), the
-// stacked bars (per cause or per service, each exactly as wide as its bucket, so a partial bucket is narrower), leader
-// change markers, and one hover target per bucket. It draws what lib/violations prepared.
+// stacked bars (per cause or per service; each exactly as wide as its bucket, so a partial bucket
+// is narrower), leader change markers, and one hover target per bucket. It draws what
+// lib/violations prepared.
 
 const BAR_GAP_PX = 1;
 const MARKER_SIZE = 5;
