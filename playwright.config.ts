@@ -78,7 +78,9 @@ export default defineConfig({
   use: {
     baseURL,
     browserName: "chromium",
-    viewport: { width: 1400, height: 900 },
+    // The window every page must fit (tests/e2e/fits-and-finds.spec.ts), and the size of every
+    // screenshot the tests take for docs/.
+    viewport: { width: 1280, height: 800 },
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: process.env.BATON_CHROMIUM ?? "/usr/bin/chromium",

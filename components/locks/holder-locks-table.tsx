@@ -43,7 +43,7 @@ export function HolderLocksTable({ locks, nowMs }: { locks: HolderLock[]; nowMs:
                 )}
               </td>
               <td>{lock.role === "holder" && !isStale && lock.holderSince ? <TenureTime iso={lock.holderSince} nowMs={nowMs} /> : "—"}</td>
-              <td>{lock.role === "holder" ? <TtlLeft expiresAt={lock.expiresAt} nowMs={nowMs} isStale={isStale} /> : "—"}</td>
+              <td>{lock.role === "holder" ? <TtlLeft expiresAt={lock.expiresAt} lastReadAt={lock.lastObservedAt} nowMs={nowMs} isStale={isStale} /> : "—"}</td>
               <td>{lock.waiterCount}</td>
             </tr>
           );

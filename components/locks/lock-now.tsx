@@ -49,7 +49,7 @@ export function LockNow({ lock, nowMs }: { lock: LockRow; nowMs: number }) {
           {fullTtl === null ? "—" : formatDuration(fullTtl)} <span className="muted small">({ttl.source})</span>
         </dd>
         <dt>{ttl.term} left</dt>
-        <dd>{lock.holder === null && !isStale ? "—" : <TtlLeft expiresAt={lock.expiresAt} nowMs={nowMs} isStale={isStale} />}</dd>
+        <dd>{lock.holder === null && !isStale ? "—" : <TtlLeft expiresAt={lock.expiresAt} lastReadAt={lock.lastObservedAt} nowMs={nowMs} isStale={isStale} />}</dd>
         <dt>Waiters</dt>
         <dd>
           {lock.waiters.length === 0 ? (
@@ -82,7 +82,7 @@ export function LockNow({ lock, nowMs }: { lock: LockRow; nowMs: number }) {
         <dd>{lock.lastObservedAt ? <AgoTime iso={lock.lastObservedAt} nowMs={nowMs} /> : "never"}</dd>
       </dl>
       <h4>{lockDescriptionOf(lock.sourceKind).label} details</h4>
-      <LockKindDetails kind={lock.sourceKind} details={lock.details} waiters={lock.waiters} expiresAt={lock.expiresAt} nowMs={nowMs} isStale={isStale} />
+      <LockKindDetails kind={lock.sourceKind} details={lock.details} waiters={lock.waiters} expiresAt={lock.expiresAt} lastReadAt={lock.lastObservedAt} nowMs={nowMs} isStale={isStale} />
     </div>
   );
 }

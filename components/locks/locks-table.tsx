@@ -73,7 +73,7 @@ export function LocksTable({ locks, nowMs, lockHref, consumerHref }: Props) {
                 <Holder lock={lock} consumerHref={consumerHref} />
               </td>
               <td>{!isStale && lock.holder !== null && lock.holderSince ? <TenureTime iso={lock.holderSince} nowMs={nowMs} /> : "—"}</td>
-              <td title={`${ttlTermOf(lock.sourceKind, lock.details).term} left`}>{lock.holder === null && !isStale ? "—" : <TtlLeft expiresAt={lock.expiresAt} nowMs={nowMs} isStale={isStale} />}</td>
+              <td title={`${ttlTermOf(lock.sourceKind, lock.details).term} left`}>{lock.holder === null && !isStale ? "—" : <TtlLeft expiresAt={lock.expiresAt} lastReadAt={lock.lastObservedAt} nowMs={nowMs} isStale={isStale} />}</td>
               <td>{isStale ? "—" : lock.waiters.length === 0 ? <span className="muted">none</span> : `${lock.waiters.length}: ${lock.waiters.slice(0, 3).join(", ")}${lock.waiters.length > 3 ? "…" : ""}`}</td>
               <td>{isStale ? "—" : <NextHolderCell next={lock.next} />}</td>
               <td>{isStale ? "—" : <LockKindCell kind={lock.sourceKind} details={lock.details} />}</td>

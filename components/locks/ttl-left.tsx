@@ -1,12 +1,15 @@
 import { formatTtlLeft } from "@/lib/board/lock-words";
 
-/** The TTL left, counted in the browser from the expiry; loud once it has passed. */
-export function TtlLeft({ expiresAt, nowMs, isStale }: { expiresAt: string | null; nowMs: number; isStale: boolean }) {
+/**
+ * The TTL left, counted in the browser from the expiry and the last read, in neutral colour:
+ * whether the lock expired while held is the health rule's to say (the card's health line), not a
+ * countdown from a read seconds old.
+ */
+export function TtlLeft({ expiresAt, lastReadAt, nowMs, isStale }: { expiresAt: string | null; lastReadAt: string | null; nowMs: number; isStale: boolean }) {
   if (isStale) return <span className="last-known">unknown (stale)</span>;
-  const isPast = expiresAt !== null && Date.parse(expiresAt) < nowMs;
   return (
-    <span className={isPast ? "loud" : undefined} title={expiresAt ?? undefined} suppressHydrationWarning>
-      {formatTtlLeft(expiresAt, nowMs)}
+    <span title={expiresAt ?? undefined} suppressHydrationWarning>
+      {formatTtlLeft(expiresAt, lastReadAt, nowMs)}
     </span>
   );
 }

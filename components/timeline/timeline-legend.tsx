@@ -1,3 +1,5 @@
+import { AlertLegendItems } from "@/components/alerts/alert-legend-items";
+
 /**
  * What every colour and shape under the timeline means: every consumer by name, the special
  * kinds, each marker colour (MarkerLayer's) and the alert strip's bars (AlertStrip's).
@@ -61,18 +63,7 @@ export function TimelineLegend({
           consumers or ranges changed
         </li>
       )}
-      <li>
-        <span className="swatch swatch-alert" data-severity="critical" aria-hidden="true" />
-        alert (critical)
-      </li>
-      <li>
-        <span className="swatch swatch-alert" data-severity="warning" aria-hidden="true" />
-        alert (warning)
-      </li>
-      <li>
-        <span className="swatch swatch-alert" data-state="pending" aria-hidden="true" />
-        alert pending
-      </li>
+      <AlertLegendItems />
     </ul>
   );
 }

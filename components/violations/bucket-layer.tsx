@@ -4,20 +4,13 @@ import { useId } from "react";
 import { useXAxisScale, useYAxisScale } from "recharts";
 
 import { barSegments, type BandSpan, type ChartPoint } from "@/lib/violations/chart-data";
-import {
-  DEPLOYMENT_BAND_COLOR,
-  DEPLOYMENT_EDGE_COLOR,
-  DEPLOYMENT_GRACE_COLOR,
-  INSIDE_COLOR,
-  LEADER_CHANGE_COLOR,
-  OUTSIDE_COLOR,
-  UNOBSERVED_FILL,
-} from "@/lib/violations/violation-colors";
+import { CAUSE_BAR_COLOR, DEPLOYMENT_BAND_COLOR, DEPLOYMENT_EDGE_COLOR, DEPLOYMENT_GRACE_COLOR, LEADER_CHANGE_COLOR, UNOBSERVED_FILL } from "@/lib/violations/violation-colors";
 
 // Everything the violations chart draws inside its axes, with the chart's own scales: hatched
 // spans where nothing was reported, deployment bands (the rollout, then its grace period), the
-// stacked bars (each exactly as wide as its bucket, so a partial bucket is narrower), leader
-// change markers, and one hover target per bucket. It draws what lib/violations prepared.
+// stacked bars (per cause or per service; each exactly as wide as its bucket, so a partial bucket
+// is narrower), leader change markers, and one hover target per bucket. It draws what
+// lib/violations prepared.
 
 const BAR_GAP_PX = 1;
 const MARKER_SIZE = 5;
@@ -45,7 +38,7 @@ export function BucketLayer(props: BucketLayerProps) {
   const py = (value: number) => Number(y(value));
   const bottom = py(0);
   const top = py(props.yMax);
-  const colors = { outside: OUTSIDE_COLOR, inside: INSIDE_COLOR, services: props.serviceColors };
+  const colors = { causes: CAUSE_BAR_COLOR, services: props.serviceColors };
   return (
     <g className="vio-layer">
       <defs>
@@ -71,7 +64,7 @@ export function BucketLayer(props: BucketLayerProps) {
         return (
           <g key={`p-${point.start}`} opacity={props.hoveredIndex === null || props.hoveredIndex === index ? 1 : 0.75}>
             {barSegments(point, props.mode, props.serviceOrder, colors).map((segment) => (
-              <rect key={segment.label} x={left} y={py(segment.y1)} width={width} height={Math.max(0, py(segment.y0) - py(segment.y1))} fill={segment.color} />
+              <rect key={segment.label} data-testid="bar-segment" data-segment={segment.label} x={left} y={py(segment.y1)} width={width} height={Math.max(0, py(segment.y0) - py(segment.y1))} fill={segment.color} />
             ))}
           </g>
         );

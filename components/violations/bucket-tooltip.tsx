@@ -1,4 +1,5 @@
-import type { ChartPoint } from "@/lib/violations/chart-data";
+import { CAUSE_LABEL } from "@/lib/violations/cause-words";
+import { CAUSE_STACK_ORDER, type ChartPoint } from "@/lib/violations/chart-data";
 import { formatCount, formatInstant, formatMinute } from "@/lib/violations/format";
 import type { DeploymentBand, LeaderChangeMarker } from "@/lib/violations/violation-types";
 
@@ -27,10 +28,20 @@ export function BucketTooltip({
         <div className="muted">No event reported: unobserved, not quiet.</div>
       ) : (
         <dl className="vio-tooltip-counts">
-          <dt>Outside rollouts</dt>
-          <dd className="vio-outside">{formatCount(point.counts.outside)}</dd>
-          <dt>Rollout</dt>
-          <dd className="vio-inside">{formatCount(point.counts.inside)}</dd>
+          {point.causes === null ? (
+            <>
+              <dt>Outside rollouts</dt>
+              <dd className="vio-outside">{formatCount(point.counts.outside)}</dd>
+              <dt>Rollout</dt>
+              <dd className="vio-inside">{formatCount(point.counts.inside)}</dd>
+            </>
+          ) : (
+            [...CAUSE_STACK_ORDER].reverse().flatMap((part) => {
+              const count = point.causes?.[part] ?? 0;
+              if (count === 0) return [];
+              return [<dt key={`t-${part}`}>{part === "unclassified" ? "Outside rollouts, not classified" : CAUSE_LABEL[part]}</dt>, <dd key={`d-${part}`} className={part === "rollout" ? "vio-inside" : "vio-outside"} data-cause={part}>{formatCount(count)}</dd>];
+            })
+          )}
           {point.increments === null ? null : (
             <>
               <dt>Increments reported</dt>

@@ -3,7 +3,7 @@
 import { ChoiceSelect } from "@/components/ui/choice-select";
 import type { ChartMode } from "@/lib/violations/chart-data";
 
-const MODE_LABELS: Record<ChartMode, string> = { classification: "Inside / outside", services: "Stacked by service", split: "Split by service" };
+const MODE_LABELS: Record<ChartMode, string> = { classification: "Stacked by cause", services: "Stacked by service", split: "Split by service" };
 
 export type FilterChoices = { services: readonly string[]; subscriptions: readonly string[]; environments: readonly string[] };
 

@@ -1,7 +1,8 @@
 // Which alert conditions hold now, from what the board already judged: the leaders' and the
 // locks' health flags (lib/board/*-health-rules.ts: no holder, flapping, stuck, expiry while
-// held, stale), the pollers' leases (as /api/health reads them) and the violations outside
-// deployments per service. Pure: the rules are not derived a second time here.
+// held, stale), the pollers' leases and failing cycles (as /api/health reads them: a cluster
+// whose source does not answer is stale even with no resource to flag) and the violations
+// outside deployments per service. Pure: the rules are not derived a second time here.
 
 import type { AlertRuleConfig, AlertRuleName } from "@/lib/alerts/alert-config";
 import type { AlertCondition, AlertLabels } from "@/lib/alerts/alert-types";
@@ -101,9 +102,15 @@ export function findConditions(input: ConditionInput): AlertCondition[] {
   for (const cluster of input.clusters) {
     const clusterPath = `/?${new URLSearchParams({ cluster: cluster.name })}`;
     const entry = stale.get(cluster.name);
+    const failingSince = parseMs(cluster.poller?.failingSince ?? null);
     if (entry) {
       const what = `${entry.count} ${entry.count === 1 ? "resource" : "resources"}`;
       add({ alertname: "stale", cluster: cluster.name, kind: cluster.kind }, `${SUMMARY.stale}: ${cluster.name}`, `${what} of ${cluster.name} not current: ${entry.detail}`, clusterPath, entry.since);
+    } else if (failingSince !== null) {
+      // No resource to flag (none was ever read, or none is left), yet the source does not answer:
+      // the same rule, so that an unreachable cluster is not silent for want of rows.
+      const description = `polls of ${cluster.name} fail and read nothing since ${new Date(failingSince).toISOString()}: ${cluster.poller?.lastError ?? "no error recorded"}`;
+      add({ alertname: "stale", cluster: cluster.name, kind: cluster.kind }, `${SUMMARY.stale}: ${cluster.name}`, description, clusterPath, failingSince);
     }
     // The lease heartbeats every 2 s; silence past the staleness limit means nobody polls.
     const heartbeat = parseMs(cluster.poller?.heartbeatAt ?? null);

@@ -46,11 +46,20 @@ export function describeLockChange(change: LockChangeFacts, timeZone?: string): 
   return change.isDuringGap ? `${sentence} (while polls failed: when exactly is not known)` : sentence;
 }
 
-/** "12 s left", "expired 3 s ago", or "no TTL". */
-export function formatTtlLeft(expiresAt: string | null, nowMs: number): string {
+/**
+ * The TTL left, in neutral words: "12 s left" while the expiry is ahead; once it has passed,
+ * what the last read said and how old that read is ("TTL 4 s at last read, 7 s ago"), or "no
+ * TTL". Never "expired": an expiry counted from a read seconds old is a guess, and only the
+ * expired-while-held rule, which the poller's next read decides, may say a lock expired (so the
+ * card cannot say "expired" while the health verdict says OK).
+ */
+export function formatTtlLeft(expiresAt: string | null, lastReadAt: string | null, nowMs: number): string {
   if (expiresAt === null) return "no TTL";
-  const left = Date.parse(expiresAt) - nowMs;
-  return left >= 0 ? `${formatDuration(left)} left` : `expired ${formatDuration(-left)} ago`;
+  const expiresMs = Date.parse(expiresAt);
+  if (expiresMs >= nowMs) return `${formatDuration(expiresMs - nowMs)} left`;
+  if (lastReadAt === null) return `TTL due ${formatDuration(nowMs - expiresMs)} ago, not read since`;
+  const readMs = Date.parse(lastReadAt);
+  return `TTL ${formatDuration(Math.max(0, expiresMs - readMs))} at last read, ${formatDuration(Math.max(0, nowMs - readMs))} ago`;
 }
 
 /** "6f1c9a2e…b7d0": enough of a token to tell two apart. */

@@ -25,6 +25,11 @@ export type PollerStatus = {
   lastError: string | null;
   topicCount: number | null;
   resourceCount: number | null;
+  /**
+   * Set while the latest cycles failed and read nothing (errors, no resource touched): when the
+   * first of them started. A source that does not answer at all; the stale rule alerts on it.
+   */
+  failingSince: string | null;
 };
 
 /** `adminUrl`: where the cluster is reached (an admin URL, a Redis address), never a secret. */

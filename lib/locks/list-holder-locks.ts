@@ -2,6 +2,7 @@ import "server-only";
 
 import type { Db } from "@/lib/db/client";
 import { sql } from "@/lib/db/sql";
+import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/held-resources/last-observed-sql";
 
 /** A lock a holder name holds or waits for. */
 export type HolderLock = {
@@ -15,6 +16,8 @@ export type HolderLock = {
   holder: string | null;
   holderSince: string | null;
   expiresAt: string | null;
+  /** When the poller last read it: the TTL left after the expiry is told from this read. */
+  lastObservedAt: string | null;
   waiterCount: number;
   /** Set when the data is not current (reads fail): the lock is then the last known. */
   staleSince: string | null;
@@ -27,6 +30,7 @@ type Row = {
   holder: string | null;
   holder_since: Date | null;
   expires_at: Date | null;
+  last_observed_at: Date | null;
   position: number | null;
   waiter_count: number;
   stale_since: Date | null;
@@ -40,10 +44,12 @@ export async function listHolderLocks(db: Db, input: { name: string; clusters: s
   if (input.clusters.length === 0) return [];
   const rows = await db.$queryRaw<Row[]>(sql`
     select c.name as cluster, r.resource_key, r.details->>'pattern' as pattern, r.holder, r.holder_since, r.expires_at,
+      ${LAST_OBSERVED_AT} as last_observed_at,
       (select w.n::int from jsonb_array_elements(r.consumers) with ordinality as w(e, n) where w.e->>'name' = ${input.name} limit 1) as position,
       jsonb_array_length(r.consumers)::int as waiter_count, r.stale_since
     from held_resource r
     join cluster c on c.id = r.cluster_id
+    ${OBSERVATION_SWEEP_JOIN}
     where c.name = any(${input.clusters}::text[]) and r.kind <> 'PULSAR_SUBSCRIPTION_PARTITION' and r.gone_at is null
       and (r.holder = ${input.name} or r.consumers @> ${JSON.stringify([{ name: input.name }])}::jsonb)
     order by (r.holder is not distinct from ${input.name}) desc, c.name, r.resource_key`);
@@ -58,6 +64,7 @@ export async function listHolderLocks(db: Db, input: { name: string; clusters: s
       holder: r.holder,
       holderSince: r.holder_since?.toISOString() ?? null,
       expiresAt: r.expires_at?.toISOString() ?? null,
+      lastObservedAt: r.last_observed_at?.toISOString() ?? null,
       waiterCount: r.waiter_count,
       staleSince: r.stale_since?.toISOString() ?? null,
     };

@@ -1,7 +1,8 @@
-// What the violations chart draws, prepared: bars per bucket (by classification or by
+// What the violations chart draws, prepared: bars per bucket (stacked per cause, or by
 // service), hatched spans where nothing was reported, deployment bands cut to the range, and
 // axis ticks. The chart component maps these to pixels and decides nothing. Client-safe, pure.
 
+import { type CauseCounts, VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/cause-words";
 import type { DeploymentBand, TimelineBucket, ViolationCounts } from "@/lib/violations/violation-types";
 
 export type ChartMode = "classification" | "services" | "split";
@@ -19,6 +20,13 @@ export type ChartPoint = {
   byService: Record<string, number>;
   /** Increments reported (events and counts) in the chart's scope; null when unobserved or unknown (one service of a split chart). */
   increments: number | null;
+  /**
+   * Per cause, once the classified violations are known (withCauses): rollout is the bucket's
+   * inside count (the same definition), the others are the classified violations outside
+   * rollouts in the bucket; `unclassified` what the classified page did not reach (older than
+   * the latest classified, or not classified yet). Null until then.
+   */
+  causes: (CauseCounts & { unclassified: number }) | null;
 };
 
 /** Bars for every service together, or for one service (split mode). */
@@ -29,9 +37,37 @@ export function toChartPoints(buckets: readonly TimelineBucket[], service: strin
     const counts = service === null ? bucket.total : (bucket.byService[service] ?? null);
     const byService: Record<string, number> = {};
     for (const [name, c] of Object.entries(bucket.byService)) if (service === null || name === service) byService[name] = c.violations;
-    return { start, end, mid: (start + end) / 2, isPartial: bucket.isPartial, counts, byService, increments: service === null ? bucket.increments : null };
+    return { start, end, mid: (start + end) / 2, isPartial: bucket.isPartial, counts, byService, increments: service === null ? bucket.increments : null, causes: null };
   });
 }
+
+/** A classified violation, as much as the chart needs (lib/violations/queries/get-violation-causes.ts). */
+export type ClassifiedInstant = { observedAt: string; cause: ViolationCause; service: string };
+
+/**
+ * The points with their causes: each bucket's violations outside rollouts split by the causes
+ * of the classified violations that fall in it (for `service` only, when given); what they do
+ * not cover is unclassified. The bars then add up to the same totals as before.
+ */
+export function withCauses(points: readonly ChartPoint[], classified: readonly ClassifiedInstant[], service: string | null = null): ChartPoint[] {
+  const times = classified.filter((v) => v.cause !== "rollout" && (service === null || v.service === service)).map((v) => ({ at: Date.parse(v.observedAt), cause: v.cause }));
+  return points.map((point) => {
+    if (point.counts === null) return point;
+    const causes = { rollout: point.counts.inside, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 0, unclassified: 0 };
+    let left = point.counts.outside;
+    for (const cause of VIOLATION_CAUSES) {
+      if (cause === "rollout") continue;
+      const found = times.filter((t) => t.cause === cause && t.at >= point.start && t.at < point.end).length;
+      causes[cause] = Math.min(found, left);
+      left -= causes[cause];
+    }
+    causes.unclassified = left;
+    return { ...point, causes };
+  });
+}
+
+/** Bottom up: the causes to act on first, then handover noise, rollout, and what is not classified. */
+export const CAUSE_STACK_ORDER: readonly (ViolationCause | "unclassified")[] = ["unexplained", "holder-stalled", "worker-stalled", "failover-overlap", "rollout", "unclassified"];
 
 /** Runs of consecutive unobserved buckets, merged: where the chart hatches "no reports". */
 export function unobservedSpans(points: readonly ChartPoint[]): { start: number; end: number }[] {
@@ -93,18 +129,20 @@ export function maxViolations(points: readonly ChartPoint[]): number {
 
 export type BarSegment = { label: string; value: number; color: string; y0: number; y1: number };
 
+export type SegmentColors = { causes: Record<ViolationCause | "unclassified", string>; services: Record<string, string> };
+
 /**
- * One bar's stacked segments, bottom up: outside deployments (red) under inside (amber), or
- * one segment per service in the given order. Empty segments are left out.
+ * One bar's stacked segments, bottom up: one per cause (CAUSE_STACK_ORDER; before the causes are
+ * known, the whole outside count is unclassified), or one per service in the given order. Empty
+ * segments are left out.
  */
-export function barSegments(point: ChartPoint, mode: "classification" | "services", serviceOrder: readonly string[], colors: { outside: string; inside: string; services: Record<string, string> }): BarSegment[] {
+export function barSegments(point: ChartPoint, mode: "classification" | "services", serviceOrder: readonly string[], colors: SegmentColors): BarSegment[] {
+  const counts = point.counts;
+  const causes = point.causes ?? (counts ? { rollout: counts.inside, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 0, unclassified: counts.outside } : null);
   const parts: { label: string; value: number; color: string }[] =
     mode === "classification"
-      ? [
-          { label: "outside deployments", value: point.counts?.outside ?? 0, color: colors.outside },
-          { label: "inside deployments", value: point.counts?.inside ?? 0, color: colors.inside },
-        ]
-      : serviceOrder.map((service) => ({ label: service, value: point.byService[service] ?? 0, color: colors.services[service] ?? colors.inside }));
+      ? CAUSE_STACK_ORDER.map((cause) => ({ label: cause, value: causes?.[cause] ?? 0, color: colors.causes[cause] }))
+      : serviceOrder.map((service) => ({ label: service, value: point.byService[service] ?? 0, color: colors.services[service] ?? colors.causes.unclassified }));
   const segments: BarSegment[] = [];
   let y = 0;
   for (const part of parts) {
@@ -114,4 +152,3 @@ export function barSegments(point: ChartPoint, mode: "classification" | "service
   }
   return segments;
 }
-

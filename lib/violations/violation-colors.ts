@@ -19,6 +19,12 @@ export const CAUSE_COLOR = {
   unexplained: OUTSIDE_COLOR,
 } as const;
 
+/** Violations outside rollouts whose cause the page has not classified (beyond its latest ones). */
+export const UNCLASSIFIED_COLOR = "#8b949e";
+
+/** Every bar colour of the classification chart: the causes, and what is not classified. */
+export const CAUSE_BAR_COLOR = { ...CAUSE_COLOR, unclassified: UNCLASSIFIED_COLOR } as const;
+
 /** Hues for services: no red or amber, so a service is never read as a classification. */
 export const SERVICE_PALETTE = ["#5aa9ff", "#3fc1b0", "#a371f7", "#ff7eb6", "#c9d46b", "#7ee0ff", "#8f9cff", "#6fd36f", "#e3b6ff", "#9aa5b1"] as const;
 

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 
 import { expect, test, type Page } from "@playwright/test";
@@ -6,10 +7,12 @@ import pg from "pg";
 import { LOCKS_E2E_CLUSTER, UNREACHABLE_CLUSTER } from "../../playwright.config";
 
 // The on-call engineer's first minute, the parts about finding one's way: every page fits a
-// 1280x800 window, the board keeps its rows in place while their health changes, /locks lists
-// every lock, an unknown consumer, lock or subscription is a 404, "/" focuses the search.
-// Subscriptions and locks go straight into the e2e database as the poller writes them (under
-// clusters nothing polls), with a slow poll interval so that they stay current while the test runs.
+// 1280x800 window (the violation drill-down of a busy key and the lock story it links to
+// included), the board keeps its rows in place while their health changes, /locks lists every
+// lock, an unknown consumer, lock or subscription is a 404, "/" focuses the search.
+// Subscriptions, locks and the lock's changes go straight into the e2e database as the poller
+// writes them (under clusters nothing polls), with a slow poll interval so that they stay current
+// while the test runs; the busy key's violations go in through the ingest API.
 
 const MINUTE = 60_000;
 const run = randomUUID().slice(0, 6);
@@ -18,6 +21,10 @@ const topic = (name: string) => `persistent://${TENANT}/jobs/${name}`;
 const SUBSCRIPTIONS = ["sub-a", "sub-b", "sub-c"].map((name) => `${name}-${run}`);
 const LOCKS = ["a", "b", "c"].map((name) => `lock:order-${name}-${run}`);
 const HOLDER = `pod-${run}`;
+/** A key with many violations, all under LOCKS[0]: its drill-down must stay a few screens long. */
+const BUSY_KEY = `busy-key-${run}`;
+const BUSY_SERVICE = `e2e-busy-${run}`;
+const BUSY_VIOLATIONS = 240;
 
 test.use({ viewport: { width: 1280, height: 800 } });
 
@@ -46,7 +53,32 @@ async function upsertCluster(name: string, kind: "PULSAR" | "REDIS", adminUrl: s
   return id;
 }
 
-test.beforeAll(async () => {
+/** A bearer token for the ingest API, through the real command line. */
+function createToken(): string {
+  const output = execFileSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "tools/token.ts", "create", "--name", `e2e-fits-${run}`], {
+    env: { ...process.env, DATABASE_URL: databaseUrl() },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const token = output.trim().split("\n").pop() ?? "";
+  if (!token.startsWith("bat_")) throw new Error(`token:create printed no token: ${output}`);
+  return token;
+}
+
+/** The busy key's violations in the last half hour: two workers taking turns, each while the other is inside, under LOCKS[0]. */
+async function postBusyViolations(baseURL: string, nowMs: number): Promise<void> {
+  const events = Array.from({ length: BUSY_VIOLATIONS }, (_, i) => {
+    const observedAt = nowMs - 30 * MINUTE + i * 7_000;
+    const [worker, other] = i % 2 === 0 ? ["w1", "w2"] : ["w2", "w1"];
+    return { id: randomUUID(), key: BUSY_KEY, counter: 1, service: BUSY_SERVICE, worker: `${worker}-${run}`, observedAt, othersInside: [{ worker: `${other}-${run}`, enteredAt: observedAt - 500 }], lock: `${LOCKS_E2E_CLUSTER.name}/${LOCKS[0]}` };
+  });
+  const response = await fetch(new URL("/api/v1/exclusivity-events", baseURL), { method: "POST", headers: { authorization: `Bearer ${createToken()}`, "content-type": "application/json" }, body: JSON.stringify(events) });
+  if (!response.ok) throw new Error(`ingest answered ${response.status}: ${await response.text()}`);
+}
+
+test.beforeAll(async ({}, testInfo) => {
+  // The token command and the ingest of the busy key's violations: over a minute on a loaded machine.
+  test.setTimeout(180_000);
   db = new pg.Client({ connectionString: databaseUrl() });
   await db.connect();
   const now = Date.now();
@@ -71,9 +103,18 @@ test.beforeAll(async () => {
       [redisId, key, HOLDER, `${HOLDER}:1`, new Date(now - 10 * MINUTE), new Date(now + 10 * MINUTE), JSON.stringify(details), new Date(now - 3_600_000)],
     );
   }
+  // LOCKS[0]'s story: its previous holder's hold expired while held, and HOLDER took it.
+  const { rows: lock } = await db.query<{ id: string }>("select id from held_resource where cluster_id = $1 and resource_key = $2", [redisId, LOCKS[0]]);
+  await db.query(
+    `insert into holder_change (cluster_id, resource_id, kind, cause, ending, from_holder, to_holder, old_seen_at, new_seen_at, details, poller_epoch)
+     values ($1, $2, 'HOLDER_CHANGED', 'CLIENT', 'EXPIRED', $3, $4, $5, $6, $7, 1)`,
+    [redisId, lock[0]!.id, `old-${HOLDER}`, HOLDER, new Date(now - 10 * MINUTE - 400), new Date(now - 10 * MINUTE), JSON.stringify({ heldSince: new Date(now - 40 * MINUTE).toISOString(), expiresAtBefore: new Date(now - 10 * MINUTE - 900).toISOString(), waitersBefore: [], waitersAfter: [], hint: null })],
+  );
+  await postBusyViolations(testInfo.project.use.baseURL!, now);
 });
 
 test.afterAll(async () => {
+  await db?.query("delete from holder_change where resource_id in (select id from held_resource where resource_key = any($1::text[]))", [LOCKS]);
   await db?.query("delete from held_resource where tenant = $1 or resource_key = any($2::text[])", [TENANT, LOCKS]);
   await db?.end();
 });
@@ -167,7 +208,8 @@ test("an unknown consumer, lock, subscription or cluster answers 404; a known on
 });
 
 test("no page is wider than a 1280x800 window, walking every route the app links to", async ({ page }, testInfo) => {
-  test.setTimeout(180_000);
+  // Up to 30 pages, each waited on until its network settles: minutes on a loaded machine.
+  test.setTimeout(600_000);
   const start = [
     "/",
     "/locks",
@@ -179,6 +221,7 @@ test("no page is wider than a 1280x800 window, walking every route the app links
     "/deployments",
     "/alerts",
     "/settings/clusters",
+    `/violations/drilldown?${new URLSearchParams({ key: BUSY_KEY, range: "1h" })}`,
   ];
   const queue = [...start];
   // One page per route (path), not every lock's: the first link of each route is enough.
@@ -203,7 +246,33 @@ test("no page is wider than a 1280x800 window, walking every route the app links
     for (const link of links) if (!link.startsWith("/api/") && !link.startsWith("/auth/")) queue.push(link);
   }
   expect(visited).toEqual(expect.arrayContaining(start));
+  // The drill-down's lock story link: the lock's page around the violation, with its changes.
+  expect(visited.filter((path) => path.startsWith("/locks?") && path.includes("from="))).toHaveLength(1);
   expect(tooWide).toEqual([]);
+});
+
+test("a key with many violations: its drill-down shows a page of them at a time, and its lock's story", async ({ page }, testInfo) => {
+  await page.goto(`/violations/drilldown?${new URLSearchParams({ key: BUSY_KEY, range: "1h" })}`);
+  await expect(page.getByTestId("drilldown-events")).toHaveText(String(BUSY_VIOLATIONS));
+  // The issue saw 11,662 px for such a key: every violation explained at once. A page of each list now.
+  const explained = page.getByRole("region", { name: "Violations explained" });
+  await expect(explained.getByTestId("violation-explanation")).toHaveCount(10);
+  await expect(explained.getByRole("navigation", { name: "Violations pages" })).toContainText(`Violations 1–10 of ${BUSY_VIOLATIONS}`);
+  await expect(page.getByTestId("event-table").getByRole("row")).toHaveCount(25 + 1);
+  await expect(page.getByRole("navigation", { name: "Events pages" })).toContainText(`Events 1–25 of ${BUSY_VIOLATIONS}`);
+  await page.waitForLoadState("networkidle");
+  const size = await page.evaluate(() => ({ height: document.documentElement.scrollHeight, width: document.documentElement.scrollWidth }));
+  // A figure, not an assertion: pixels depend on fonts; the counts above are what is bounded.
+  testInfo.annotations.push({ type: "drill-down size", description: `${BUSY_VIOLATIONS} violations: ${size.height} px tall, ${size.width} px wide at 1280x800` });
+  console.log(`[fits-and-finds] drill-down of a key with ${BUSY_VIOLATIONS} violations: ${size.height} px tall, ${size.width} px wide at 1280x800`);
+  expect(size.width).toBeLessThanOrEqual(1280);
+  await page.screenshot({ path: testInfo.outputPath("drilldown-busy.png"), fullPage: true });
+
+  // Its lock's story: the lock page around the violation, with the expiry while held.
+  await explained.getByTestId("lock-story-link").first().click();
+  await expect(page.getByRole("heading", { level: 1, name: LOCKS[0]! })).toBeVisible();
+  await expect(page).toHaveURL(/from=/);
+  await expect(page.getByText(`expired while held by old-${HOLDER}`).first()).toBeVisible();
 });
 
 test("the theme follows the browser's light or dark preference; the refresh picker pauses and remembers it", async ({ page }, testInfo) => {

@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto";
 import { expect, type Page, test } from "@playwright/test";
 import { Redis } from "ioredis";
 
-import { LIVE_LOCKS_E2E_CLUSTER } from "../../playwright.config";
+import { LEADERS_E2E_BROKER, LIVE_LOCKS_E2E_CLUSTER } from "../../playwright.config";
+import { type E2eBroker, startE2eBroker } from "../support/e2e-broker-process";
 
 // One verdict, and findings with a lifetime, end to end on real parts: a lock on the machine's
 // Redis that the worker beside the web app polls (playwright.config.ts: LIVE_LOCKS_E2E_CLUSTER).
@@ -11,6 +12,10 @@ import { LIVE_LOCKS_E2E_CLUSTER } from "../../playwright.config";
 // and keeps renewing it, as a lock client's watchdog does. The real poller records the expiry,
 // the real evaluator fires the alert and resolves it; the header, the Alerts menu item, the
 // lock's card and the Alerts page must all say so, and say the same.
+//
+// "Nothing firing" needs every cluster the worker watches to answer: an unreachable one raises
+// the stale alert (also with no resource to flag). The worker also watches the leaders e2e's
+// broker (playwright.config.ts), so this test runs that broker while it checks the verdict.
 
 const run = randomUUID().slice(0, 6);
 const KEY = `baton-e2e-live:scheduler-${run}`;
@@ -24,8 +29,11 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 let redis: Redis;
 let renewal: NodeJS.Timeout | undefined;
+let broker: E2eBroker | undefined;
 
 test.beforeAll(async () => {
+  test.setTimeout(300_000);
+  broker = await startE2eBroker({ webPort: LEADERS_E2E_BROKER.webPort, brokerPort: LEADERS_E2E_BROKER.brokerPort });
   redis = new Redis(LIVE_LOCKS_E2E_CLUSTER.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
 });
@@ -34,6 +42,7 @@ test.afterAll(async () => {
   clearInterval(renewal);
   await redis?.del(KEY);
   await redis?.quit();
+  await broker?.close();
 });
 
 /** The lock's holder as Baton's read API tells it (null: free or not seen yet). */

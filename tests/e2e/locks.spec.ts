@@ -191,7 +191,7 @@ test.describe("locks on the board and their pages", () => {
     await expect(daily).toContainText(who("pod-b"));
     await expect(daily).toContainText(`expired while held by ${who("pod-a")}`);
     await expect(daily).toContainText(`Expired while held by ${who("pod-a")}`);
-    await expect(daily).toContainText(/\d+ s left|expired \d+ s ago/);
+    await expect(daily).toContainText(/\d+ s left|TTL \d+ s at last read, \d+ s ago/);
     await expect(lockRow(page, key("fair"))).toContainText(`2: ${who("pod-d")}, ${who("pod-e")}`);
     await expect(lockRow(page, key("fair"))).toContainText("2 waiters");
     // The details cell is the kind's: a Redisson lock's layout and reentrancy.

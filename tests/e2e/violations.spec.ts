@@ -154,6 +154,12 @@ test.describe("violations, drill-down and deployments", () => {
     const chart = page.getByTestId("violation-chart");
     await expect(chart).toBeVisible();
     await expect(chart.locator('[data-testid="deployment-band"]')).toHaveCount(2);
+    // Bars stacked per cause, each colour named in the legend with the headline's words.
+    for (const cause of ["rollout", "failover-overlap", "unexplained"]) await expect(chart.locator(`[data-testid="bar-segment"][data-segment="${cause}"]`).first()).toBeVisible();
+    await expect(chart.locator('[data-testid="bar-segment"][data-segment="unclassified"]')).toHaveCount(0);
+    const legend = page.getByRole("region", { name: "Violations over time" }).getByRole("list", { name: "Legend" });
+    await expect(legend.getByTestId("legend-cause")).toHaveText(["Unexplained", "Holder stalled past its lock's TTL", "Worker stalled while another took its key", "Failover overlap", "Rollout"]);
+    await expect(legend).toContainText("alert (critical)");
 
     // Hovering the bucket of the rollout's violation names the deployment: service, version, environment, times.
     const target = chart.locator(`.vio-hover-target[data-start="${Math.floor((fixture.nowMs - 35 * MINUTE) / MINUTE) * MINUTE}"]`);

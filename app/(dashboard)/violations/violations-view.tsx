@@ -17,7 +17,7 @@ import { alertMarkersQuery } from "@/lib/alerts/alert-queries";
 import { alertsOfService, prepareAlertSpans } from "@/lib/alerts/alert-spans";
 import { isLiveRange, resolveRange } from "@/lib/timeline/time-range";
 import { evenTicks } from "@/lib/timeline/even-ticks";
-import { maxViolations, toChartPoints } from "@/lib/violations/chart-data";
+import { maxViolations, toChartPoints, withCauses } from "@/lib/violations/chart-data";
 import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone";
 import { leaderChangeMarkersQuery, topViolationsQuery, violationCausesQuery, violationTimelineQuery, type QueryRange } from "@/lib/violations/client/violation-queries";
 import { formatBucketSize, formatDuration } from "@/lib/violations/format";
@@ -84,6 +84,8 @@ export function ViolationsView({
   const topQuery = useQuery(topViolationsQuery(queryRange, filters, { ranking: state.ranking, lists: PAGE_TOP_LISTS }));
   // Every cause's count comes with the list, whichever cause it is filtered to.
   const causesQuery = useQuery(violationCausesQuery(queryRange, filters, state.cause));
+  // The chart stacks every cause: the unfiltered answer (the same query when no cause is chosen).
+  const chartCausesQuery = useQuery(violationCausesQuery(queryRange, filters, null));
   const alertsQuery = useQuery(alertMarkersQuery({ rule: "violations", service: state.service }, range, isLive));
   const markersQuery = useQuery({ ...leaderChangeMarkersQuery(queryRange, state.subscription, timeZone), enabled: state.showLeaderChanges });
   const choices = useChoices(timelineQuery.data);
@@ -94,10 +96,11 @@ export function ViolationsView({
   }, [state]);
 
   const timeline = timelineQuery.data;
-  const points = useMemo(() => (timeline ? toChartPoints(timeline.buckets) : []), [timeline]);
+  const chartCauses = chartCausesQuery.data;
+  const points = useMemo(() => (timeline ? (chartCauses ? withCauses(toChartPoints(timeline.buckets), chartCauses.violations) : toChartPoints(timeline.buckets)) : []), [timeline, chartCauses]);
   const serviceOrder = useMemo(() => timeline?.services.map((s) => s.name) ?? [], [timeline]);
   const serviceColors = useMemo(() => assignServiceColors(serviceOrder), [serviceOrder]);
-  const splitPoints = useMemo(() => (timeline && state.mode === "split" ? serviceOrder.map((service) => ({ service, points: toChartPoints(timeline.buckets, service) })) : []), [timeline, state.mode, serviceOrder]);
+  const splitPoints = useMemo(() => (timeline && state.mode === "split" ? serviceOrder.map((service) => ({ service, points: chartCauses ? withCauses(toChartPoints(timeline.buckets, service), chartCauses.violations, service) : toChartPoints(timeline.buckets, service) })) : []), [timeline, state.mode, serviceOrder, chartCauses]);
   const yScale = useMemo(() => evenTicks(maxViolations(points)), [points]);
   const splitYScale = useMemo(() => evenTicks(splitPoints.reduce((max, s) => Math.max(max, maxViolations(s.points)), 1)), [splitPoints]);
 
@@ -170,7 +173,7 @@ export function ViolationsView({
                 <div key={service} className="vio-split-chart" data-testid="split-chart" data-service={service}>
                   <h3>{service}</h3>
                   <ViolationChart
-                    label={`Violations of ${service} per ${formatBucketSize(timeline.bucketMs)}: rollout and the other causes`}
+                    label={`Violations of ${service} per ${formatBucketSize(timeline.bucketMs)}, stacked by cause`}
                     points={servicePoints}
                     mode="classification"
                     serviceOrder={serviceOrder}
@@ -197,7 +200,7 @@ export function ViolationsView({
           )
         ) : (
           <ViolationChart
-            label={`Violations per ${formatBucketSize(timeline.bucketMs)}, ${state.mode === "services" ? "stacked by service" : "rollout and the other causes"}`}
+            label={`Violations per ${formatBucketSize(timeline.bucketMs)}, ${state.mode === "services" ? "stacked by service" : "stacked by cause"}`}
             points={points}
             mode={state.mode}
             serviceOrder={serviceOrder}
@@ -215,7 +218,14 @@ export function ViolationsView({
         {state.mode !== "split" && points.length > 0 ? (
           <AlertStrip spans={prepareAlertSpans(alertsQuery.data?.alerts ?? [], points[0]!.start, points[points.length - 1]!.end)} insetLeft={44} insetRight={16} />
         ) : null}
-        <ViolationLegend mode={state.mode === "services" ? "services" : "classification"} serviceColors={serviceColors} showLeaderChanges={state.showLeaderChanges} />
+        <ViolationLegend
+          mode={state.mode === "services" ? "services" : "classification"}
+          serviceColors={serviceColors}
+          showLeaderChanges={state.showLeaderChanges}
+          hasUnclassified={(state.mode === "split" ? splitPoints.flatMap((s) => s.points) : points).some((p) => (p.causes === null ? (p.counts?.outside ?? 0) : p.causes.unclassified) > 0)}
+          classifiedLimit={chartCauses?.isTruncated ? chartCauses.limit : null}
+          hasAlerts={(alertsQuery.data?.alerts.length ?? 0) > 0}
+        />
         <p className="vio-note">
           One bar per {formatBucketSize(timeline.bucketMs)} ({timeZone}){isLive ? ", live" : ""}. A violation&apos;s cause is rollout when a deployment of its own service
           {timeline.environment === null ? "" : ` in ${timeline.environment}`} covers it, from its start to its finish plus {formatDuration(timeline.graceMs)}; an unfinished

@@ -12,7 +12,7 @@ type EtcdWaiter = { name?: unknown; leaseId?: unknown; createRevision?: unknown 
  * lease's TTL left, flagged when nobody renews it (the holder stopped without resigning: its key
  * stays until the lease runs out), and the waiters with their create revisions.
  */
-export function EtcdDetails({ details, expiresAt, nowMs, isStale }: KindDetailsProps) {
+export function EtcdDetails({ details, expiresAt, lastReadAt, nowMs, isStale }: KindDetailsProps) {
   const isUnrenewed = isEtcdLeaseUnrenewed(details);
   const waiters = Array.isArray(details.waiters) ? (details.waiters as EtcdWaiter[]) : [];
   const hasHolder = typeof details.leaseId === "string";
@@ -28,7 +28,7 @@ export function EtcdDetails({ details, expiresAt, nowMs, isStale }: KindDetailsP
       <Fact label="Mod revision">{describeDetailValue(details.modRevision)}</Fact>
       <Fact label="Lease id">{hasHolder ? <span className="mono">{String(details.leaseId)}</span> : "—"}</Fact>
       <Fact label="Lease left">
-        {hasHolder ? <TtlLeft expiresAt={expiresAt} nowMs={nowMs} isStale={isStale} /> : "—"}
+        {hasHolder ? <TtlLeft expiresAt={expiresAt} lastReadAt={lastReadAt} nowMs={nowMs} isStale={isStale} /> : "—"}
         {typeof details.leaseGrantedTtlS === "number" ? ` (granted ${details.leaseGrantedTtlS} s)` : ""}
       </Fact>
       <Fact label="Read at revision">{describeDetailValue(details.revision)}</Fact>

@@ -6,6 +6,8 @@ export type KindDetailsProps = {
   waiters: string[];
   /** When the hold ends unless renewed (a ZooKeeper session's deadline, an etcd lease's end). */
   expiresAt: string | null;
+  /** When the poller last read the hold: past the expiry, the time left is told from that read. */
+  lastReadAt: string | null;
   nowMs: number;
   isStale: boolean;
 };

@@ -11,7 +11,7 @@ const KNOWN: ReadonlySet<string> = new Set(["recipe", "holderNode", "holderSessi
  * of the same participant is another hold), the time its session has left when the server's
  * `dump` tells it (a dead holder keeps the lock until then), and the waiters with their sequences.
  */
-export function ZookeeperDetails({ details, waiters, expiresAt, nowMs, isStale }: KindDetailsProps) {
+export function ZookeeperDetails({ details, waiters, expiresAt, lastReadAt, nowMs, isStale }: KindDetailsProps) {
   const holderNode = typeof details.holderNode === "string" ? details.holderNode : null;
   const sequence = holderNode === null ? null : zookeeperSequence(holderNode);
   const session = typeof details.holderSessionId === "string" ? details.holderSessionId : null;
@@ -32,7 +32,7 @@ export function ZookeeperDetails({ details, waiters, expiresAt, nowMs, isStale }
       </Fact>
       <Fact label="Holder session">{session === null ? "—" : <span className="mono">{session}</span>}</Fact>
       <Fact label="Session time left">
-        {session === null ? "—" : details.sessionExpiry === "server dump" ? <TtlLeft expiresAt={expiresAt} nowMs={nowMs} isStale={isStale} /> : <span className="muted">{String(details.sessionExpiry ?? "unknown")}</span>}
+        {session === null ? "—" : details.sessionExpiry === "server dump" ? <TtlLeft expiresAt={expiresAt} lastReadAt={lastReadAt} nowMs={nowMs} isStale={isStale} /> : <span className="muted">{String(details.sessionExpiry ?? "unknown")}</span>}
       </Fact>
       {batonTimeout === null ? null : <Fact label="Session timeout (Baton's, as negotiated)">{formatDuration(batonTimeout)}</Fact>}
       <Fact label="Waiters with sequences">

@@ -57,6 +57,9 @@ export const healthReportSchema = z
             lastError: z.string().nullable(),
             topicCount: z.number().nullable(),
             resourceCount: z.number().nullable(),
+            failingSince: isoTime.nullable().meta({
+              description: "Set while the latest poll cycles failed and read nothing of the cluster: when the first of them started. The stale alert fires on it, also for a cluster with no resources.",
+            }),
           })
           .nullable(),
       }),
@@ -319,6 +322,7 @@ export const consumerReportSchema = z
         holder: z.string().nullable(),
         holderSince: isoTime.nullable(),
         expiresAt: isoTime.nullable(),
+        lastObservedAt: isoTime.nullable().meta({ description: "When Baton's poller last read the lock: once the expiry has passed, the TTL left is told from this read." }),
         waiterCount: z.number(),
         staleSince: isoTime.nullable(),
       }),

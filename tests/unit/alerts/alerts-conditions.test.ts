@@ -57,6 +57,23 @@ describe("findConditions", () => {
     expect(stale[0]!.annotations.description).toMatch(/^2 resources of prod not current/);
   });
 
+  it("raises stale for a cluster whose polls fail and read nothing, with no resource to flag; once per cluster", () => {
+    const failing = (failingSince: string | null) => [
+      { name: "prod", kind: "redis", pollIntervalMs: 1_000, poller: { heartbeatAt: iso(NOW - 1_000), failingSince, lastError: "connect ECONNREFUSED 127.0.0.1:6390" } as never },
+    ];
+    const stale = (overrides: Partial<ConditionInput>) => findConditions(input(overrides)).filter((c) => c.labels.alertname === "stale");
+    expect(stale({ clusters: failing(null) })).toEqual([]);
+    const [alert, ...others] = stale({ clusters: failing(iso(NOW - 30_000)) });
+    expect(others).toEqual([]);
+    expect(alert).toMatchObject({ labels: { alertname: "stale", cluster: "prod", kind: "redis" }, since: NOW - 30_000, annotations: { summary: "Source stale: prod", link: "http://baton/?cluster=prod" } });
+    expect(alert!.annotations.description).toBe(`polls of prod fail and read nothing since ${iso(NOW - 30_000)}: connect ECONNREFUSED 127.0.0.1:6390`);
+    // Stale resources of the same cluster: one alert, theirs.
+    const leaders = { subscriptions: [group([flag("stale", iso(NOW - 50_000))])] } as unknown as LeadersBoard;
+    const both = stale({ leaders, clusters: failing(iso(NOW - 30_000)) });
+    expect(both).toHaveLength(1);
+    expect(both[0]!.annotations.description).toMatch(/^1 resource of prod not current/);
+  });
+
   it("raises no-poller when the lease is missing or its heartbeat is older than the staleness limit", () => {
     const at = (heartbeatMs: number | null) =>
       findConditions(input({ clusters: [{ name: "prod", kind: "pulsar", pollIntervalMs: 1_000, poller: heartbeatMs === null ? undefined : ({ heartbeatAt: iso(heartbeatMs), pollerId: "w" } as never) }] })).filter((c) => c.labels.alertname === "no-poller");

@@ -24,13 +24,23 @@ describe("describeLockChange", () => {
 });
 
 describe("lock words", () => {
-  const now = Date.now();
+  const now = Date.parse("2026-11-27T10:00:00.000Z");
+  const at = (offsetMs: number) => new Date(now + offsetMs).toISOString();
   it.each([
-    [null, "no TTL"],
-    [new Date(now + 12_400).toISOString(), "12 s left"],
-    [new Date(now - 3_000).toISOString(), "expired 3 s ago"],
-  ])("TTL left of %s: %s", (expiresAt, expected) => {
-    expect(formatTtlLeft(expiresAt, now)).toBe(expected);
+    ["no TTL", null, at(-1_000), "no TTL"],
+    ["the expiry ahead", at(12_400), at(-1_000), "12 s left"],
+    // The card: read 7 s ago with 4 s left then; nothing has read it since, so the card
+    // must not claim an expiry the health rules have not seen (the verdict said OK).
+    ["the expiry passed since the last read", at(-3_000), at(-7_000), "TTL 4 s at last read, 7 s ago"],
+    ["the expiry passed, never read", at(-3_000), null, "TTL due 3 s ago, not read since"],
+  ])("TTL left with %s", (_name, expiresAt, lastReadAt, expected) => {
+    expect(formatTtlLeft(expiresAt, lastReadAt, now)).toBe(expected);
+  });
+
+  it("never says expired: only the expired-while-held rule may", () => {
+    for (let offset = -60_000; offset <= 60_000; offset += 500) {
+      expect(formatTtlLeft(at(offset), at(-30_000), now)).not.toMatch(/expired/i);
+    }
   });
 
   it("shortens long tokens only", () => {

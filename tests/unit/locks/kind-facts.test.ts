@@ -7,7 +7,7 @@ import { describeKindChange, isEtcdLeaseUnrenewed, readZookeeperWaiters, summari
 
 const NOW = Date.parse("2026-11-24T10:00:00.000Z");
 const panel = (kind: string, details: Record<string, unknown>, waiters: string[] = [], expiresAt: string | null = null) =>
-  renderToStaticMarkup(createElement(LockKindDetails, { kind, details, waiters, expiresAt, nowMs: NOW, isStale: false }));
+  renderToStaticMarkup(createElement(LockKindDetails, { kind, details, waiters, expiresAt, lastReadAt: null, nowMs: NOW, isStale: false }));
 
 describe("ZooKeeper details", () => {
   it("reads the sequence of Curator's and Kazoo's nodes, and pairs each waiter with its node", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 
-import { bandsOverlapping, barSegments, maxViolations, pickTicks, toBandSpans, toChartPoints, unobservedSpans } from "@/lib/violations/chart-data";
+import { bandsOverlapping, barSegments, maxViolations, pickTicks, toBandSpans, toChartPoints, unobservedSpans, withCauses } from "@/lib/violations/chart-data";
+import { CAUSE_BAR_COLOR } from "@/lib/violations/violation-colors";
 import type { DeploymentBand, TimelineBucket } from "@/lib/violations/violation-types";
 
 const MINUTE = 60_000;
@@ -56,14 +57,44 @@ describe("chart data", () => {
     expect(bandsOverlapping(bands, START + 10 * MINUTE, START + 20 * MINUTE).map((b) => b.id)).toEqual(["1", "4"]);
   });
 
-  it("stacks outside under inside, or services in order, leaving out empty segments", () => {
-    const [point] = toChartPoints(buckets);
-    const colors = { outside: "red", inside: "amber", services: { a: "blue", b: "green" } };
+  it("stacks one segment per cause, the causes to act on at the bottom, or services in order, leaving out empty segments", () => {
+    const colors = { causes: { rollout: "amber", "holder-stalled": "orange", "worker-stalled": "pink", "failover-overlap": "violet", unexplained: "red", unclassified: "grey" }, services: { a: "blue", b: "green" } };
+    // Before the causes are known, the violations outside rollouts are unclassified.
+    const [bare] = toChartPoints(buckets);
+    expect(barSegments(bare!, "classification", [], colors)).toEqual([
+      { label: "rollout", value: 1, color: "amber", y0: 0, y1: 1 },
+      { label: "unclassified", value: 2, color: "grey", y0: 1, y1: 3 },
+    ]);
+    const [point] = withCauses(toChartPoints(buckets), [
+      { observedAt: iso(1), cause: "worker-stalled", service: "a" },
+      { observedAt: iso(2), cause: "unexplained", service: "a" },
+      { observedAt: iso(3), cause: "rollout", service: "a" },
+    ]);
     expect(barSegments(point!, "classification", [], colors)).toEqual([
-      { label: "outside deployments", value: 2, color: "red", y0: 0, y1: 2 },
-      { label: "inside deployments", value: 1, color: "amber", y0: 2, y1: 3 },
+      { label: "unexplained", value: 1, color: "red", y0: 0, y1: 1 },
+      { label: "worker-stalled", value: 1, color: "pink", y0: 1, y1: 2 },
+      { label: "rollout", value: 1, color: "amber", y0: 2, y1: 3 },
     ]);
     expect(barSegments(point!, "services", ["b", "a"], colors)).toEqual([{ label: "a", value: 3, color: "blue", y0: 0, y1: 3 }]);
+  });
+
+  it("splits each bucket's violations outside rollouts by the classified ones in it; the rest is unclassified, the totals unchanged", () => {
+    const points = withCauses(toChartPoints(buckets), [
+      { observedAt: iso(4), cause: "holder-stalled", service: "a" },
+      // Outside the bucket, another service's, or more than the bucket counts: not counted in it.
+      { observedAt: iso(12), cause: "unexplained", service: "a" },
+      { observedAt: iso(5), cause: "failover-overlap", service: "b" },
+    ]);
+    expect(points[0]!.causes).toEqual({ rollout: 1, "holder-stalled": 1, "worker-stalled": 0, "failover-overlap": 1, unexplained: 0, unclassified: 0 });
+    expect(points[1]!.causes).toBeNull();
+    expect(withCauses(toChartPoints(buckets, "a"), [{ observedAt: iso(5), cause: "failover-overlap", service: "b" }], "a")[0]!.causes).toMatchObject({ "failover-overlap": 0, unclassified: 2 });
+    const crowded = withCauses(toChartPoints(buckets), [1, 2, 3].map((m) => ({ observedAt: iso(m), cause: "unexplained" as const, service: "a" })));
+    expect(crowded[0]!.causes).toMatchObject({ unexplained: 2, unclassified: 0, rollout: 1 });
+  });
+
+  it("has a colour for every segment the classification chart draws", () => {
+    for (const part of ["rollout", "holder-stalled", "worker-stalled", "failover-overlap", "unexplained", "unclassified"] as const) expect(CAUSE_BAR_COLOR[part]).toMatch(/^#[0-9a-f]{6}$/);
+    expect(new Set(Object.values(CAUSE_BAR_COLOR)).size).toBe(6);
   });
 
   it("finds the tallest bucket and picks at most the asked number of ticks", () => {
