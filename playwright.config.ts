@@ -40,8 +40,18 @@ export const LOCKS_E2E_CLUSTER = {
  * The locks e2e's ZooKeeper and etcd clusters, for each kind's own details: like the Redis one,
  * nothing polls them and they answer nowhere; the test seeds their locks.
  */
-export const LOCKS_E2E_ZOOKEEPER_CLUSTER = { kind: "zookeeper", name: "e2e-zk-locks", connectString: "127.0.0.1:9", paths: [{ path: "/e2e/leader", recipe: "curator-leader-latch", mustBeHeld: true }] };
-export const LOCKS_E2E_ETCD_CLUSTER = { kind: "etcd", name: "e2e-etcd-locks", endpoints: ["http://127.0.0.1:9"], prefixes: [{ prefix: "elections/", layout: "go-election", mustBeHeld: true }] };
+export const LOCKS_E2E_ZOOKEEPER_CLUSTER = {
+  kind: "zookeeper",
+  name: "e2e-zk-locks",
+  connectString: "127.0.0.1:9",
+  paths: [{ path: "/e2e/leader", recipe: "curator-leader-latch", mustBeHeld: true }],
+};
+export const LOCKS_E2E_ETCD_CLUSTER = {
+  kind: "etcd",
+  name: "e2e-etcd-locks",
+  endpoints: ["http://127.0.0.1:9"],
+  prefixes: [{ prefix: "elections/", layout: "go-election", mustBeHeld: true }],
+};
 
 /**
  * The health e2e's live locks (tests/e2e/health.spec.ts): the machine's Redis, polled by the
@@ -59,7 +69,14 @@ export const LIVE_LOCKS_E2E_CLUSTER = {
 };
 
 function e2eClusters(): string {
-  const clusters: object[] = [UNREACHABLE_CLUSTER, leadersCluster, LOCKS_E2E_CLUSTER, LOCKS_E2E_ZOOKEEPER_CLUSTER, LOCKS_E2E_ETCD_CLUSTER, LIVE_LOCKS_E2E_CLUSTER];
+  const clusters: object[] = [
+    UNREACHABLE_CLUSTER,
+    leadersCluster,
+    LOCKS_E2E_CLUSTER,
+    LOCKS_E2E_ZOOKEEPER_CLUSTER,
+    LOCKS_E2E_ETCD_CLUSTER,
+    LIVE_LOCKS_E2E_CLUSTER,
+  ];
   if (process.env.BATON_TEST_PULSAR_ADMIN_URL) clusters.unshift({ name: "test-broker", adminUrl: process.env.BATON_TEST_PULSAR_ADMIN_URL });
   return JSON.stringify(clusters);
 }
@@ -84,7 +101,15 @@ export default defineConfig({
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: process.env.BATON_CHROMIUM ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     },
   },
   webServer: [

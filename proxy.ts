@@ -13,15 +13,23 @@ import { getDb } from "@/lib/db/client";
 // every answer: the pages' with a nonce, the API's (and its own JSON answers') fixed.
 
 function apiError(status: number, code: string, message: string, headers: Record<string, string> = {}): NextResponse {
-  return NextResponse.json({ error: { code, message } }, { status, headers: { "cache-control": "no-store", "content-security-policy": API_CONTENT_SECURITY_POLICY, ...headers } });
+  return NextResponse.json(
+    { error: { code, message } },
+    { status, headers: { "cache-control": "no-store", "content-security-policy": API_CONTENT_SECURITY_POLICY, ...headers } },
+  );
 }
 
 function refuse(request: NextRequest): NextResponse {
   const { pathname, search } = request.nextUrl;
   if (routeKind(pathname) === "api") {
-    return apiError(401, "unauthenticated", "Sign in, or send `Authorization: Bearer <token>` with a read-scoped token (npm run token:create -- --name <name> --scope read).", {
-      "WWW-Authenticate": 'Bearer realm="baton"',
-    });
+    return apiError(
+      401,
+      "unauthenticated",
+      "Sign in, or send `Authorization: Bearer <token>` with a read-scoped token (npm run token:create -- --name <name> --scope read).",
+      {
+        "WWW-Authenticate": 'Bearer realm="baton"',
+      },
+    );
   }
   const signIn = new URL("/sign-in", request.url);
   signIn.searchParams.set("returnTo", `${pathname}${search}`);
@@ -31,7 +39,10 @@ function refuse(request: NextRequest): NextResponse {
 /** A load balancer's view of /api/health: up or down, nothing about the clusters. */
 async function minimalHealth(): Promise<NextResponse> {
   const report = await checkHealth(getConfig(), getDb());
-  return NextResponse.json({ status: report.status }, { status: report.status === "down" ? 503 : 200, headers: { "cache-control": "no-store", "content-security-policy": API_CONTENT_SECURITY_POLICY } });
+  return NextResponse.json(
+    { status: report.status },
+    { status: report.status === "down" ? 503 : 200, headers: { "cache-control": "no-store", "content-security-policy": API_CONTENT_SECURITY_POLICY } },
+  );
 }
 
 export async function proxy(request: NextRequest): Promise<NextResponse> {

@@ -31,7 +31,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
     <html lang="en">
       <body>
         <Providers>
-          <a className="skip-link" href="#main">Skip to content</a>
+          <a className="skip-link" href="#main">
+            Skip to content
+          </a>
           <header className="app-header">
             <Link href="/" className="brand">
               <span className="brand-mark" aria-hidden="true" />

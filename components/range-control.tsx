@@ -75,7 +75,8 @@ export function RangeControl({
           className="range-custom"
           onSubmit={(event) => {
             event.preventDefault();
-            if (isValid) onChange({ preset: "custom", from: new Date(toInstant(from, timeZone)).toISOString(), to: new Date(toInstant(to, timeZone)).toISOString() });
+            if (isValid)
+              onChange({ preset: "custom", from: new Date(toInstant(from, timeZone)).toISOString(), to: new Date(toInstant(to, timeZone)).toISOString() });
           }}
         >
           <label>

@@ -15,7 +15,9 @@ export function readConfigText(setting: string, file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (error) {
-    throw new ConfigError(`Invalid configuration: ${setting} names a file that cannot be read: ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ConfigError(
+      `Invalid configuration: ${setting} names a file that cannot be read: ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
 }
 
@@ -45,6 +47,11 @@ function valueAt(root: unknown, issuePath: readonly PropertyKey[]): unknown {
 export function describeConfigIssue(setting: string, input: unknown, error: z.ZodError): string {
   const issue = error.issues[0]!;
   const isSecret = issue.path.some((part) => typeof part === "string" && SECRET_SETTINGS.has(part));
-  const got = issue.code === "unrecognized_keys" ? `unknown key "${issue.keys[0]}"` : isSecret ? "got a value that is not shown" : `got ${describeValue(valueAt(input, issue.path))}`;
+  const got =
+    issue.code === "unrecognized_keys"
+      ? `unknown key "${issue.keys[0]}"`
+      : isSecret
+        ? "got a value that is not shown"
+        : `got ${describeValue(valueAt(input, issue.path))}`;
   return `Invalid configuration: ${describePath(setting, issue.path)} ${issue.message} (${got})`;
 }

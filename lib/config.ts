@@ -87,9 +87,15 @@ export const envSchema = z.object({
   BATON_PRODUCER_ROUTING: z.string().optional(),
   BATON_INGEST_MAX_BODY_BYTES: positiveInt(1_024, 256 * 1024 * 1024).default(16 * 1024 * 1024),
   BATON_INGEST_MAX_EVENTS: positiveInt(1, 1_000_000).default(10_000),
-  BATON_INGEST_TOPIC: z.string().regex(/^(persistent|non-persistent):\/\/[\w.-]+\/[\w.-]+\/[\w.-]+$/, { message: "must be persistent://tenant/namespace/topic" }).optional(),
+  BATON_INGEST_TOPIC: z
+    .string()
+    .regex(/^(persistent|non-persistent):\/\/[\w.-]+\/[\w.-]+\/[\w.-]+$/, { message: "must be persistent://tenant/namespace/topic" })
+    .optional(),
   BATON_INGEST_TOPIC_CLUSTER: z.string().min(1).optional(),
-  BATON_INGEST_SUBSCRIPTION: z.string().regex(/^[\w.-]+$/, { message: "must be a subscription name" }).default("baton-ingest"),
+  BATON_INGEST_SUBSCRIPTION: z
+    .string()
+    .regex(/^[\w.-]+$/, { message: "must be a subscription name" })
+    .default("baton-ingest"),
   BATON_INGEST_SUBSCRIPTION_TYPE: z.enum(["Shared", "Key_Shared"]).default("Shared"),
   BATON_ALERT_RULES: z.string().min(1).optional(),
   BATON_ALERT_WEBHOOKS: z.string().min(1).optional(),
@@ -158,7 +164,10 @@ function parseProducerRouting(text: string | undefined): Record<string, HashingS
   const parsed = producerRoutingSchema.safeParse(input);
   if (!parsed.success) fail("BATON_PRODUCER_ROUTING", input, parsed.error);
   const badTopic = Object.keys(parsed.data).find((topic) => !FULL_TOPIC_NAME.test(topic));
-  if (badTopic !== undefined) throw new ConfigError(`Invalid configuration: BATON_PRODUCER_ROUTING names "${badTopic}", which is not a full topic name (persistent://tenant/namespace/topic)`);
+  if (badTopic !== undefined)
+    throw new ConfigError(
+      `Invalid configuration: BATON_PRODUCER_ROUTING names "${badTopic}", which is not a full topic name (persistent://tenant/namespace/topic)`,
+    );
   return parsed.data;
 }
 
@@ -223,7 +232,9 @@ function resolveIngestTopic(vars: z.output<typeof envSchema>, clusters: ClusterC
   }
   const cluster = clusters.find((c) => c.name === clusterName);
   if (!cluster) {
-    throw new ConfigError(`Invalid configuration: BATON_INGEST_TOPIC_CLUSTER names no configured cluster (got "${clusterName}"; configured: ${clusters.map((c) => c.name).join(", ") || "none"})`);
+    throw new ConfigError(
+      `Invalid configuration: BATON_INGEST_TOPIC_CLUSTER names no configured cluster (got "${clusterName}"; configured: ${clusters.map((c) => c.name).join(", ") || "none"})`,
+    );
   }
   if (cluster.kind !== "pulsar") {
     throw new ConfigError(`Invalid configuration: BATON_INGEST_TOPIC_CLUSTER must name a Pulsar cluster (got "${clusterName}", of kind "${cluster.kind}")`);
@@ -284,7 +295,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const names = new Set<string>();
   for (const cluster of clusters) {
-    if (names.has(cluster.name)) throw new ConfigError(`Invalid configuration: cluster "${cluster.name}" is configured twice (names must be unique across BATON_CONFIG_FILE, BATON_CLUSTERS and BATON_PULSAR_ADMIN_URL)`);
+    if (names.has(cluster.name))
+      throw new ConfigError(
+        `Invalid configuration: cluster "${cluster.name}" is configured twice (names must be unique across BATON_CONFIG_FILE, BATON_CLUSTERS and BATON_PULSAR_ADMIN_URL)`,
+      );
     names.add(cluster.name);
   }
   // Clusters of one kind that cannot work side by side (a Redlock group over a master that a

@@ -18,9 +18,10 @@ const log = (line: string) => console.log(`[baton] ${line}`);
 
 function describeAccess(config: Config): string {
   const method = config.access.method;
-  if (method.mode === "oidc") return `access control: sign-in with ${method.issuer} (allowed: ${[...method.allowedDomains.map((d) => `@${d}`), ...method.allowedGroups.map((g) => `group ${g}`)].join(", ")})`;
+  if (method.mode === "oidc")
+    return `access control: sign-in with ${method.issuer} (allowed: ${[...method.allowedDomains.map((d) => `@${d}`), ...method.allowedGroups.map((g) => `group ${g}`)].join(", ")})`;
   if (method.mode === "proxy") return `access control: the user from the ${method.userHeader} header of ${method.trustedProxies.join(", ")}`;
-  return "WARNING: no access control is configured: Baton is open to anyone who can reach this port (set BATON_OIDC_ISSUER or BATON_AUTH_PROXY_HEADER; README \"Access control\")";
+  return 'WARNING: no access control is configured: Baton is open to anyone who can reach this port (set BATON_OIDC_ISSUER or BATON_AUTH_PROXY_HEADER; README "Access control")';
 }
 
 async function main(): Promise<void> {

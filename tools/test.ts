@@ -89,7 +89,9 @@ async function main(): Promise<number> {
   const clockOffset = env[CLOCK_OFFSET_ENV] ?? DEFAULT_CLOCK_OFFSET;
   if (clockOffset !== "off") {
     if (!CLOCK_OFFSET.test(clockOffset)) throw new Error(`${CLOCK_OFFSET_ENV} must be a clock offset such as +400d, or off (got "${clockOffset}")`);
-    log(`unit and integration tests again with the clock moved ${clockOffset} (faketime; ${CLOCK_OFFSET_ENV}=off skips; npm run test:clock also runs the ${CLOCK_PASS_EXCLUDES.length} folders and files this pass leaves out)`);
+    log(
+      `unit and integration tests again with the clock moved ${clockOffset} (faketime; ${CLOCK_OFFSET_ENV}=off skips; npm run test:clock also runs the ${CLOCK_PASS_EXCLUDES.length} folders and files this pass leaves out)`,
+    );
     const clockReport = path.join(reportsDir, "vitest-clock-report.json");
     const clockCounts = await timed(`clock pass ${clockOffset}`, () =>
       runVitest({

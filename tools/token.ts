@@ -36,7 +36,14 @@ function formatTable(tokens: ApiTokenSummary[]): string {
   const header = ["NAME", "PREFIX", "SCOPES", "CREATED", "LAST USED", "REVOKED"];
   const rows = tokens.map((t) => [t.name, `${t.prefix}...`, t.scopes.join(","), t.createdAt, t.lastUsedAt ?? "never", t.revokedAt ?? "-"]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  return [header, ...rows].map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd()).join("\n");
+  return [header, ...rows]
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 type Command = { kind: "create"; name: string; scopes: TokenScope[] } | { kind: "list" } | { kind: "revoke"; name: string };

@@ -50,13 +50,24 @@ function useLeaderHighlights(groups: SubscriptionGroup[] | undefined): ReadonlyS
   useEffect(() => {
     if (until.size === 0) return;
     const next = Math.min(...until.values());
-    const timer = setTimeout(() => setUntil((current) => new Map([...current].filter(([, expiry]) => expiry > Date.now()))), Math.max(0, next - Date.now()) + 20);
+    const timer = setTimeout(
+      () => setUntil((current) => new Map([...current].filter(([, expiry]) => expiry > Date.now()))),
+      Math.max(0, next - Date.now()) + 20,
+    );
     return () => clearTimeout(timer);
   }, [until]);
   return useMemo(() => new Set(until.keys()), [until]);
 }
 
-export function LeadersView({ initialFilters, initialBoardJson, initialLocks }: { initialFilters: BoardFilters; initialBoardJson: string; initialLocks: LocksBoard }) {
+export function LeadersView({
+  initialFilters,
+  initialBoardJson,
+  initialLocks,
+}: {
+  initialFilters: BoardFilters;
+  initialBoardJson: string;
+  initialLocks: LocksBoard;
+}) {
   const router = useRouter();
   const [filters, setFilters] = useState<BoardFilters>(initialFilters);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
@@ -88,7 +99,10 @@ export function LeadersView({ initialFilters, initialBoardJson, initialLocks }: 
   const lockFilters = useMemo(() => ({ cluster, kind, q }), [cluster, kind, q]);
   const lockClusters = useMemo(() => new Set(locks.data?.clusters.map((c) => c.name) ?? []), [locks.data]);
   const kinds = useMemo(() => listBoardKinds(locks.data?.clusters.map((c) => c.sourceKind) ?? []), [locks.data]);
-  const groups = useMemo(() => (board ? filterGroups(board.subscriptions, { ...NO_FILTERS, cluster, tenant, namespace, q }) : []), [board, cluster, tenant, namespace, q]);
+  const groups = useMemo(
+    () => (board ? filterGroups(board.subscriptions, { ...NO_FILTERS, cluster, tenant, namespace, q }) : []),
+    [board, cluster, tenant, namespace, q],
+  );
   const facets = useMemo(() => (board ? listFacets(board.subscriptions, { cluster, tenant }) : { tenants: [], namespaces: [] }), [board, cluster, tenant]);
   const lines = useMemo(() => flattenBoard(groups, expanded), [groups, expanded]);
 
@@ -140,8 +154,8 @@ export function LeadersView({ initialFilters, initialBoardJson, initialLocks }: 
       {!isShowingSubscriptions ? null : board.subscriptions.length === 0 ? (
         <EmptyState title="No subscription observed yet">
           <p>
-            Failover, Exclusive and Key_Shared subscriptions of the configured clusters appear here after the worker&apos;s first successful
-            poll{filters.includeGone ? "" : " (subscriptions that no longer exist are hidden: tick “Show gone”)"}.
+            Failover, Exclusive and Key_Shared subscriptions of the configured clusters appear here after the worker&apos;s first successful poll
+            {filters.includeGone ? "" : " (subscriptions that no longer exist are hidden: tick “Show gone”)"}.
           </p>
         </EmptyState>
       ) : groups.length === 0 ? (

@@ -22,7 +22,15 @@ function useSecondTick(fallbackMs: number): number {
 }
 
 /** The board's Locks section: the lock clusters' status and every lock the filters let through. */
-export function LocksSection({ board, filters, error }: { board: LocksBoard | undefined; filters: { cluster: string | null; kind: string | null; q: string }; error: string | null }) {
+export function LocksSection({
+  board,
+  filters,
+  error,
+}: {
+  board: LocksBoard | undefined;
+  filters: { cluster: string | null; kind: string | null; q: string };
+  error: string | null;
+}) {
   const nowMs = useSecondTick(board ? Date.parse(board.generatedAt) : 0);
   const locks = useMemo(() => (board ? filterLocks(board.locks, filters) : []), [board, filters]);
   return (
@@ -30,7 +38,9 @@ export function LocksSection({ board, filters, error }: { board: LocksBoard | un
       <h2>
         Locks{" "}
         {board && board.clusters.length > 0 ? (
-          <span className="muted small">{locks.length === board.locks.length ? `${board.locks.length} locks` : `${locks.length} of ${board.locks.length} locks`}</span>
+          <span className="muted small">
+            {locks.length === board.locks.length ? `${board.locks.length} locks` : `${locks.length} of ${board.locks.length} locks`}
+          </span>
         ) : null}
       </h2>
       {!board ? (
@@ -38,7 +48,8 @@ export function LocksSection({ board, filters, error }: { board: LocksBoard | un
       ) : board.clusters.length === 0 ? (
         <p className="muted">
           No lock source is configured: add a Redis cluster to <code>BATON_CLUSTERS</code>, e.g.{" "}
-          <code>{'{"kind":"redis","name":"redis-main","url":"redis://127.0.0.1:6379","patterns":[{"match":"lock:*"}]}'}</code>, and restart (the README&apos;s Configuration section has every setting).
+          <code>{'{"kind":"redis","name":"redis-main","url":"redis://127.0.0.1:6379","patterns":[{"match":"lock:*"}]}'}</code>, and restart (the README&apos;s
+          Configuration section has every setting).
         </p>
       ) : (
         <>

@@ -20,10 +20,29 @@ type Props = {
 export function BoardFiltersBar({ filters, clusters, kinds, describeKind, tenants, namespaces, shown, total, onChange, onExpandAll, onCollapseAll }: Props) {
   return (
     <form className="board-filters" role="search" aria-label="Filter the board" onSubmit={(event) => event.preventDefault()}>
-      <ChoiceSelect className="filter-field" label="Kind" value={filters.kind} choices={kinds} describe={describeKind} onChange={(kind) => onChange({ kind })} />
+      <ChoiceSelect
+        className="filter-field"
+        label="Kind"
+        value={filters.kind}
+        choices={kinds}
+        describe={describeKind}
+        onChange={(kind) => onChange({ kind })}
+      />
       <ChoiceSelect className="filter-field" label="Cluster" value={filters.cluster} choices={clusters} onChange={(cluster) => onChange({ cluster })} />
-      <ChoiceSelect className="filter-field" label="Tenant" value={filters.tenant} choices={tenants} onChange={(tenant) => onChange({ tenant, namespace: null })} />
-      <ChoiceSelect className="filter-field" label="Namespace" value={filters.namespace} choices={namespaces} onChange={(namespace) => onChange({ namespace })} />
+      <ChoiceSelect
+        className="filter-field"
+        label="Tenant"
+        value={filters.tenant}
+        choices={tenants}
+        onChange={(tenant) => onChange({ tenant, namespace: null })}
+      />
+      <ChoiceSelect
+        className="filter-field"
+        label="Namespace"
+        value={filters.namespace}
+        choices={namespaces}
+        onChange={(namespace) => onChange({ namespace })}
+      />
       <label className="filter-field filter-text">
         <span>Filter</span>
         <input

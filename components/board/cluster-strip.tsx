@@ -16,7 +16,8 @@ export function ClusterStrip({ clusters, nowMs, unit = "subscription partitions"
             </span>
           ) : cluster.lastPollErrorCount ? (
             <span className="silent" title={cluster.lastPollError ?? undefined}>
-              polled <AgoTime iso={cluster.lastPollAt} nowMs={nowMs} /> with {cluster.lastPollErrorCount} {cluster.lastPollErrorCount === 1 ? "error" : "errors"}
+              polled <AgoTime iso={cluster.lastPollAt} nowMs={nowMs} /> with {cluster.lastPollErrorCount}{" "}
+              {cluster.lastPollErrorCount === 1 ? "error" : "errors"}
               {cluster.lastPollError ? `: ${cluster.lastPollError}` : ""}
             </span>
           ) : (

@@ -85,7 +85,13 @@ function HolderCell({ row, type, consumerHref, tabIndex }: { row: LeaderRow; typ
     return (
       <span className="last-known">
         last known:{" "}
-        {isSharedType(type) ? `${row.consumerCount} consumers` : row.holder ? <Names names={[row.holder]} max={1} consumerHref={consumerHref} tabIndex={tabIndex} /> : "none"}
+        {isSharedType(type) ? (
+          `${row.consumerCount} consumers`
+        ) : row.holder ? (
+          <Names names={[row.holder]} max={1} consumerHref={consumerHref} tabIndex={tabIndex} />
+        ) : (
+          "none"
+        )}
       </span>
     );
   }
@@ -94,7 +100,12 @@ function HolderCell({ row, type, consumerHref, tabIndex }: { row: LeaderRow; typ
     const top = row.hashShares?.[0];
     return (
       <span>
-        {row.consumerCount} sharing{top ? <span className="muted">, largest {top.consumer} {formatShare(top.share)}</span> : null}
+        {row.consumerCount} sharing
+        {top ? (
+          <span className="muted">
+            , largest {top.consumer} {formatShare(top.share)}
+          </span>
+        ) : null}
       </span>
     );
   }
@@ -109,7 +120,9 @@ function GroupHolderCell({ group, consumerHref, tabIndex }: { group: Subscriptio
     return <span className="last-known">last known: {lastKnown.length > 0 ? lastKnown.join(", ") : "none"}</span>;
   }
   const current = total - group.staleCount;
-  const missing = group.partitions.filter((p) => p.staleSince === null && p.goneAt === null && (isSharedType(group.subscriptionType) ? p.consumerCount === 0 : p.holder === null)).length;
+  const missing = group.partitions.filter(
+    (p) => p.staleSince === null && p.goneAt === null && (isSharedType(group.subscriptionType) ? p.consumerCount === 0 : p.holder === null),
+  ).length;
   return (
     <span>
       {missing > 0 ? (
@@ -135,7 +148,17 @@ function groupStaleReason(group: SubscriptionGroup): string | null {
   return null;
 }
 
-const SubscriptionLine = memo(function SubscriptionLine({ line, index, start, nowMs, isActive, isHighlighted, onToggle, subscriptionHref, consumerHref }: LineProps) {
+const SubscriptionLine = memo(function SubscriptionLine({
+  line,
+  index,
+  start,
+  nowMs,
+  isActive,
+  isHighlighted,
+  onToggle,
+  subscriptionHref,
+  consumerHref,
+}: LineProps) {
   if (line.kind !== "subscription") return null;
   const { group, isExpanded } = line;
   const single = group.isPartitioned ? null : group.partitions[0]!;
@@ -189,7 +212,11 @@ const SubscriptionLine = memo(function SubscriptionLine({ line, index, start, no
       </div>
       <div role="gridcell" className="board-cell">
         {single ? (
-          single.staleSince === null && single.holderSince && single.holder ? <Tenure iso={single.holderSince} nowMs={nowMs} /> : <span className="muted">—</span>
+          single.staleSince === null && single.holderSince && single.holder ? (
+            <Tenure iso={single.holderSince} nowMs={nowMs} />
+          ) : (
+            <span className="muted">—</span>
+          )
         ) : group.latestHolderSince ? (
           <span title={`The newest tenure began at ${group.latestHolderSince}`}>newest {formatDuration(nowMs - Date.parse(group.latestHolderSince))}</span>
         ) : (
@@ -198,7 +225,11 @@ const SubscriptionLine = memo(function SubscriptionLine({ line, index, start, no
       </div>
       <div role="gridcell" className="board-cell">
         {single ? (
-          single.staleSince === null ? <Names names={single.standbys} max={2} consumerHref={consumerHref} tabIndex={tabIndex} /> : <span className="muted">—</span>
+          single.staleSince === null ? (
+            <Names names={single.standbys} max={2} consumerHref={consumerHref} tabIndex={tabIndex} />
+          ) : (
+            <span className="muted">—</span>
+          )
         ) : group.staleCount > 0 ? (
           <span className="muted">—</span>
         ) : group.idleConsumers.length > 0 ? (
@@ -211,7 +242,11 @@ const SubscriptionLine = memo(function SubscriptionLine({ line, index, start, no
       </div>
       <div role="gridcell" className="board-cell">
         {single ? (
-          single.staleSince === null ? <NextHolderCell next={single.next} consumerHref={consumerHref} tabIndex={tabIndex} /> : <span className="muted">—</span>
+          single.staleSince === null ? (
+            <NextHolderCell next={single.next} consumerHref={consumerHref} tabIndex={tabIndex} />
+          ) : (
+            <span className="muted">—</span>
+          )
         ) : group.staleCount > 0 ? (
           <span className="muted">—</span>
         ) : (
@@ -231,7 +266,19 @@ function GroupNextCell({ group, consumerHref, tabIndex }: { group: SubscriptionG
 }
 
 /** The last three cells of a subscription's line and of a partition's: backlog, last change, health. */
-function TrailingCells({ backlog, lastChangeAt, flags, staleReason, nowMs }: { backlog: number | null; lastChangeAt: string | null; flags: HealthFlag[]; staleReason: string | null; nowMs: number }) {
+function TrailingCells({
+  backlog,
+  lastChangeAt,
+  flags,
+  staleReason,
+  nowMs,
+}: {
+  backlog: number | null;
+  lastChangeAt: string | null;
+  flags: HealthFlag[];
+  staleReason: string | null;
+  nowMs: number;
+}) {
   return (
     <>
       <div role="gridcell" className="board-cell numeric">

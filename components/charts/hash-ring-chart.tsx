@@ -28,7 +28,18 @@ export function HashRingChart({ slices, space, colors, label }: { slices: RingSl
   return (
     <figure className="ring-item" aria-label={label}>
       <PieChart width={200} height={200}>
-        <Pie data={data} dataKey="value" nameKey="name" innerRadius={58} outerRadius={88} startAngle={90} endAngle={-270} isAnimationActive={false} stroke="var(--bg)" strokeWidth={1}>
+        <Pie
+          data={data}
+          dataKey="value"
+          nameKey="name"
+          innerRadius={58}
+          outerRadius={88}
+          startAngle={90}
+          endAngle={-270}
+          isAnimationActive={false}
+          stroke="var(--bg)"
+          strokeWidth={1}
+        >
           {data.map((d) => (
             <Cell key={`${d.slice.start}`} fill={d.color} />
           ))}

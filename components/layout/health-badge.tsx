@@ -42,7 +42,13 @@ export function HealthBadge({ report, error }: { report: HealthReport | undefine
         </Link>
       ) : null}
       {unreachable.length > 0 ? (
-        <Link href="/settings/clusters" className="health-chip" data-status="warning" title={unreachable.join("; ")} aria-label={`${unreachable.length} unreachable: ${unreachable.join("; ")}`}>
+        <Link
+          href="/settings/clusters"
+          className="health-chip"
+          data-status="warning"
+          title={unreachable.join("; ")}
+          aria-label={`${unreachable.length} unreachable: ${unreachable.join("; ")}`}
+        >
           {unreachable.length} unreachable
         </Link>
       ) : null}

@@ -3,7 +3,16 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useSyncExternalStore } from "react";
 
-import { getRefreshRate, getServerRefreshRate, isRefreshRate, REFRESH_RATE_WORDS, REFRESH_RATES, setRefreshRate, subscribeRefreshRate, type RefreshRate } from "@/lib/client/refresh-rate";
+import {
+  getRefreshRate,
+  getServerRefreshRate,
+  isRefreshRate,
+  REFRESH_RATE_WORDS,
+  REFRESH_RATES,
+  setRefreshRate,
+  subscribeRefreshRate,
+  type RefreshRate,
+} from "@/lib/client/refresh-rate";
 
 /** The header's refresh picker: how often live pages refresh, or paused; a button refreshes now. */
 export function RefreshControl() {
@@ -21,7 +30,12 @@ export function RefreshControl() {
       <button type="button" onClick={() => void queryClient.refetchQueries({ type: "active" })} title="Refresh now">
         Refresh
       </button>
-      <button type="button" aria-pressed={rate === "paused"} onClick={() => choose(rate === "paused" ? "auto" : "paused")} title={rate === "paused" ? "Resume refreshing" : "Pause refreshing"}>
+      <button
+        type="button"
+        aria-pressed={rate === "paused"}
+        onClick={() => choose(rate === "paused" ? "auto" : "paused")}
+        title={rate === "paused" ? "Resume refreshing" : "Pause refreshing"}
+      >
         {rate === "paused" ? "Resume" : "Pause"}
       </button>
       <label>

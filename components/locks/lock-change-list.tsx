@@ -10,7 +10,13 @@ import { describeLockChange, ENDING_WORDS } from "@/lib/board/lock-words";
 import type { LockChangeEntry } from "@/lib/locks/list-lock-changes";
 
 function Holder({ name }: { name: string | null }) {
-  return name === null ? <span className="muted">nobody</span> : <Link prefetch={false} href={consumerHref(name)}>{name}</Link>;
+  return name === null ? (
+    <span className="muted">nobody</span>
+  ) : (
+    <Link prefetch={false} href={consumerHref(name)}>
+      {name}
+    </Link>
+  );
 }
 
 /**
@@ -18,7 +24,19 @@ function Holder({ name }: { name: string | null }) {
  * happened in; and what the change did to the kind's own details (a ZooKeeper session, etcd
  * revisions and lease) where the stored change has them; and whether it went as Baton predicted.
  */
-export function LockChangeList({ changes, cluster, showKey, caption, sourceKind }: { changes: LockChangeEntry[]; cluster: string; showKey: boolean; caption: string; sourceKind: string | null }) {
+export function LockChangeList({
+  changes,
+  cluster,
+  showKey,
+  caption,
+  sourceKind,
+}: {
+  changes: LockChangeEntry[];
+  cluster: string;
+  showKey: boolean;
+  caption: string;
+  sourceKind: string | null;
+}) {
   return (
     <table className="data change-list">
       <caption className="sr-only">{caption}</caption>
@@ -51,7 +69,13 @@ export function LockChangeList({ changes, cluster, showKey, caption, sourceKind 
                 </td>
               ) : null}
               <td suppressHydrationWarning>{describeLockChange(change)}</td>
-              <td>{change.ending ? <span className={change.ending === "EXPIRED" ? "loud" : undefined}>{ENDING_WORDS[change.ending]}</span> : <span className="muted">—</span>}</td>
+              <td>
+                {change.ending ? (
+                  <span className={change.ending === "EXPIRED" ? "loud" : undefined}>{ENDING_WORDS[change.ending]}</span>
+                ) : (
+                  <span className="muted">—</span>
+                )}
+              </td>
               <td className="nowrap">
                 <Holder name={change.fromHolder} />
               </td>
@@ -62,7 +86,15 @@ export function LockChangeList({ changes, cluster, showKey, caption, sourceKind 
                 <PredictionText change={change} />
               </td>
               <td className="mono nowrap">{change.oldSeenAt ? <ExactTime iso={change.oldSeenAt} /> : <span className="muted">—</span>}</td>
-              <td className="small">{kindWords === null ? <span className="muted">—</span> : kindWords.isLoud ? <strong className="loud">{kindWords.words}</strong> : kindWords.words}</td>
+              <td className="small">
+                {kindWords === null ? (
+                  <span className="muted">—</span>
+                ) : kindWords.isLoud ? (
+                  <strong className="loud">{kindWords.words}</strong>
+                ) : (
+                  kindWords.words
+                )}
+              </td>
             </tr>
           );
         })}

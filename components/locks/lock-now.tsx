@@ -30,7 +30,13 @@ export function LockNow({ lock, nowMs }: { lock: LockRow; nowMs: number }) {
           {isStale ? (
             <span className="last-known">last known: {lock.holder ?? "free"}</span>
           ) : lock.holder === null ? (
-            lock.isSplit ? <strong className="loud">Split: no majority</strong> : lock.isMustBeHeld ? <strong className="loud">No holder</strong> : <span className="muted">free</span>
+            lock.isSplit ? (
+              <strong className="loud">Split: no majority</strong>
+            ) : lock.isMustBeHeld ? (
+              <strong className="loud">No holder</strong>
+            ) : (
+              <span className="muted">free</span>
+            )
           ) : (
             <Link prefetch={false} href={consumerHref(lock.holder)}>
               {lock.holder}
@@ -49,7 +55,9 @@ export function LockNow({ lock, nowMs }: { lock: LockRow; nowMs: number }) {
           {fullTtl === null ? "—" : formatDuration(fullTtl)} <span className="muted small">({ttl.source})</span>
         </dd>
         <dt>{ttl.term} left</dt>
-        <dd>{lock.holder === null && !isStale ? "—" : <TtlLeft expiresAt={lock.expiresAt} lastReadAt={lock.lastObservedAt} nowMs={nowMs} isStale={isStale} />}</dd>
+        <dd>
+          {lock.holder === null && !isStale ? "—" : <TtlLeft expiresAt={lock.expiresAt} lastReadAt={lock.lastObservedAt} nowMs={nowMs} isStale={isStale} />}
+        </dd>
         <dt>Waiters</dt>
         <dd>
           {lock.waiters.length === 0 ? (
@@ -82,7 +90,15 @@ export function LockNow({ lock, nowMs }: { lock: LockRow; nowMs: number }) {
         <dd>{lock.lastObservedAt ? <AgoTime iso={lock.lastObservedAt} nowMs={nowMs} /> : "never"}</dd>
       </dl>
       <h4>{lockDescriptionOf(lock.sourceKind).label} details</h4>
-      <LockKindDetails kind={lock.sourceKind} details={lock.details} waiters={lock.waiters} expiresAt={lock.expiresAt} lastReadAt={lock.lastObservedAt} nowMs={nowMs} isStale={isStale} />
+      <LockKindDetails
+        kind={lock.sourceKind}
+        details={lock.details}
+        waiters={lock.waiters}
+        expiresAt={lock.expiresAt}
+        lastReadAt={lock.lastObservedAt}
+        nowMs={nowMs}
+        isStale={isStale}
+      />
     </div>
   );
 }

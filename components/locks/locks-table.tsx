@@ -37,7 +37,10 @@ export function LocksTable({ locks, nowMs, lockHref, consumerHref }: Props) {
           <th scope="col">Lock</th>
           <th scope="col">Holder</th>
           <th scope="col">Since</th>
-          <th scope="col" title="What is left of the hold unless renewed: the key's TTL (Redis), the lease (etcd, DynamoDB, Kubernetes) or the session (ZooKeeper)">
+          <th
+            scope="col"
+            title="What is left of the hold unless renewed: the key's TTL (Redis), the lease (etcd, DynamoDB, Kubernetes) or the session (ZooKeeper)"
+          >
             Time left
           </th>
           <th scope="col">Waiters</th>
@@ -62,7 +65,12 @@ export function LocksTable({ locks, nowMs, lockHref, consumerHref }: Props) {
                   {lock.pattern !== lock.key ? (
                     <>
                       {" · "}
-                      <Link prefetch={false} className="mono" href={lockHref({ cluster: lock.cluster, pattern: lock.pattern })} title={`Every lock of ${lock.pattern}`}>
+                      <Link
+                        prefetch={false}
+                        className="mono"
+                        href={lockHref({ cluster: lock.cluster, pattern: lock.pattern })}
+                        title={`Every lock of ${lock.pattern}`}
+                      >
                         {lock.pattern}
                       </Link>
                     </>
@@ -73,8 +81,22 @@ export function LocksTable({ locks, nowMs, lockHref, consumerHref }: Props) {
                 <Holder lock={lock} consumerHref={consumerHref} />
               </td>
               <td>{!isStale && lock.holder !== null && lock.holderSince ? <TenureTime iso={lock.holderSince} nowMs={nowMs} /> : "—"}</td>
-              <td title={`${ttlTermOf(lock.sourceKind, lock.details).term} left`}>{lock.holder === null && !isStale ? "—" : <TtlLeft expiresAt={lock.expiresAt} lastReadAt={lock.lastObservedAt} nowMs={nowMs} isStale={isStale} />}</td>
-              <td>{isStale ? "—" : lock.waiters.length === 0 ? <span className="muted">none</span> : `${lock.waiters.length}: ${lock.waiters.slice(0, 3).join(", ")}${lock.waiters.length > 3 ? "…" : ""}`}</td>
+              <td title={`${ttlTermOf(lock.sourceKind, lock.details).term} left`}>
+                {lock.holder === null && !isStale ? (
+                  "—"
+                ) : (
+                  <TtlLeft expiresAt={lock.expiresAt} lastReadAt={lock.lastObservedAt} nowMs={nowMs} isStale={isStale} />
+                )}
+              </td>
+              <td>
+                {isStale ? (
+                  "—"
+                ) : lock.waiters.length === 0 ? (
+                  <span className="muted">none</span>
+                ) : (
+                  `${lock.waiters.length}: ${lock.waiters.slice(0, 3).join(", ")}${lock.waiters.length > 3 ? "…" : ""}`
+                )}
+              </td>
               <td>{isStale ? "—" : <NextHolderCell next={lock.next} />}</td>
               <td>{isStale ? "—" : <LockKindCell kind={lock.sourceKind} details={lock.details} />}</td>
               <td>

@@ -18,11 +18,24 @@ const KIND_WORDS: Record<ChangeEntry["kind"], string> = {
 const CAUSE_WORDS: Record<ChangeEntry["cause"], string> = { CLIENT: "client", BROKER: "broker (unload or restart)", UNKNOWN: "unknown (during a gap)" };
 
 function Holder({ name }: { name: string | null }) {
-  return name === null ? <span className="muted">nobody</span> : <Link prefetch={false} href={consumerHref(name)}>{name}</Link>;
+  return name === null ? (
+    <span className="muted">nobody</span>
+  ) : (
+    <Link prefetch={false} href={consumerHref(name)}>
+      {name}
+    </Link>
+  );
 }
 
 function describeDetails(change: ChangeEntry): string {
-  const d = change.details as { added?: string[]; removed?: string[]; reconnected?: string[]; shareDelta?: Record<string, number>; via?: string[]; isCertain?: boolean };
+  const d = change.details as {
+    added?: string[];
+    removed?: string[];
+    reconnected?: string[];
+    shareDelta?: Record<string, number>;
+    via?: string[];
+    isCertain?: boolean;
+  };
   const parts: string[] = [];
   if (d.via?.length) parts.push(`${d.isCertain ? "handed" : "possibly handed"} to ${d.via.join(" or ")} and back while consumers joined and left`);
   if (d.added?.length) parts.push(`joined: ${d.added.join(", ")}`);
@@ -64,7 +77,9 @@ export function ChangeList({ changes, showSubscription = false, caption }: { cha
             </td>
             {showSubscription && change.cluster && change.topic && change.subscription ? (
               <td>
-                <Link prefetch={false} href={subscriptionHref({ cluster: change.cluster, topic: change.topic, subscription: change.subscription })}>{change.subscription}</Link>
+                <Link prefetch={false} href={subscriptionHref({ cluster: change.cluster, topic: change.topic, subscription: change.subscription })}>
+                  {change.subscription}
+                </Link>
                 <div className="muted small">{change.topic.replace(/^persistent:\/\//, "")}</div>
               </td>
             ) : null}

@@ -2,7 +2,12 @@ import type { ChangeEntry } from "@/lib/subscriptions/list-subscription-changes"
 
 /** How a change compared with the next holder predicted just before it: a wrong prediction is loud. */
 export function PredictionText({ change }: { change: Pick<ChangeEntry, "prediction" | "predictedHolder"> }) {
-  if (change.prediction === "CONFIRMED") return <span className="prediction" data-outcome="confirmed">as predicted</span>;
+  if (change.prediction === "CONFIRMED")
+    return (
+      <span className="prediction" data-outcome="confirmed">
+        as predicted
+      </span>
+    );
   if (change.prediction === "WRONG") {
     return (
       <strong className="loud prediction" data-outcome="wrong">

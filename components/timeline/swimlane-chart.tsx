@@ -108,7 +108,13 @@ function SegmentLayer({ lanes, colors, noHolderWords }: { lanes: Lane[]; colors:
 }
 
 function markerFill(marker: Marker): string {
-  return marker.kind === "HOLDER_LOST" || marker.ending === "EXPIRED" ? NO_HOLDER_COLOR : marker.kind === "HIDDEN_FLAP" || marker.kind === "REPLAYED_FLAP" ? "#d29922" : marker.kind === "CONSUMERS_CHANGED" || marker.kind === "RANGES_MOVED" ? "#9aa5b1" : "var(--text)";
+  return marker.kind === "HOLDER_LOST" || marker.ending === "EXPIRED"
+    ? NO_HOLDER_COLOR
+    : marker.kind === "HIDDEN_FLAP" || marker.kind === "REPLAYED_FLAP"
+      ? "#d29922"
+      : marker.kind === "CONSUMERS_CHANGED" || marker.kind === "RANGES_MOVED"
+        ? "#9aa5b1"
+        : "var(--text)";
 }
 
 /** A diamond per change (or per bucket of changes), on its lane, with its words on hover. */
@@ -169,7 +175,13 @@ export function SwimlaneChart({ timeline, colors, nowMs, xTicks, noHolderWords =
   const laneLabelWidth = laneLabels.width;
   const formatY = useCallback((value: number) => laneLabels.texts[Math.floor(value)] ?? "", [laneLabels]);
   const bandLabels = useMemo(
-    () => bands.map((band) => ({ value: `${band.service} ${band.version}${band.isInProgress ? " (in progress)" : ""}`, position: "insideTopLeft" as const, fill: "#f0c674", fontSize: 11 })),
+    () =>
+      bands.map((band) => ({
+        value: `${band.service} ${band.version}${band.isInProgress ? " (in progress)" : ""}`,
+        position: "insideTopLeft" as const,
+        fill: "#f0c674",
+        fontSize: 11,
+      })),
     [bands],
   );
   const height = laneCount * LANE_HEIGHT + AXIS_HEIGHT + 24;
@@ -178,7 +190,18 @@ export function SwimlaneChart({ timeline, colors, nowMs, xTicks, noHolderWords =
     <div className="chart-frame" data-testid="swimlane-chart">
       <ComposedChart responsive style={style} margin={MARGIN}>
         <XAxis type="number" dataKey="x" domain={xDomain} allowDataOverflow ticks={xTicks} interval={0} tickFormatter={formatX} {...AXIS_STYLE} />
-        <YAxis type="number" dataKey="y" domain={yDomain} reversed allowDataOverflow ticks={yTicks} interval={0} tickFormatter={formatY} width={laneLabelWidth} {...AXIS_STYLE} />
+        <YAxis
+          type="number"
+          dataKey="y"
+          domain={yDomain}
+          reversed
+          allowDataOverflow
+          ticks={yTicks}
+          interval={0}
+          tickFormatter={formatY}
+          width={laneLabelWidth}
+          {...AXIS_STYLE}
+        />
         {bands.map((band, i) => (
           <ReferenceArea
             key={`${band.service}-${band.start}`}

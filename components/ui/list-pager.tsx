@@ -1,7 +1,19 @@
 import { formatCount } from "@/lib/violations/format";
 
 /** Previous and next pages of a list held in full on the client, and where this page is. */
-export function ListPager({ label, page, pageSize, total, onPage }: { label: string; page: number; pageSize: number; total: number; onPage: (page: number) => void }) {
+export function ListPager({
+  label,
+  page,
+  pageSize,
+  total,
+  onPage,
+}: {
+  label: string;
+  page: number;
+  pageSize: number;
+  total: number;
+  onPage: (page: number) => void;
+}) {
   const pages = Math.max(1, Math.ceil(total / pageSize));
   if (pages <= 1) return null;
   const first = page * pageSize + 1;

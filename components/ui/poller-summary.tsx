@@ -14,7 +14,9 @@ export function PollerSummary({ poller }: { poller: PollerStatus | null }) {
         {poller.pollerId}, epoch {poller.epoch}
       </div>
       <div className="muted">
-        {poller.lastPollAt ? `last cycle ${poller.lastPollAt}, ${formatMs(poller.lastDurationMs)} (cycle ${formatMs(poller.lastCycleMs)}), ${poller.resourceCount ?? 0} subscription partitions` : "no cycle yet"}
+        {poller.lastPollAt
+          ? `last cycle ${poller.lastPollAt}, ${formatMs(poller.lastDurationMs)} (cycle ${formatMs(poller.lastCycleMs)}), ${poller.resourceCount ?? 0} subscription partitions`
+          : "no cycle yet"}
       </div>
     </div>
   );

@@ -4,7 +4,14 @@ import { useId } from "react";
 import { useXAxisScale, useYAxisScale } from "recharts";
 
 import { barSegments, type BandSpan, type ChartPoint } from "@/lib/violations/chart-data";
-import { CAUSE_BAR_COLOR, DEPLOYMENT_BAND_COLOR, DEPLOYMENT_EDGE_COLOR, DEPLOYMENT_GRACE_COLOR, LEADER_CHANGE_COLOR, UNOBSERVED_FILL } from "@/lib/violations/violation-colors";
+import {
+  CAUSE_BAR_COLOR,
+  DEPLOYMENT_BAND_COLOR,
+  DEPLOYMENT_EDGE_COLOR,
+  DEPLOYMENT_GRACE_COLOR,
+  LEADER_CHANGE_COLOR,
+  UNOBSERVED_FILL,
+} from "@/lib/violations/violation-colors";
 
 // Everything the violations chart draws inside its axes, with the chart's own scales: hatched
 // spans where nothing was reported, deployment bands (the rollout, then its grace period), the
@@ -47,7 +54,16 @@ export function BucketLayer(props: BucketLayerProps) {
         </pattern>
       </defs>
       {props.unobserved.map((span) => (
-        <rect key={`u-${span.start}`} data-testid="unobserved-span" x={px(span.start)} y={top} width={Math.max(1, px(span.end) - px(span.start))} height={bottom - top} fill={`url(#${id}-unobserved)`} opacity={0.5} />
+        <rect
+          key={`u-${span.start}`}
+          data-testid="unobserved-span"
+          x={px(span.start)}
+          y={top}
+          width={Math.max(1, px(span.end) - px(span.start))}
+          height={bottom - top}
+          fill={`url(#${id}-unobserved)`}
+          opacity={0.5}
+        />
       ))}
       {props.bands.map((band) => (
         <g key={`b-${band.id}`} data-testid="deployment-band" data-service={band.service}>
@@ -64,7 +80,16 @@ export function BucketLayer(props: BucketLayerProps) {
         return (
           <g key={`p-${point.start}`} opacity={props.hoveredIndex === null || props.hoveredIndex === index ? 1 : 0.75}>
             {barSegments(point, props.mode, props.serviceOrder, colors).map((segment) => (
-              <rect key={segment.label} data-testid="bar-segment" data-segment={segment.label} x={left} y={py(segment.y1)} width={width} height={Math.max(0, py(segment.y0) - py(segment.y1))} fill={segment.color} />
+              <rect
+                key={segment.label}
+                data-testid="bar-segment"
+                data-segment={segment.label}
+                x={left}
+                y={py(segment.y1)}
+                width={width}
+                height={Math.max(0, py(segment.y0) - py(segment.y1))}
+                fill={segment.color}
+              />
             ))}
           </g>
         );
@@ -87,6 +112,7 @@ export function BucketLayer(props: BucketLayerProps) {
           })
         : null}
       {props.points.map((point, index) => (
+        // biome-ignore lint/a11y/noStaticElementInteractions: the hover only shows the bucket's tooltip; the table under the chart gives every bucket's figures to the keyboard and screen readers
         <rect
           key={`h-${point.start}`}
           className="vio-hover-target"

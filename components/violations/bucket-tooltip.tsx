@@ -17,7 +17,9 @@ export function BucketTooltip({
   changeCount: number;
   timeZone: string;
 }) {
-  const services = Object.entries(point.byService).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+  const services = Object.entries(point.byService)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
   return (
     <div className="vio-tooltip" role="tooltip" data-testid="bucket-tooltip">
       <div className="vio-tooltip-title">
@@ -39,7 +41,12 @@ export function BucketTooltip({
             [...CAUSE_STACK_ORDER].reverse().flatMap((part) => {
               const count = point.causes?.[part] ?? 0;
               if (count === 0) return [];
-              return [<dt key={`t-${part}`}>{part === "unclassified" ? "Outside rollouts, not classified" : CAUSE_LABEL[part]}</dt>, <dd key={`d-${part}`} className={part === "rollout" ? "vio-inside" : "vio-outside"} data-cause={part}>{formatCount(count)}</dd>];
+              return [
+                <dt key={`t-${part}`}>{part === "unclassified" ? "Outside rollouts, not classified" : CAUSE_LABEL[part]}</dt>,
+                <dd key={`d-${part}`} className={part === "rollout" ? "vio-inside" : "vio-outside"} data-cause={part}>
+                  {formatCount(count)}
+                </dd>,
+              ];
             })
           )}
           {point.increments === null ? null : (
@@ -50,11 +57,7 @@ export function BucketTooltip({
           )}
         </dl>
       )}
-      {services.length > 1 ? (
-        <div className="vio-small">
-          By service: {services.map(([name, n]) => `${name} ${formatCount(n)}`).join(", ")}
-        </div>
-      ) : null}
+      {services.length > 1 ? <div className="vio-small">By service: {services.map(([name, n]) => `${name} ${formatCount(n)}`).join(", ")}</div> : null}
       {deployments.length > 0 ? (
         <ul className="vio-tooltip-list">
           {deployments.slice(0, 6).map((d) => (
@@ -72,7 +75,8 @@ export function BucketTooltip({
         <ul className="vio-tooltip-list">
           {changes.map((c) => (
             <li key={c.id}>
-              Leader change {c.subscription} {c.partition < 0 ? "" : `p${c.partition}`}: {c.fromHolder ?? "none"} → {c.toHolder ?? "none"} at {formatInstant(c.newSeenAt, timeZone)}
+              Leader change {c.subscription} {c.partition < 0 ? "" : `p${c.partition}`}: {c.fromHolder ?? "none"} → {c.toHolder ?? "none"} at{" "}
+              {formatInstant(c.newSeenAt, timeZone)}
             </li>
           ))}
           {changeCount > changes.length ? <li className="muted">and {changeCount - changes.length} more leader changes</li> : null}

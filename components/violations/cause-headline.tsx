@@ -18,7 +18,19 @@ type CauseSummary = { counts: CauseCounts; isTruncated: boolean; limit: number }
  * stalled worker, or unexplained), then every cause with its count, adding up to the total, and
  * the trend of violations outside rollouts.
  */
-export function CauseHeadline({ totals, trend, causes, causesError, timeZone }: { totals: ViolationCounts; trend: ViolationTrend; causes: CauseSummary | null; causesError: string | null; timeZone: string }) {
+export function CauseHeadline({
+  totals,
+  trend,
+  causes,
+  causesError,
+  timeZone,
+}: {
+  totals: ViolationCounts;
+  trend: ViolationTrend;
+  causes: CauseSummary | null;
+  causesError: string | null;
+  timeZone: string;
+}) {
   const toActOn = causes === null ? null : CAUSES_TO_ACT_ON.reduce((sum, cause) => sum + causes.counts[cause], 0);
   const classified = causes === null ? 0 : VIOLATION_CAUSES.reduce((sum, cause) => sum + causes.counts[cause], 0);
   return (
@@ -27,9 +39,7 @@ export function CauseHeadline({ totals, trend, causes, causesError, timeZone }: 
         <span className="vio-headline-count" data-testid="act-count" data-outside={toActOn !== null && toActOn > 0}>
           {toActOn === null ? "…" : formatCount(toActOn)}
         </span>
-        <span className="vio-headline-label">
-          violations to act on: {CAUSES_TO_ACT_ON.map(causePhrase).join(", ")}
-        </span>
+        <span className="vio-headline-label">violations to act on: {CAUSES_TO_ACT_ON.map(causePhrase).join(", ")}</span>
       </div>
       {causes !== null ? (
         <ul className="vio-cause-counts" aria-label="Violations per cause">
@@ -45,8 +55,8 @@ export function CauseHeadline({ totals, trend, causes, causesError, timeZone }: 
       )}
       <p className="muted">
         Together <span data-testid="violation-total">{formatCount(causes === null ? totals.violations : classified)}</span> violations
-        {causes?.isTruncated ? `: the latest ${formatCount(causes.limit)} of ${formatCount(totals.violations)} in the range` : ""}; the rollout ones are those inside a deployment window
-        of their service (<span data-testid="inside-count">{formatCount(totals.inside)}</span> in the range).
+        {causes?.isTruncated ? `: the latest ${formatCount(causes.limit)} of ${formatCount(totals.violations)} in the range` : ""}; the rollout ones are those
+        inside a deployment window of their service (<span data-testid="inside-count">{formatCount(totals.inside)}</span> in the range).
       </p>
       <p className="vio-headline-trend" data-testid="outside-trend" data-direction={trend.direction}>
         Outside rollouts (<span data-testid="outside-count">{formatCount(totals.outside)}</span>): <strong>{TREND_WORDS[trend.direction]}</strong>

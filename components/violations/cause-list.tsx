@@ -12,7 +12,8 @@ const SHOWN_ROWS = 50;
 
 function ownerCell(owner: ViolationOwner): string {
   if (!owner.isComputed) return `cannot be computed: ${owner.detail}`;
-  const where = owner.rule === "key-shared" ? `hash ${formatCount(owner.hash ?? 0)}` : `partition ${owner.partition}${owner.isPartitionRouted ? " (routed)" : ""}`;
+  const where =
+    owner.rule === "key-shared" ? `hash ${formatCount(owner.hash ?? 0)}` : `partition ${owner.partition}${owner.isPartitionRouted ? " (routed)" : ""}`;
   const change = owner.change === null ? "" : ` (${owner.change.from ?? "nobody"} → ${owner.change.to ?? "nobody"})`;
   return `${owner.owner ?? "nobody"}, ${where}${change}`;
 }
@@ -30,7 +31,14 @@ export function CauseList(props: {
   const { cause, counts } = props;
   const option = (value: ViolationCause | null, label: string) => (
     // biome-ignore lint/a11y/useSemanticElements: a segmented button bar (ARIA radio pattern); native radios would need hidden inputs and labels styled as buttons
-    <button key={value ?? "all"} type="button" role="radio" aria-checked={cause === value} onClick={() => props.onCauseChange(value)} title={value === null ? undefined : CAUSE_MEANING[value]}>
+    <button
+      key={value ?? "all"}
+      type="button"
+      role="radio"
+      aria-checked={cause === value}
+      onClick={() => props.onCauseChange(value)}
+      title={value === null ? undefined : CAUSE_MEANING[value]}
+    >
       {label}
       {counts && value !== null ? ` (${formatCount(counts[value])})` : ""}
     </button>
@@ -43,8 +51,8 @@ export function CauseList(props: {
         {VIOLATION_CAUSES.map((c) => option(c, CAUSE_LABEL[c]))}
       </div>
       <p className="vio-note">
-        Each violation has one cause, the first whose evidence holds: rollout, then holder stalled past its lock&apos;s TTL, then worker stalled while another took its key, then
-        failover overlap; unexplained otherwise, the ones to investigate first.
+        Each violation has one cause, the first whose evidence holds: rollout, then holder stalled past its lock&apos;s TTL, then worker stalled while another
+        took its key, then failover overlap; unexplained otherwise, the ones to investigate first.
         {props.isTruncated ? " The counts cover the latest violations of the range only." : ""}
       </p>
       {props.violations.length === 0 ? (

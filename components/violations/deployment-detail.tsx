@@ -22,7 +22,9 @@ export function DeploymentDetail({ id, timeZone }: { id: string; timeZone: strin
           <ul>
             {detail.keys.map((k) => (
               <li key={k.name}>
-                <Link href={drilldownHref({ key: k.name, range: { preset: "custom", from: detail.deployment.startedAt, to: detail.deployment.windowEnd } })}>{k.name}</Link>{" "}
+                <Link href={drilldownHref({ key: k.name, range: { preset: "custom", from: detail.deployment.startedAt, to: detail.deployment.windowEnd } })}>
+                  {k.name}
+                </Link>{" "}
                 <span className="muted">{formatCount(k.violations)}</span>
               </li>
             ))}
@@ -46,7 +48,9 @@ export function DeploymentDetail({ id, timeZone }: { id: string; timeZone: strin
             <th scope="col">Observed</th>
             <th scope="col">Key</th>
             <th scope="col">Worker</th>
-            <th scope="col" className="vio-num">Counter</th>
+            <th scope="col" className="vio-num">
+              Counter
+            </th>
             <th scope="col">Trace</th>
           </tr>
         </thead>
@@ -59,12 +63,24 @@ export function DeploymentDetail({ id, timeZone }: { id: string; timeZone: strin
               <td>{e.key}</td>
               <td>{e.worker}</td>
               <td className="vio-num">{e.counter}</td>
-              <td>{e.traceUrl ? <a href={e.traceUrl} target="_blank" rel="noreferrer" className="mono">{e.traceId}</a> : <span className="mono muted">{e.traceId ?? "—"}</span>}</td>
+              <td>
+                {e.traceUrl ? (
+                  <a href={e.traceUrl} target="_blank" rel="noreferrer" className="mono">
+                    {e.traceId}
+                  </a>
+                ) : (
+                  <span className="mono muted">{e.traceId ?? "—"}</span>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
-      {detail.total > detail.events.length ? <p className="muted vio-small">The latest {detail.events.length} of {formatCount(detail.total)} violations.</p> : null}
+      {detail.total > detail.events.length ? (
+        <p className="muted vio-small">
+          The latest {detail.events.length} of {formatCount(detail.total)} violations.
+        </p>
+      ) : null}
     </div>
   );
 }

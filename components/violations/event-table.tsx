@@ -33,7 +33,9 @@ export function EventTable({ events, focusEventId, timeZone }: { events: readonl
           <tr>
             <th scope="col">Observed</th>
             <th scope="col">Worker</th>
-            <th scope="col" className="vio-num">Counter</th>
+            <th scope="col" className="vio-num">
+              Counter
+            </th>
             <th scope="col">Service</th>
             <th scope="col">Subscription</th>
             <th scope="col">Trace</th>
@@ -57,7 +59,15 @@ export function EventTable({ events, focusEventId, timeZone }: { events: readonl
                   <span className="mono muted">{e.traceId ?? "—"}</span>
                 )}
               </td>
-              <td>{e.eventId === focusEventId ? <strong>this event</strong> : <Link href={drilldownHref({ eventId: e.eventId, observedAt: e.observedAt })} className="mono">{e.eventId}</Link>}</td>
+              <td>
+                {e.eventId === focusEventId ? (
+                  <strong>this event</strong>
+                ) : (
+                  <Link href={drilldownHref({ eventId: e.eventId, observedAt: e.observedAt })} className="mono">
+                    {e.eventId}
+                  </Link>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>

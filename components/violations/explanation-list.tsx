@@ -20,7 +20,9 @@ export function ExplanationList({ drilldown, timeZone }: { drilldown: KeyDrilldo
   const deployments = new Map(drilldown.deployments.map((d) => [d.id, d]));
   const changes = new Map(drilldown.leaderChanges.map((c) => [c.id, c]));
   const lockChanges = new Map(drilldown.lockChanges.map((c) => [c.id, c]));
-  const ordered = [...drilldown.explanations].reverse().sort((a, b) => Number(b.eventId === drilldown.focusEventId) - Number(a.eventId === drilldown.focusEventId));
+  const ordered = [...drilldown.explanations]
+    .reverse()
+    .sort((a, b) => Number(b.eventId === drilldown.focusEventId) - Number(a.eventId === drilldown.focusEventId));
   if (ordered.length === 0) return <p className="muted">No violation of this key in the range: every entry found the counter at zero.</p>;
   const shown = ordered.slice(page * EXPLANATION_PAGE_SIZE, (page + 1) * EXPLANATION_PAGE_SIZE);
   return (
@@ -28,11 +30,26 @@ export function ExplanationList({ drilldown, timeZone }: { drilldown: KeyDrilldo
       <ol className="vio-explanations">
         {shown.map((explanation) => {
           const event = events.get(explanation.eventId)!;
-          const words = describeExplanation(explanation, { event, deployments, changes, lockChanges, windowMs: drilldown.windowMs, graceMs: drilldown.graceMs, timeZone });
+          const words = describeExplanation(explanation, {
+            event,
+            deployments,
+            changes,
+            lockChanges,
+            windowMs: drilldown.windowMs,
+            graceMs: drilldown.graceMs,
+            timeZone,
+          });
           const isFocus = explanation.eventId === drilldown.focusEventId;
           const lockHref = event.lock === null ? null : lockStoryHref(event.lock, event.observedAt);
           return (
-            <li key={explanation.eventId} className="vio-explanation" data-cause={explanation.cause} data-focus={isFocus} data-testid="violation-explanation" aria-label={`Violation ${explanation.eventId}`}>
+            <li
+              key={explanation.eventId}
+              className="vio-explanation"
+              data-cause={explanation.cause}
+              data-focus={isFocus}
+              data-testid="violation-explanation"
+              aria-label={`Violation ${explanation.eventId}`}
+            >
               <div className="vio-explanation-head">
                 <span className="vio-verdict" data-cause={explanation.cause} data-testid="violation-cause">
                   {CAUSE_LABEL[explanation.cause]}
@@ -48,7 +65,11 @@ export function ExplanationList({ drilldown, timeZone }: { drilldown: KeyDrilldo
                 ) : event.traceId ? (
                   <span className="mono muted">trace {event.traceId}</span>
                 ) : null}
-                {isFocus ? <span className="vio-focus-tag">this event</span> : <Link href={drilldownHref({ eventId: event.eventId, observedAt: event.observedAt })}>focus</Link>}
+                {isFocus ? (
+                  <span className="vio-focus-tag">this event</span>
+                ) : (
+                  <Link href={drilldownHref({ eventId: event.eventId, observedAt: event.observedAt })}>focus</Link>
+                )}
               </div>
               <p className="vio-cause-lead">{words.cause}</p>
               <ul className="vio-explanation-lines">

@@ -16,8 +16,12 @@ export function TimelineTable({ buckets, timeZone }: { buckets: readonly Timelin
           <tr>
             <th scope="col">From</th>
             <th scope="col">To</th>
-            <th scope="col" className="vio-num">Outside</th>
-            <th scope="col" className="vio-num">Inside</th>
+            <th scope="col" className="vio-num">
+              Outside
+            </th>
+            <th scope="col" className="vio-num">
+              Inside
+            </th>
           </tr>
         </thead>
         <tbody>

@@ -18,7 +18,9 @@ export function TopList({ title, rows, emptyText, testId }: { title: string; row
           <thead>
             <tr>
               <th scope="col">Name</th>
-              <th scope="col" className="vio-num">Violations</th>
+              <th scope="col" className="vio-num">
+                Violations
+              </th>
               <th scope="col" className="vio-num" title="Violations of every cause but rollout">
                 Outside rollouts
               </th>

@@ -46,17 +46,20 @@ export function ViolationLegend({
             </li>
           ))}
       <li>
-        <span className="vio-swatch" style={{ background: DEPLOYMENT_BAND_COLOR, border: `1px dashed ${DEPLOYMENT_EDGE_COLOR}` }} aria-hidden="true" /> Deployment
+        <span className="vio-swatch" style={{ background: DEPLOYMENT_BAND_COLOR, border: `1px dashed ${DEPLOYMENT_EDGE_COLOR}` }} aria-hidden="true" />{" "}
+        Deployment
       </li>
       <li>
-        <span className="vio-swatch" style={{ background: DEPLOYMENT_GRACE_COLOR, border: `1px solid ${DEPLOYMENT_BAND_COLOR}` }} aria-hidden="true" /> Grace period after it
+        <span className="vio-swatch" style={{ background: DEPLOYMENT_GRACE_COLOR, border: `1px solid ${DEPLOYMENT_BAND_COLOR}` }} aria-hidden="true" /> Grace
+        period after it
       </li>
       <li>
         <span className="vio-swatch vio-swatch-unobserved" aria-hidden="true" /> No events reported (unobserved)
       </li>
       {showLeaderChanges ? (
         <li>
-          <span className="vio-swatch" style={{ background: LEADER_CHANGE_COLOR, clipPath: "polygon(0 0, 100% 0, 50% 100%)" }} aria-hidden="true" /> Leader changes
+          <span className="vio-swatch" style={{ background: LEADER_CHANGE_COLOR, clipPath: "polygon(0 0, 100% 0, 50% 100%)" }} aria-hidden="true" /> Leader
+          changes
         </li>
       ) : null}
       {hasAlerts ? <AlertLegendItems /> : null}

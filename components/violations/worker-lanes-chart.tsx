@@ -28,11 +28,22 @@ function LanesLayer({ lanes, timeZone }: { lanes: WorkerLanes; timeZone: string 
       {lanes.bands.map((band) => (
         <g key={band.id} data-testid="drilldown-deployment-band">
           <rect x={px(band.start)} y={top} width={Math.max(1, px(band.activeEnd) - px(band.start))} height={bottom - top} fill={DEPLOYMENT_BAND_COLOR} />
-          {band.windowEnd > band.activeEnd ? <rect x={px(band.activeEnd)} y={top} width={px(band.windowEnd) - px(band.activeEnd)} height={bottom - top} fill={DEPLOYMENT_GRACE_COLOR} /> : null}
+          {band.windowEnd > band.activeEnd ? (
+            <rect x={px(band.activeEnd)} y={top} width={px(band.windowEnd) - px(band.activeEnd)} height={bottom - top} fill={DEPLOYMENT_GRACE_COLOR} />
+          ) : null}
         </g>
       ))}
       {lanes.changes.map((change) => (
-        <rect key={change.id} data-testid="drilldown-leader-change" x={px(change.start) - 1} y={top} width={Math.max(2, px(change.end) - px(change.start) + 2)} height={bottom - top} fill={LEADER_CHANGE_COLOR} fillOpacity={0.45}>
+        <rect
+          key={change.id}
+          data-testid="drilldown-leader-change"
+          x={px(change.start) - 1}
+          y={top}
+          width={Math.max(2, px(change.end) - px(change.start) + 2)}
+          height={bottom - top}
+          fill={LEADER_CHANGE_COLOR}
+          fillOpacity={0.45}
+        >
           <title>{`Leader change ${change.label}`}</title>
         </rect>
       ))}
@@ -64,12 +75,20 @@ export function WorkerLanesChart({ lanes, timeZone }: { lanes: WorkerLanes; time
   const yDomain = useMemo(() => [0, laneCount], [laneCount]);
   const yTicks = useMemo(() => lanes.workers.map((_, i) => i + 0.5), [lanes.workers]);
   const span = lanes.toMs - lanes.fromMs;
-  const formatX = useCallback((value: number) => (span < 600_000 ? formatInstant(value, timeZone).slice(11, 19) : formatTick(value, 60_000, span, timeZone)), [span, timeZone]);
+  const formatX = useCallback(
+    (value: number) => (span < 600_000 ? formatInstant(value, timeZone).slice(11, 19) : formatTick(value, 60_000, span, timeZone)),
+    [span, timeZone],
+  );
   const formatY = useCallback((value: number) => lanes.workers[Math.floor(value)] ?? "", [lanes.workers]);
   const style = useMemo(() => ({ width: "100%", height: laneCount * LANE_HEIGHT + AXIS_HEIGHT + 16 }), [laneCount]);
   const data = useMemo(() => lanes.dots.map((d) => ({ x: d.at })), [lanes.dots]);
   return (
-    <div className="vio-chart" role="img" aria-label={`Entries into the key by ${lanes.workers.length} workers, with leader changes and deployments`} data-testid="worker-lanes">
+    <div
+      className="vio-chart"
+      role="img"
+      aria-label={`Entries into the key by ${lanes.workers.length} workers, with leader changes and deployments`}
+      data-testid="worker-lanes"
+    >
       <ComposedChart responsive style={style} margin={MARGIN} data={data}>
         <XAxis type="number" dataKey="x" domain={xDomain} allowDataOverflow scale="time" tickCount={7} tickFormatter={formatX} {...AXIS_STYLE} />
         <YAxis type="number" domain={yDomain} reversed allowDataOverflow ticks={yTicks} interval={0} tickFormatter={formatY} width={150} {...AXIS_STYLE} />

@@ -11,8 +11,12 @@ export function WorkerTable({ workers, overlaps, timeZone }: { workers: readonly
           <tr>
             <th scope="col">Worker</th>
             <th scope="col">Service</th>
-            <th scope="col" className="vio-num">Entries</th>
-            <th scope="col" className="vio-num">Violations</th>
+            <th scope="col" className="vio-num">
+              Entries
+            </th>
+            <th scope="col" className="vio-num">
+              Violations
+            </th>
             <th scope="col">First</th>
             <th scope="col">Last</th>
           </tr>

@@ -48,7 +48,10 @@ export const RULE_DEFAULTS: Record<AlertRuleName, RuleDefaults> = {
   "no-poller": { forSeconds: 30, severity: "critical" },
 };
 
-const seconds = z.number({ message: "must be a number of seconds" }).min(0, { message: "must be 0 or more seconds" }).max(86_400, { message: "must be at most 86400 seconds" });
+const seconds = z
+  .number({ message: "must be a number of seconds" })
+  .min(0, { message: "must be 0 or more seconds" })
+  .max(86_400, { message: "must be at most 86400 seconds" });
 
 const ruleOverrideSchema = z
   .object({

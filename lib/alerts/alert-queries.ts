@@ -20,7 +20,11 @@ export function alertsQuery() {
 }
 
 /** The alerts of one place (a subscription, a lock, a service) active in a range, for the charts' markers. */
-export function alertMarkersQuery(where: { rule?: string; cluster?: string; resource?: string; subscription?: string; service?: string | null }, range: { fromMs: number; toMs: number }, isLive: boolean) {
+export function alertMarkersQuery(
+  where: { rule?: string; cluster?: string; resource?: string; subscription?: string; service?: string | null },
+  range: { fromMs: number; toMs: number },
+  isLive: boolean,
+) {
   return queryOptions({
     queryKey: ["alert-markers", where, isLive ? "live" : range],
     queryFn: () => fetchApi<AlertListAnswer>("/api/v1/alerts", { ...where, from: range.fromMs, to: range.toMs, limit: 500 }),

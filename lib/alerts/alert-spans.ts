@@ -28,7 +28,14 @@ export function prepareAlertSpans(alerts: readonly AlertView[], fromMs: number, 
     if (endMs < fromMs || startMs >= toMs) continue;
     const clip = (ms: number) => Math.min(1, Math.max(0, (ms - fromMs) / width));
     const until = alert.resolvedAt === null ? (alert.state === "pending" ? "pending" : "still firing") : `resolved ${alert.resolvedAt}`;
-    spans.push({ id: alert.id, state: alert.state, severity: alert.severity, start: clip(startMs), end: clip(endMs), title: `${alert.summary}: ${alert.firedAt ? `fired ${alert.firedAt}` : `pending since ${alert.activeAt}`}, ${until}` });
+    spans.push({
+      id: alert.id,
+      state: alert.state,
+      severity: alert.severity,
+      start: clip(startMs),
+      end: clip(endMs),
+      title: `${alert.summary}: ${alert.firedAt ? `fired ${alert.firedAt}` : `pending since ${alert.activeAt}`}, ${until}`,
+    });
   }
   return spans.sort((a, b) => a.start - b.start);
 }

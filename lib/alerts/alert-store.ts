@@ -112,7 +112,9 @@ export async function saveEvaluation(db: SqlDb, epoch: bigint, evaluation: Evalu
     const all = [...(receivers.alertmanager ? [ALERTMANAGER_RECEIVER] : []), ...receivers.webhooks.map(webhookReceiver)];
     const outbox = [
       ...evaluation.notify.flatMap((n) => all.map((receiver) => ({ alertId: ids.get(n.fingerprint)!, receiver, kind: n.kind }))),
-      ...(receivers.alertmanager ? evaluation.resend.map((fingerprint) => ({ alertId: ids.get(fingerprint)!, receiver: ALERTMANAGER_RECEIVER, kind: "firing" })) : []),
+      ...(receivers.alertmanager
+        ? evaluation.resend.map((fingerprint) => ({ alertId: ids.get(fingerprint)!, receiver: ALERTMANAGER_RECEIVER, kind: "firing" }))
+        : []),
     ];
     if (outbox.length > 0) {
       await tx.$executeRaw(sql`

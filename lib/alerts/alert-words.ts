@@ -23,5 +23,7 @@ export function inAppHref(link: string): string {
 /** "cluster prod · subscription billing": the labels that say where, in order. */
 export function describeWhere(alert: Pick<AlertView, "labels">): string {
   const { cluster, kind, resource, subscription, service } = alert.labels;
-  return [cluster && `cluster ${cluster}`, kind, resource, subscription && `subscription ${subscription}`, service && `service ${service}`].filter(Boolean).join(" · ");
+  return [cluster && `cluster ${cluster}`, kind, resource, subscription && `subscription ${subscription}`, service && `service ${service}`]
+    .filter(Boolean)
+    .join(" · ");
 }

@@ -23,7 +23,12 @@ export type AlertsQuery = {
   limit: number;
 };
 
-const text = (max: number) => z.string().trim().min(1, { message: "must not be empty" }).max(max, { message: `must be at most ${max} characters` });
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, { message: "must not be empty" })
+    .max(max, { message: `must be at most ${max} characters` });
 
 const instant = z
   .string()
@@ -54,7 +59,8 @@ export const alertsParamsSchema = z
       .meta({ description: `At most this many alerts (1-${MAX_ALERT_LIMIT}, default ${DEFAULT_ALERT_LIMIT}).` }),
   })
   .superRefine((value, ctx) => {
-    if (value.from !== undefined && value.to !== undefined && value.from >= value.to) ctx.addIssue({ code: "custom", message: "must be after from", path: ["to"] });
+    if (value.from !== undefined && value.to !== undefined && value.from >= value.to)
+      ctx.addIssue({ code: "custom", message: "must be after from", path: ["to"] });
   })
   .transform(
     (value): AlertsQuery => ({

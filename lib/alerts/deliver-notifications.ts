@@ -30,7 +30,12 @@ function targetOf(config: AlertsConfig, receiver: string, alert: StoredAlert, ki
     if (!config.alertmanagerUrl) return null;
     // As Prometheus: valid for 4 times the longer of the resend delay and the evaluation interval.
     const validFor = 4 * Math.max(config.resendMs, config.evaluationIntervalMs);
-    return { url: `${config.alertmanagerUrl}/api/v2/alerts`, body: JSON.stringify(alertmanagerBody(alert, nowMs, validFor)), headers: {}, timeoutMs: ALERTMANAGER_TIMEOUT_MS };
+    return {
+      url: `${config.alertmanagerUrl}/api/v2/alerts`,
+      body: JSON.stringify(alertmanagerBody(alert, nowMs, validFor)),
+      headers: {},
+      timeoutMs: ALERTMANAGER_TIMEOUT_MS,
+    };
   }
   const hook = config.webhooks.find((h) => webhookReceiver(h.name) === receiver);
   if (!hook) return null;
@@ -52,7 +57,10 @@ async function post(target: Target): Promise<{ statusCode: number | null; error:
     return response.ok ? { statusCode: response.status, error: null } : { statusCode: response.status, error: `HTTP ${response.status}` };
   } catch (error) {
     const reason = error as Error & { cause?: { code?: string; message?: string } };
-    return { statusCode: null, error: reason.name === "TimeoutError" ? `no answer within ${target.timeoutMs} ms` : (reason.cause?.code ?? reason.cause?.message ?? reason.message) };
+    return {
+      statusCode: null,
+      error: reason.name === "TimeoutError" ? `no answer within ${target.timeoutMs} ms` : (reason.cause?.code ?? reason.cause?.message ?? reason.message),
+    };
   }
 }
 

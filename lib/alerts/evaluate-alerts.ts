@@ -33,7 +33,18 @@ export function evaluateAlerts(input: EvaluateInput): Evaluation {
     const previous = openByFingerprint.get(fingerprint);
     const alert: StoredAlert = previous
       ? { ...previous, severity: condition.severity, annotations: condition.annotations }
-      : { id: null, fingerprint, labels: condition.labels, severity: condition.severity, annotations: condition.annotations, state: "pending", activeAt: Math.min(nowMs, condition.since ?? nowMs), firedAt: null, resolvedAt: null, lastSentAt: null };
+      : {
+          id: null,
+          fingerprint,
+          labels: condition.labels,
+          severity: condition.severity,
+          annotations: condition.annotations,
+          state: "pending",
+          activeAt: Math.min(nowMs, condition.since ?? nowMs),
+          firedAt: null,
+          resolvedAt: null,
+          lastSentAt: null,
+        };
     if (!previous) result.transitions.push({ fingerprint, from: null, to: "pending", at: nowMs });
     if (alert.state === "pending" && nowMs - alert.activeAt >= rule.forMs) {
       alert.state = "firing";

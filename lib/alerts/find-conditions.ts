@@ -81,7 +81,13 @@ export function findConditions(input: ConditionInput): AlertCondition[] {
       if (!rule) continue;
       const where = `${group.subscription} on ${group.topic} (${group.cluster})`;
       const since = rule === "no-holder" ? parseMs(group.lastChangeAt) : parseMs(flag.since);
-      add({ alertname: rule, cluster: group.cluster, kind: "pulsar-subscription", resource: group.topic, subscription: group.subscription }, `${SUMMARY[rule]}: ${where}`, `${flag.label}: ${flag.detail}`, path, since);
+      add(
+        { alertname: rule, cluster: group.cluster, kind: "pulsar-subscription", resource: group.topic, subscription: group.subscription },
+        `${SUMMARY[rule]}: ${where}`,
+        `${flag.label}: ${flag.detail}`,
+        path,
+        since,
+      );
     }
   }
 
@@ -95,7 +101,13 @@ export function findConditions(input: ConditionInput): AlertCondition[] {
       const rule = RULE_OF_FLAG[flag.rule];
       if (!rule) continue;
       const since = rule === "no-holder" ? parseMs(lock.lastChange?.at ?? null) : parseMs(flag.since);
-      add({ alertname: rule, cluster: lock.cluster, kind: lock.resourceKind.toLowerCase().replace(/_/g, "-"), resource: lock.key }, `${SUMMARY[rule]}: ${lock.key} (${lock.cluster})`, `${flag.label}: ${flag.detail}`, path, since);
+      add(
+        { alertname: rule, cluster: lock.cluster, kind: lock.resourceKind.toLowerCase().replace(/_/g, "-"), resource: lock.key },
+        `${SUMMARY[rule]}: ${lock.key} (${lock.cluster})`,
+        `${flag.label}: ${flag.detail}`,
+        path,
+        since,
+      );
     }
   }
 
@@ -105,7 +117,13 @@ export function findConditions(input: ConditionInput): AlertCondition[] {
     const failingSince = parseMs(cluster.poller?.failingSince ?? null);
     if (entry) {
       const what = `${entry.count} ${entry.count === 1 ? "resource" : "resources"}`;
-      add({ alertname: "stale", cluster: cluster.name, kind: cluster.kind }, `${SUMMARY.stale}: ${cluster.name}`, `${what} of ${cluster.name} not current: ${entry.detail}`, clusterPath, entry.since);
+      add(
+        { alertname: "stale", cluster: cluster.name, kind: cluster.kind },
+        `${SUMMARY.stale}: ${cluster.name}`,
+        `${what} of ${cluster.name} not current: ${entry.detail}`,
+        clusterPath,
+        entry.since,
+      );
     } else if (failingSince !== null) {
       // No resource to flag (none was ever read, or none is left), yet the source does not answer:
       // the same rule, so that an unreachable cluster is not silent for want of rows.
@@ -120,7 +138,13 @@ export function findConditions(input: ConditionInput): AlertCondition[] {
         heartbeat === null
           ? `no Baton worker has ever held the poller lease of ${cluster.name}: is the worker running?`
           : `the poller lease of ${cluster.name} has not been renewed since ${new Date(heartbeat).toISOString()} (by ${cluster.poller?.pollerId}): is the worker running?`;
-      add({ alertname: "no-poller", cluster: cluster.name, kind: cluster.kind }, `${SUMMARY["no-poller"]}: ${cluster.name}`, description, "/settings/clusters", heartbeat === null ? null : heartbeat + limit);
+      add(
+        { alertname: "no-poller", cluster: cluster.name, kind: cluster.kind },
+        `${SUMMARY["no-poller"]}: ${cluster.name}`,
+        description,
+        "/settings/clusters",
+        heartbeat === null ? null : heartbeat + limit,
+      );
     }
   }
 

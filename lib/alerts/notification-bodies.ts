@@ -58,7 +58,9 @@ export function webhookBody(alert: StoredAlert, kind: NotificationKind, notifica
 export function slackBody(alert: StoredAlert, kind: NotificationKind): unknown {
   const head = kind === "firing" ? `:red_circle: *FIRING* [${alert.severity}]` : ":large_green_circle: *RESOLVED*";
   const escapeMrkdwn = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-  return { text: `${head} ${escapeMrkdwn(alert.annotations.summary)}\n${escapeMrkdwn(alert.annotations.description)}\n<${alert.annotations.link}|Open in Baton>` };
+  return {
+    text: `${head} ${escapeMrkdwn(alert.annotations.summary)}\n${escapeMrkdwn(alert.annotations.description)}\n<${alert.annotations.link}|Open in Baton>`,
+  };
 }
 
 /** `X-Baton-Signature`: `sha256=` and the hex HMAC-SHA256 of the exact body bytes under the webhook's secret. */

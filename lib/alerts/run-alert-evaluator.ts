@@ -44,7 +44,11 @@ async function waitForTick(untilMs: number, mark: string | null, readChangeMark:
  * due to fire (epoch ms, or null): the evaluator wakes then rather than an interval later, so an
  * alert fires its `for` after the condition began, not up to an interval after that.
  */
-export async function evaluateOnce(options: Pick<Options, "db" | "alerts" | "readConditions">, epoch: bigint, nowMs: number): Promise<{ durationMs: number; nextDueMs: number | null }> {
+export async function evaluateOnce(
+  options: Pick<Options, "db" | "alerts" | "readConditions">,
+  epoch: bigint,
+  nowMs: number,
+): Promise<{ durationMs: number; nextDueMs: number | null }> {
   const started = performance.now();
   const [open, conditions] = await Promise.all([loadOpenAlerts(options.db), options.readConditions(nowMs)]);
   const evaluation = evaluateAlerts({ nowMs, rules: options.alerts.rules, open, conditions, resendMs: options.alerts.resendMs });

@@ -27,14 +27,28 @@ export type AnnotationsQuery = { kind: "changes" | "deployments"; cluster: strin
 const HOLDER_CHANGE_KINDS = ["HOLDER_CHANGED", "HOLDER_LOST", "HOLDER_APPEARED", "HIDDEN_FLAP", "REPLAYED_FLAP"];
 
 export async function listAnnotations(db: Db, query: AnnotationsQuery, clusterNames: string[], nowMs = Date.now()): Promise<Annotation[]> {
-  return query.kind === "changes" ? listChangeAnnotations(db, query, query.cluster === null ? clusterNames : [query.cluster]) : listDeploymentAnnotations(db, query, nowMs);
+  return query.kind === "changes"
+    ? listChangeAnnotations(db, query, query.cluster === null ? clusterNames : [query.cluster])
+    : listDeploymentAnnotations(db, query, nowMs);
 }
 
 async function listChangeAnnotations(db: Db, query: AnnotationsQuery, clusterNames: string[]): Promise<Annotation[]> {
   if (clusterNames.length === 0) return [];
   // Per configured cluster, on the (cluster_id, new_seen_at) index.
   const rows = await db.$queryRaw<
-    { id: bigint; new_seen_at: Date; cluster: string; resource_key: string; resource_kind: string; kind: string; cause: string; ending: string | null; from_holder: string | null; to_holder: string | null; is_during_gap: boolean }[]
+    {
+      id: bigint;
+      new_seen_at: Date;
+      cluster: string;
+      resource_key: string;
+      resource_kind: string;
+      kind: string;
+      cause: string;
+      ending: string | null;
+      from_holder: string | null;
+      to_holder: string | null;
+      is_during_gap: boolean;
+    }[]
   >(sql`
     select h.id, h.new_seen_at, c.name as cluster, r.resource_key, r.kind::text as resource_kind, h.kind::text as kind, h.cause::text as cause,
       h.ending::text as ending, h.from_holder, h.to_holder, h.is_during_gap
@@ -49,7 +63,9 @@ async function listChangeAnnotations(db: Db, query: AnnotationsQuery, clusterNam
     const time = row.new_seen_at.getTime();
     const from = row.from_holder ?? "nobody";
     const to = row.to_holder ?? "nobody";
-    const how = [row.cause.toLowerCase(), row.ending?.toLowerCase().replace("_", " "), row.is_during_gap ? "during a gap in polling" : null].filter(Boolean).join(", ");
+    const how = [row.cause.toLowerCase(), row.ending?.toLowerCase().replace("_", " "), row.is_during_gap ? "during a gap in polling" : null]
+      .filter(Boolean)
+      .join(", ");
     return {
       id: `change-${row.id}`,
       time,

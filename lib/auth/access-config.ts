@@ -38,9 +38,12 @@ export type AccessConfig = {
   sessionMaxAgeSeconds: number;
 };
 
-const list = z
-  .string()
-  .transform((value) => value.split(",").map((item) => item.trim()).filter((item) => item !== ""));
+const list = z.string().transform((value) =>
+  value
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== ""),
+);
 
 const ADDRESS_OR_CIDR = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-f:.]+)(\/\d{1,3})?$/i;
 
@@ -50,7 +53,10 @@ export const accessEnvSchema = z.object({
   BATON_OIDC_CLIENT_ID: z.string().min(1).optional(),
   BATON_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
   BATON_OIDC_CLIENT_SECRET_FILE: z.string().min(1).optional(),
-  BATON_OIDC_SCOPES: z.string().regex(/^[\w.:/-]+( [\w.:/-]+)*$/, { message: "must be space-separated scopes" }).default("openid email profile"),
+  BATON_OIDC_SCOPES: z
+    .string()
+    .regex(/^[\w.:/-]+( [\w.:/-]+)*$/, { message: "must be space-separated scopes" })
+    .default("openid email profile"),
   BATON_OIDC_ALLOWED_DOMAINS: list.optional(),
   BATON_OIDC_ALLOWED_GROUPS: list.optional(),
   BATON_OIDC_GROUPS_CLAIM: z.string().min(1).default("groups"),
@@ -58,8 +64,15 @@ export const accessEnvSchema = z.object({
   BATON_SESSION_SECRET: z.string().min(32, { message: "must be at least 32 characters (e.g. openssl rand -base64 32)" }).optional(),
   BATON_SESSION_SECRET_FILE: z.string().min(1).optional(),
   BATON_SESSION_MAX_AGE_HOURS: positiveInt(1, 24 * 30).default(12),
-  BATON_AUTH_PROXY_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, { message: "must be a header name such as X-Forwarded-Email" }).optional(),
-  BATON_AUTH_TRUSTED_PROXIES: list.pipe(z.array(z.string().regex(ADDRESS_OR_CIDR, { message: "must list IP addresses or CIDR ranges" })).min(1, { message: "must list at least one address" })).optional(),
+  BATON_AUTH_PROXY_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, { message: "must be a header name such as X-Forwarded-Email" })
+    .optional(),
+  BATON_AUTH_TRUSTED_PROXIES: list
+    .pipe(
+      z.array(z.string().regex(ADDRESS_OR_CIDR, { message: "must list IP addresses or CIDR ranges" })).min(1, { message: "must list at least one address" }),
+    )
+    .optional(),
 });
 
 /** Variables whose values an error never repeats. */
@@ -88,7 +101,8 @@ export function parseAccessConfig(env: Record<string, string | undefined>): Acce
   }
   const vars = parsed.data;
   const sessionSecret = secretFrom(env, "BATON_SESSION_SECRET") ?? null;
-  if (sessionSecret !== null && sessionSecret.length < 32) throw invalid("BATON_SESSION_SECRET_FILE must hold at least 32 characters (got a value that is not shown)");
+  if (sessionSecret !== null && sessionSecret.length < 32)
+    throw invalid("BATON_SESSION_SECRET_FILE must hold at least 32 characters (got a value that is not shown)");
   const sessionMaxAgeSeconds = vars.BATON_SESSION_MAX_AGE_HOURS * 3600;
   const isOidc = vars.BATON_OIDC_ISSUER !== undefined;
   const isProxy = vars.BATON_AUTH_PROXY_HEADER !== undefined;
@@ -99,11 +113,14 @@ export function parseAccessConfig(env: Record<string, string | undefined>): Acce
     if (!vars.BATON_OIDC_CLIENT_ID) throw invalid("BATON_OIDC_CLIENT_ID is required with BATON_OIDC_ISSUER");
     if (!clientSecret) throw invalid("BATON_OIDC_CLIENT_SECRET or BATON_OIDC_CLIENT_SECRET_FILE is required with BATON_OIDC_ISSUER");
     if (!vars.BATON_PUBLIC_URL) throw invalid("BATON_PUBLIC_URL is required with BATON_OIDC_ISSUER (Baton's address as browsers see it, for the redirect URI)");
-    if (sessionSecret === null) throw invalid("BATON_SESSION_SECRET or BATON_SESSION_SECRET_FILE is required with BATON_OIDC_ISSUER (it seals the session cookie)");
+    if (sessionSecret === null)
+      throw invalid("BATON_SESSION_SECRET or BATON_SESSION_SECRET_FILE is required with BATON_OIDC_ISSUER (it seals the session cookie)");
     const allowedDomains = (vars.BATON_OIDC_ALLOWED_DOMAINS ?? []).map((domain) => domain.toLowerCase().replace(/^@/, ""));
     const allowedGroups = vars.BATON_OIDC_ALLOWED_GROUPS ?? [];
     if (allowedDomains.length === 0 && allowedGroups.length === 0) {
-      throw invalid('BATON_OIDC_ALLOWED_DOMAINS or BATON_OIDC_ALLOWED_GROUPS is required with BATON_OIDC_ISSUER (use BATON_OIDC_ALLOWED_DOMAINS="*" to let every user of the provider in)');
+      throw invalid(
+        'BATON_OIDC_ALLOWED_DOMAINS or BATON_OIDC_ALLOWED_GROUPS is required with BATON_OIDC_ISSUER (use BATON_OIDC_ALLOWED_DOMAINS="*" to let every user of the provider in)',
+      );
     }
     return {
       method: {
@@ -122,11 +139,18 @@ export function parseAccessConfig(env: Record<string, string | undefined>): Acce
     };
   }
   if (isProxy) {
-    if (!vars.BATON_AUTH_TRUSTED_PROXIES) throw invalid("BATON_AUTH_TRUSTED_PROXIES is required with BATON_AUTH_PROXY_HEADER (the addresses the header is accepted from)");
-    return { method: { mode: "proxy", userHeader: vars.BATON_AUTH_PROXY_HEADER!.toLowerCase(), trustedProxies: vars.BATON_AUTH_TRUSTED_PROXIES }, sessionSecret, sessionMaxAgeSeconds };
+    if (!vars.BATON_AUTH_TRUSTED_PROXIES)
+      throw invalid("BATON_AUTH_TRUSTED_PROXIES is required with BATON_AUTH_PROXY_HEADER (the addresses the header is accepted from)");
+    return {
+      method: { mode: "proxy", userHeader: vars.BATON_AUTH_PROXY_HEADER!.toLowerCase(), trustedProxies: vars.BATON_AUTH_TRUSTED_PROXIES },
+      sessionSecret,
+      sessionMaxAgeSeconds,
+    };
   }
   if (vars.BATON_ACCESS_CONTROL_REQUIRED === "true") {
-    throw invalid("BATON_ACCESS_CONTROL_REQUIRED is true but no access control is configured: set BATON_OIDC_ISSUER (sign-in) or BATON_AUTH_PROXY_HEADER (trusted proxy)");
+    throw invalid(
+      "BATON_ACCESS_CONTROL_REQUIRED is true but no access control is configured: set BATON_OIDC_ISSUER (sign-in) or BATON_AUTH_PROXY_HEADER (trusted proxy)",
+    );
   }
   return { method: { mode: "open" }, sessionSecret, sessionMaxAgeSeconds };
 }

@@ -44,7 +44,7 @@ export const INGEST_ROUTES: ReadonlyArray<{ method: string; path: string }> = [
 function matchesPattern(pattern: string, pathname: string): boolean {
   const want = pattern.split("/");
   const got = pathname.split("/");
-  return want.length === got.length && want.every((segment, index) => segment.startsWith(":") ? got[index] !== "" : segment === got[index]);
+  return want.length === got.length && want.every((segment, index) => (segment.startsWith(":") ? got[index] !== "" : segment === got[index]));
 }
 
 /** Machine-read routes outside /api: Prometheus's default scrape path. */

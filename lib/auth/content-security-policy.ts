@@ -19,6 +19,5 @@ export function pageContentSecurityPolicy(nonce: string, isDevelopment: boolean)
   ].join("; ");
 }
 
-
 /** The API's answers (JSON, never rendered): nothing may load, nothing may frame them. */
 export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";

@@ -6,7 +6,13 @@ import { displayPrefix, generateToken, hashToken, isValidTokenName, TOKEN_NAME_R
 import { TokenError } from "@/lib/auth/token-error";
 import type { TokenScope } from "@/lib/auth/token-scope";
 
-export type CreatedApiToken = { name: string; prefix: string; scopes: TokenScope[]; createdAt: string; /** Shown once; only its hash is stored. */ token: string };
+export type CreatedApiToken = {
+  name: string;
+  prefix: string;
+  scopes: TokenScope[];
+  createdAt: string /** Shown once; only its hash is stored. */;
+  token: string;
+};
 
 /**
  * Creates a token under a unique name with its scopes (an ingest token by default). Throws

@@ -20,7 +20,11 @@ const BEARER = /^Bearer +(\S+) *$/i;
 export async function requireBearerToken(request: Request, db: Db = getDb(), scope: TokenScope = "ingest"): Promise<AuthenticatedToken> {
   const header = request.headers.get("authorization");
   if (header === null) {
-    throw unauthorized("missing_token", "This endpoint needs a bearer token: send `Authorization: Bearer bat_...` (create one with npm run token:create).", 'Bearer realm="baton"');
+    throw unauthorized(
+      "missing_token",
+      "This endpoint needs a bearer token: send `Authorization: Bearer bat_...` (create one with npm run token:create).",
+      'Bearer realm="baton"',
+    );
   }
   const match = BEARER.exec(header);
   if (!match) throw unauthorized("invalid_token", "The Authorization header must be `Bearer <token>`.", 'Bearer realm="baton", error="invalid_request"');
@@ -31,6 +35,7 @@ export async function requireBearerToken(request: Request, db: Db = getDb(), sco
     console.error("[baton] verifying a bearer token failed:", error);
     throw new DatabaseUnavailableError(error);
   }
-  if (!verified) throw unauthorized("invalid_token", `The bearer token is unknown, revoked or has no "${scope}" scope.`, 'Bearer realm="baton", error="invalid_token"');
+  if (!verified)
+    throw unauthorized("invalid_token", `The bearer token is unknown, revoked or has no "${scope}" scope.`, 'Bearer realm="baton", error="invalid_token"');
   return verified;
 }

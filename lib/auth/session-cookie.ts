@@ -43,7 +43,12 @@ export async function openSession(value: string | undefined, secret: string): Pr
   if (!value) return null;
   const payload = await unseal(value, keyFor(secret, "session"));
   if (!payload || typeof payload.sub !== "string") return null;
-  return { subject: payload.sub, email: typeof payload.email === "string" ? payload.email : null, name: typeof payload.name === "string" ? payload.name : null, via: "session" };
+  return {
+    subject: payload.sub,
+    email: typeof payload.email === "string" ? payload.email : null,
+    name: typeof payload.name === "string" ? payload.name : null,
+    via: "session",
+  };
 }
 
 /** The sign-in state lives ten minutes: long enough to type a password, short enough to go stale. */

@@ -45,7 +45,11 @@ export async function startSignIn(request: Request, access: AccessConfig): Promi
     return toSignInPage(access, request, { error: "provider_unavailable" });
   }
   const response = NextResponse.redirect(begun.url, 303);
-  response.cookies.set(SIGN_IN_STATE_COOKIE, await sealSignInState(begun.state, access.sessionSecret!), cookieOptions(access.method.publicUrl, SIGN_IN_STATE_MAX_AGE_SECONDS, STATE_COOKIE_PATH));
+  response.cookies.set(
+    SIGN_IN_STATE_COOKIE,
+    await sealSignInState(begun.state, access.sessionSecret!),
+    cookieOptions(access.method.publicUrl, SIGN_IN_STATE_MAX_AGE_SECONDS, STATE_COOKIE_PATH),
+  );
   return response;
 }
 
@@ -59,7 +63,11 @@ export async function finishSignIn(request: Request, access: AccessConfig, state
     const viewer = await completeSignIn(access.method, new URL(request.url).search, state);
     // Checked again: a state sealed before the rule last tightened must not take anyone off Baton.
     response = NextResponse.redirect(siteUrl(access, request, safeReturnPath(state.returnTo)), 303);
-    response.cookies.set(SESSION_COOKIE, await sealSession(viewer, access.sessionSecret!, access.sessionMaxAgeSeconds), cookieOptions(access.method.publicUrl, access.sessionMaxAgeSeconds));
+    response.cookies.set(
+      SESSION_COOKIE,
+      await sealSession(viewer, access.sessionSecret!, access.sessionMaxAgeSeconds),
+      cookieOptions(access.method.publicUrl, access.sessionMaxAgeSeconds),
+    );
   } catch (error) {
     if (!(error instanceof SignInError)) throw error;
     response = toSignInPage(access, request, { error: error.code });

@@ -54,7 +54,16 @@ const haystacks = new WeakMap<SubscriptionGroup, string>();
 function haystackOf(group: SubscriptionGroup): string {
   let text = haystacks.get(group);
   if (text === undefined) {
-    text = [group.cluster, group.topic, group.subscription, group.subscriptionType ?? "", group.health, ...group.consumers, ...group.holders, ...group.flags.map((f) => f.label)]
+    text = [
+      group.cluster,
+      group.topic,
+      group.subscription,
+      group.subscriptionType ?? "",
+      group.health,
+      ...group.consumers,
+      ...group.holders,
+      ...group.flags.map((f) => f.label),
+    ]
       .join("\n")
       .toLowerCase();
     haystacks.set(group, text);

@@ -17,7 +17,16 @@ import { NO_PREDICTIONS } from "@/lib/board/board-types";
 import { predictNextConsumer } from "@/lib/sources/pulsar/predict-next-consumer";
 import { isoOrNull } from "@/lib/board/iso-time";
 import { computeShares } from "@/lib/pulsar/hash-ranges";
-import { distinctConsumers, evaluateResource, evaluateSubscription, SEVERITY_RANK, sortFlags, staleLimitMs, worstHealth, type RuleContext } from "@/lib/board/health-rules";
+import {
+  distinctConsumers,
+  evaluateResource,
+  evaluateSubscription,
+  SEVERITY_RANK,
+  sortFlags,
+  staleLimitMs,
+  worstHealth,
+  type RuleContext,
+} from "@/lib/board/health-rules";
 import { compareText } from "@/lib/compare-text";
 
 export type BoardInput = {
@@ -133,11 +142,7 @@ function buildGroup(resources: ResourceSnapshot[], rows: LeaderRow[]): Subscript
  * their health changed); what is wrong is told by the health column, the filters and the header.
  */
 function compareGroups(a: SubscriptionGroup, b: SubscriptionGroup): number {
-  return (
-    compareText(a.cluster, b.cluster) ||
-    compareText(a.topic, b.topic) ||
-    compareText(a.subscription, b.subscription)
-  );
+  return compareText(a.cluster, b.cluster) || compareText(a.topic, b.topic) || compareText(a.subscription, b.subscription);
 }
 
 /** The board: one group per subscription, its partitions in order, in name order. */
@@ -165,7 +170,12 @@ export function buildBoard(input: BoardInput): LeadersBoard {
     resources.sort((a, b) => a.partition - b.partition);
     const ctx = contexts.get(resources[0]!.cluster);
     if (!ctx) continue; // a cluster outside the answer's clusters is out of scope
-    groups.push(buildGroup(resources, resources.map((r) => buildRow(r, ctx))));
+    groups.push(
+      buildGroup(
+        resources,
+        resources.map((r) => buildRow(r, ctx)),
+      ),
+    );
   }
   groups.sort(compareGroups);
 

@@ -37,7 +37,12 @@ export function buildLocksBoard(input: LocksInput): LocksBoard {
     const s = lock.snapshot;
     const cluster = clusters.get(s.cluster);
     if (!cluster) continue; // a cluster outside the answer's clusters is out of scope
-    const flags = evaluateLock(s, { nowMs, thresholds, staleAfterMs: staleLimitMs(cluster.pollIntervalMs, cluster.lastCycleMs), clusterLastPollAt: cluster.lastPollAt });
+    const flags = evaluateLock(s, {
+      nowMs,
+      thresholds,
+      staleAfterMs: staleLimitMs(cluster.pollIntervalMs, cluster.lastCycleMs),
+      clusterLastPollAt: cluster.lastPollAt,
+    });
     const stale = flags.find((f) => f.rule === "stale");
     rows.push({
       id: `${s.cluster}|${s.key}`,

@@ -61,7 +61,13 @@ export type ChurnJudgement = { state: "active" } | { state: "ended"; endedAt: nu
  * began and since the last change seen, a hidden flap included), even while the flapping window
  * still counts the earlier changes.
  */
-export function judgeChurn(changes: number, windowWords: string, lock: Pick<LockNow, "holder" | "holderSince" | "lastChangeAt">, nowMs: number, recoveryMs: number): ChurnJudgement {
+export function judgeChurn(
+  changes: number,
+  windowWords: string,
+  lock: Pick<LockNow, "holder" | "holderSince" | "lastChangeAt">,
+  nowMs: number,
+  recoveryMs: number,
+): ChurnJudgement {
   if (lock.holder === null || lock.holderSince === null) return { state: "active" };
   const calmSince = Math.max(lock.holderSince, lock.lastChangeAt ?? lock.holderSince);
   if (nowMs - calmSince < recoveryMs) return { state: "active" };

@@ -5,7 +5,7 @@ import type { BoardThresholds, DeploymentWindow, HealthFlag, ResourceSnapshot, S
 import { judgeChurn, recoveryHoldMs } from "@/lib/board/finding-lifetime";
 import { formatCount, formatDuration, formatShare, formatWindow } from "@/lib/board/format";
 import { isoOrNull } from "@/lib/board/iso-time";
-import { type HashRange, type HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
+import type { HashRange, HashRangeSplit } from "@/lib/poller/contract/hash-range-split";
 import { findHashRangeProblems, type HashRangeProblems } from "@/lib/pulsar/hash-ranges";
 
 /** However fast a cluster is polled, data is called stale only after this long without a poll. */
@@ -46,7 +46,10 @@ export function staleLimitMs(pollIntervalMs: number, lastCycleMs: number | null)
  * for longer than the cluster's staleness limit (the worker may be dead). Stale data is the last
  * known, never the current state.
  */
-export function checkStale(resource: Pick<ResourceSnapshot, "cluster" | "staleSince" | "lastError" | "lastObservedAt">, ctx: Pick<RuleContext, "nowMs" | "staleAfterMs" | "clusterLastPollAt">): HealthFlag | null {
+export function checkStale(
+  resource: Pick<ResourceSnapshot, "cluster" | "staleSince" | "lastError" | "lastObservedAt">,
+  ctx: Pick<RuleContext, "nowMs" | "staleAfterMs" | "clusterLastPollAt">,
+): HealthFlag | null {
   if (resource.staleSince !== null) {
     return flag("stale", "unknown", "Stale", `polls fail: ${resource.lastError ?? "no error recorded"}`, iso(resource.staleSince));
   }
@@ -153,7 +156,12 @@ export function checkHashRangeGap(resource: ResourceSnapshot): HealthFlag | null
   if (resource.hashRanges === null) return null;
   const { gaps } = problemsOf(resource.hashRanges);
   if (gaps.length === 0) return null;
-  return flag("hash-range-gap", "critical", "Hash range gap", `${describeRanges(gaps, resource.hashRanges.space)} owned by no consumer: those keys are not delivered`);
+  return flag(
+    "hash-range-gap",
+    "critical",
+    "Hash range gap",
+    `${describeRanges(gaps, resource.hashRanges.space)} owned by no consumer: those keys are not delivered`,
+  );
 }
 
 /** Key_Shared: hashes owned by more than one consumer. A key there can reach two workers at once. */
@@ -161,7 +169,12 @@ export function checkHashRangeOverlap(resource: ResourceSnapshot): HealthFlag | 
   if (resource.hashRanges === null) return null;
   const { overlaps } = problemsOf(resource.hashRanges);
   if (overlaps.length === 0) return null;
-  return flag("hash-range-overlap", "critical", "Hash range overlap", `${describeRanges(overlaps, resource.hashRanges.space)} owned by two consumers: a key there can be processed twice at once`);
+  return flag(
+    "hash-range-overlap",
+    "critical",
+    "Hash range overlap",
+    `${describeRanges(overlaps, resource.hashRanges.space)} owned by two consumers: a key there can be processed twice at once`,
+  );
 }
 
 /** Discovery no longer finds it (topic or subscription deleted). */
@@ -189,7 +202,7 @@ export function distinctConsumers(partitions: ResourceSnapshot[]): string[] {
 /** Failover over a partitioned topic with more consumers than partitions: some consumers hold nothing. */
 export function checkIdleStandbys(partitions: ResourceSnapshot[], consumers = distinctConsumers(partitions)): HealthFlag | null {
   const first = partitions[0];
-  if (!first || first.subscriptionType !== "Failover" || first.partition < 0) return null;
+  if (first?.subscriptionType !== "Failover" || first.partition < 0) return null;
   if (consumers.length <= partitions.length) return null;
   const holders = new Set(partitions.map((p) => p.holder));
   const idle = consumers.filter((name) => !holders.has(name));
@@ -204,7 +217,7 @@ export function checkIdleStandbys(partitions: ResourceSnapshot[], consumers = di
 /** Failover over several partitions, all held by one consumer while others are connected and idle. */
 export function checkOneHolderForAll(partitions: ResourceSnapshot[], consumers = distinctConsumers(partitions)): HealthFlag | null {
   const first = partitions[0];
-  if (!first || first.subscriptionType !== "Failover" || first.partition < 0 || partitions.length < 2) return null;
+  if (first?.subscriptionType !== "Failover" || first.partition < 0 || partitions.length < 2) return null;
   const holder = first.holder;
   if (holder === null || partitions.some((p) => p.holder !== holder)) return null;
   const others = consumers.filter((name) => name !== holder);

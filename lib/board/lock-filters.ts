@@ -13,7 +13,9 @@ export function isBoardKind(value: string | null): value is BoardKind {
 
 /** The kind filter's choices: the subscription kinds, every lock, then each lock kind a configured cluster has. */
 export function listBoardKinds(configuredLockKinds: readonly string[]): string[] {
-  const subscriptionKinds = ALL_KIND_DESCRIPTIONS.filter((description) => description.shape === "subscription-partition").map((description) => description.kind);
+  const subscriptionKinds = ALL_KIND_DESCRIPTIONS.filter((description) => description.shape === "subscription-partition").map(
+    (description) => description.kind,
+  );
   return [...subscriptionKinds, "locks", ...new Set(configuredLockKinds)];
 }
 
@@ -30,7 +32,10 @@ export function showsLocks(kind: string | null): boolean {
   return kind === null || !isSubscriptionKind(kind);
 }
 
-const BOARD_WORDS: ReadonlyMap<string, string> = new Map([["locks", "Locks"], ...ALL_KIND_DESCRIPTIONS.map((description) => [description.kind, description.boardWords] as const)]);
+const BOARD_WORDS: ReadonlyMap<string, string> = new Map([
+  ["locks", "Locks"],
+  ...ALL_KIND_DESCRIPTIONS.map((description) => [description.kind, description.boardWords] as const),
+]);
 
 /** The board's words for a kind filter ("Redis locks"); a value the board does not know, as it is. */
 export function describeBoardKind(kind: string): string {

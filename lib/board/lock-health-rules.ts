@@ -67,7 +67,8 @@ export function listEndedFindings(lock: LockSnapshot, ctx: Pick<LockRuleContext,
   const expiry = lock.lastExpiry;
   if (expiry !== null && ctx.nowMs - expiry.at <= EXPIRY_WINDOW_MS) {
     const judged = judgeExpiry(expiry, lock, ctx.nowMs, recoveryOf(lock, ctx));
-    if (judged.state === "ended") ended.push({ rule: "expired-while-held", text: judged.text, startedAt: isoOrNull(expiry.at)!, endedAt: isoOrNull(judged.endedAt)! });
+    if (judged.state === "ended")
+      ended.push({ rule: "expired-while-held", text: judged.text, startedAt: isoOrNull(expiry.at)!, endedAt: isoOrNull(judged.endedAt)! });
   }
   const { flapChanges, flapWindowMs } = ctx.thresholds;
   if (lock.changesInWindow > flapChanges) {
@@ -107,13 +108,24 @@ export function checkLockChurn(lock: LockSnapshot, ctx: Pick<LockRuleContext, "n
 /** A leader election (its pattern must always be held) that nobody holds. */
 export function checkNoHolder(lock: LockSnapshot): HealthFlag | null {
   if (!lock.isMustBeHeld || lock.holder !== null) return null;
-  return flag("no-holder", "critical", "No holder", `${lock.key} must always be held (pattern ${lock.pattern} is a leader election) and nobody holds it`, isoOrNull(lock.lastChangeAt));
+  return flag(
+    "no-holder",
+    "critical",
+    "No holder",
+    `${lock.key} must always be held (pattern ${lock.pattern} is a leader election) and nobody holds it`,
+    isoOrNull(lock.lastChangeAt),
+  );
 }
 
 /** Redlock: no majority of the masters agrees on one holder. */
 export function checkRedlockSplit(lock: LockSnapshot): HealthFlag | null {
   if (!lock.isSplit) return null;
-  return flag("redlock-split", "critical", "Redlock split", "no majority of the Redlock masters agrees on one token: nobody holds it safely, and two may believe they do");
+  return flag(
+    "redlock-split",
+    "critical",
+    "Redlock split",
+    "no majority of the Redlock masters agrees on one token: nobody holds it safely, and two may believe they do",
+  );
 }
 
 /** Contenders queued on a fair lock: information, a warning from LONG_QUEUE_WAITERS on. */

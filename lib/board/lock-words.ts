@@ -22,9 +22,10 @@ const text = (value: unknown): string | null => (typeof value === "string" && va
 function describeHold(details: Record<string, unknown>, timeZone: string | undefined, withExpiry: boolean): string {
   const heldSince = text(details.heldSince);
   const expiredAt = withExpiry ? text(details.expiresAtBefore) : null;
-  const parts = [heldSince ? `it held it since ${formatPreciseClock(heldSince, timeZone)}` : null, expiredAt ? `its TTL ended at ${formatPreciseClock(expiredAt, timeZone)}` : null].filter(
-    (p): p is string => p !== null,
-  );
+  const parts = [
+    heldSince ? `it held it since ${formatPreciseClock(heldSince, timeZone)}` : null,
+    expiredAt ? `its TTL ended at ${formatPreciseClock(expiredAt, timeZone)}` : null,
+  ].filter((p): p is string => p !== null);
   return parts.length === 0 ? "" : ` (${parts.join("; ")})`;
 }
 

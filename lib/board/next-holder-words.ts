@@ -11,7 +11,9 @@ const LABELS: Partial<Record<NonNullable<NextHolder["reason"]>, string>> = {
 
 export function describeNextHolder(next: NextHolder): { label: string; title: string } {
   if (next.reason === null) {
-    return next.holder === null ? { label: "nobody", title: "Nobody would be left to take over." } : { label: next.holder, title: `${next.holder} takes over if the holder leaves.` };
+    return next.holder === null
+      ? { label: "nobody", title: "Nobody would be left to take over." }
+      : { label: next.holder, title: `${next.holder} takes over if the holder leaves.` };
   }
   return { label: LABELS[next.reason] ?? "cannot tell", title: `Cannot be computed: ${next.detail ?? next.reason}` };
 }

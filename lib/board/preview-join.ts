@@ -15,14 +15,15 @@ export type JoinPreviewInput = {
   consumers: readonly string[];
 };
 
-export type JoinPreview =
-  | { ok: true; moves: PartitionMove[]; partitionCount: number; consumerCount: number }
-  | { ok: false; detail: string };
+export type JoinPreview = { ok: true; moves: PartitionMove[]; partitionCount: number; consumerCount: number } | { ok: false; detail: string };
 
 export function previewJoin(input: JoinPreviewInput, newcomer: string): JoinPreview {
   const name = newcomer.trim();
   if (input.subscriptionType !== "Failover") {
-    return { ok: false, detail: `cannot be computed: only Failover has a rule for who becomes active (this subscription is ${input.subscriptionType ?? "of unknown type"})` };
+    return {
+      ok: false,
+      detail: `cannot be computed: only Failover has a rule for who becomes active (this subscription is ${input.subscriptionType ?? "of unknown type"})`,
+    };
   }
   if (name === "") return { ok: false, detail: "type the new consumer's name: the rule sorts consumers by name" };
   if (input.consumers.includes(name)) return { ok: false, detail: `${name} is already a consumer of this subscription` };

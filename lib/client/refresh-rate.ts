@@ -6,7 +6,15 @@ export const REFRESH_RATES = ["auto", "5s", "10s", "30s", "1m", "5m", "paused"] 
 export type RefreshRate = (typeof REFRESH_RATES)[number];
 
 const PERIOD_MS: Record<Exclude<RefreshRate, "auto" | "paused">, number> = { "5s": 5_000, "10s": 10_000, "30s": 30_000, "1m": 60_000, "5m": 300_000 };
-export const REFRESH_RATE_WORDS: Record<RefreshRate, string> = { auto: "Auto", "5s": "5 s", "10s": "10 s", "30s": "30 s", "1m": "1 min", "5m": "5 min", paused: "Paused" };
+export const REFRESH_RATE_WORDS: Record<RefreshRate, string> = {
+  auto: "Auto",
+  "5s": "5 s",
+  "10s": "10 s",
+  "30s": "30 s",
+  "1m": "1 min",
+  "5m": "5 min",
+  paused: "Paused",
+};
 const STORAGE_KEY = "baton-refresh-rate";
 
 export function isRefreshRate(value: string | null): value is RefreshRate {

@@ -10,7 +10,10 @@ export function useChangePages(resetKey: string) {
   const [state, setState] = useState<{ key: string; cursors: (string | null)[] }>({ key: resetKey, cursors: [null] });
   const cursors = state.key === resetKey ? state.cursors : [null];
   const older = useCallback((next: string) => setState((s) => ({ key: resetKey, cursors: [...(s.key === resetKey ? s.cursors : [null]), next] })), [resetKey]);
-  const newer = useCallback(() => setState((s) => ({ key: resetKey, cursors: s.key === resetKey && s.cursors.length > 1 ? s.cursors.slice(0, -1) : [null] })), [resetKey]);
+  const newer = useCallback(
+    () => setState((s) => ({ key: resetKey, cursors: s.key === resetKey && s.cursors.length > 1 ? s.cursors.slice(0, -1) : [null] })),
+    [resetKey],
+  );
   const newest = useCallback(() => setState({ key: resetKey, cursors: [null] }), [resetKey]);
   return { cursor: cursors[cursors.length - 1]!, pageNumber: cursors.length, older, newer, newest };
 }

@@ -69,7 +69,7 @@ function describeLatency(input: ChangeSignalInput, periodMs: number, scrapeMs: n
 export function describeChangeSignal(input: ChangeSignalInput): ChangeSignalFacts {
   const { status } = input;
   if (input.setting === "off" || status?.mode === "disabled") {
-    return { state: "disabled", headline: "off (consumerSignal: \"off\")", details: [describeGain(input, null)] };
+    return { state: "disabled", headline: 'off (consumerSignal: "off")', details: [describeGain(input, null)] };
   }
   if (!status) return { state: "no-poller", headline: "not started (no poller has run)", details: [] };
   const scraped = status.brokers.filter((b) => b.durationMs !== null);

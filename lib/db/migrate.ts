@@ -19,10 +19,7 @@ export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, "prisma", "migrations");
 export const SCHEMA_PATH = path.join(PROJECT_ROOT, "prisma", "schema.prisma");
 
 type SchemaFile = { path: string; content: string };
-type DiffTarget =
-  | { tag: "empty" }
-  | { tag: "schemaDatamodel"; files: SchemaFile[] }
-  | ({ tag: "migrations" } & MigrationList);
+type DiffTarget = { tag: "empty" } | { tag: "schemaDatamodel"; files: SchemaFile[] } | ({ tag: "migrations" } & MigrationList);
 
 type MigrationList = {
   baseDir: string;
@@ -34,7 +31,10 @@ type MigrationList = {
 type SchemaEngine = {
   applyMigrations(input: { migrationsList: MigrationList; filters: Filters }): Promise<{ appliedMigrationNames: string[] }>;
   // `migrateDiff` prints the script to process.stdout; the underlying command returns it.
-  runCommand(command: "diff", input: { from: DiffTarget; to: DiffTarget; script: boolean; exitCode: null; filters: Filters }): Promise<{ exitCode: number; stdout: string }>;
+  runCommand(
+    command: "diff",
+    input: { from: DiffTarget; to: DiffTarget; script: boolean; exitCode: null; filters: Filters },
+  ): Promise<{ exitCode: number; stdout: string }>;
   stop(): Promise<void>;
 };
 type Filters = { externalTables: string[]; externalEnums: string[] };
@@ -67,7 +67,10 @@ async function withSchemaEngine<T>(databaseUrl: string, run: (engine: SchemaEngi
 export async function listMigrations(migrationsDir = MIGRATIONS_DIR): Promise<MigrationList> {
   const { readdir } = await import("node:fs/promises");
   const entries = await readdir(migrationsDir, { withFileTypes: true });
-  const directories = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const directories = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const lockfileContent = await readFile(path.join(migrationsDir, "migration_lock.toml"), "utf8").catch(() => null);
   return {
     baseDir: migrationsDir,

@@ -24,15 +24,18 @@ const linkSchema = storableText(MAX_DEPLOYMENT_LINK_LENGTH)
   .meta({ format: "uri", description: "An http:// or https:// URL (the pipeline run, the release notes)." });
 
 /** Attributes as a JSON value for Prisma (checked like event attributes). */
-const attributesSchema = z.unknown().transform((value, ctx) => {
-  const checked = checkAttributes(value);
-  if (checked.isValid) return JSON.parse(checked.json) as Record<string, unknown>;
-  ctx.addIssue({ code: "custom", message: checked.message });
-  return z.NEVER;
-}).meta({
-  type: "object",
-  description: `A JSON object of your own, at most ${MAX_ATTRIBUTES_BYTES} bytes as JSON and nested at most ${MAX_ATTRIBUTES_DEPTH} levels deep.`,
-});
+const attributesSchema = z
+  .unknown()
+  .transform((value, ctx) => {
+    const checked = checkAttributes(value);
+    if (checked.isValid) return JSON.parse(checked.json) as Record<string, unknown>;
+    ctx.addIssue({ code: "custom", message: checked.message });
+    return z.NEVER;
+  })
+  .meta({
+    type: "object",
+    description: `A JSON object of your own, at most ${MAX_ATTRIBUTES_BYTES} bytes as JSON and nested at most ${MAX_ATTRIBUTES_DEPTH} levels deep.`,
+  });
 
 const fields = {
   service: storableText(MAX_NAME_LENGTH),
@@ -79,12 +82,15 @@ export type UpdateDeploymentInput = z.output<typeof updateDeploymentSchema>;
 export const finishDeploymentSchema = z.strictObject({ finishedAt: timestampSchema.optional() });
 export type FinishDeploymentInput = z.output<typeof finishDeploymentSchema>;
 
-const queryInstant = z.string().transform((value, ctx) => {
-  const ms = parseInstant(value);
-  if (ms !== null) return ms;
-  ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time or epoch milliseconds" });
-  return z.NEVER;
-}).meta({ description: "An RFC 3339 date-time or epoch milliseconds." });
+const queryInstant = z
+  .string()
+  .transform((value, ctx) => {
+    const ms = parseInstant(value);
+    if (ms !== null) return ms;
+    ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time or epoch milliseconds" });
+    return z.NEVER;
+  })
+  .meta({ description: "An RFC 3339 date-time or epoch milliseconds." });
 
 /** GET /api/v1/deployments query: deployments that started in [from, to), newest first. */
 export const listDeploymentsQuerySchema = z.strictObject({

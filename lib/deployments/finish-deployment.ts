@@ -22,5 +22,7 @@ export async function finishDeployment(db: Db, ref: string, finishedAtMs: number
   });
   if (finished[0]) return toDeploymentJson(finished[0]);
   const current = await db.deployment.findUniqueOrThrow({ where: { id: existing.id }, select: { finishedAt: true } });
-  throw new ApiError(409, "deployment_already_finished", `The deployment "${ref}" finished already.`, { finishedAt: current.finishedAt?.toISOString() ?? null });
+  throw new ApiError(409, "deployment_already_finished", `The deployment "${ref}" finished already.`, {
+    finishedAt: current.finishedAt?.toISOString() ?? null,
+  });
 }

@@ -7,7 +7,11 @@ import type { BandRow } from "@/lib/deployments/list-deployment-bands";
 import { windowEndSql } from "@/lib/deployments/window-sql";
 
 /** One deployment (Baton id or the client's id) with its window's end, and its description; null when there is none. */
-export async function getDeploymentBand(db: Db, ref: string, scope: { nowMs: number; graceMs: number }): Promise<{ row: BandRow; description: string | null } | null> {
+export async function getDeploymentBand(
+  db: Db,
+  ref: string,
+  scope: { nowMs: number; graceMs: number },
+): Promise<{ row: BandRow; description: string | null } | null> {
   const found = await db.deployment.findUnique({ where: deploymentWhere(ref), select: { id: true, description: true } });
   if (!found) return null;
   const [row] = await db.$queryRaw<BandRow[]>(sql`

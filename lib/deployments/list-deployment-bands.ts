@@ -18,17 +18,23 @@ export type BandRow = {
 };
 
 /** The same columns as JSON: ids as text, times as PostgreSQL's ISO text. */
-type BandJson = { id: string; service: string; version: string; environment: string; started_at: string; finished_at: string | null; window_end: string; link: string | null };
+type BandJson = {
+  id: string;
+  service: string;
+  version: string;
+  environment: string;
+  started_at: string;
+  finished_at: string | null;
+  window_end: string;
+  link: string | null;
+};
 
 /**
  * Deployments whose classification window reaches into [startMs, endMs), by start: a month has
  * thousands. Raw SQL for the window's end, which must be computed exactly as the classification
  * computes it; one JSON value, which decodes several times faster than as many rows.
  */
-export async function listDeploymentBands(
-  db: SqlDb,
-  scope: DeploymentScope,
-): Promise<DeploymentBand[]> {
+export async function listDeploymentBands(db: SqlDb, scope: DeploymentScope): Promise<DeploymentBand[]> {
   const [result] = await db.$queryRaw<{ bands: BandJson[] }[]>(sql`
     select coalesce(json_agg(b order by b.started_at, b.id), '[]') as bands
     from (

@@ -18,7 +18,10 @@ export type DeploymentInRange = {
  * Deployments overlapping [fromMs, toMs): started before its end, and finished (or still open,
  * at most a day) after its start; newest first, at most `limit`, of one service when set.
  */
-export async function listDeploymentsInRange(db: Db, query: { fromMs: number; toMs: number; service: string | null; limit: number }): Promise<DeploymentInRange[]> {
+export async function listDeploymentsInRange(
+  db: Db,
+  query: { fromMs: number; toMs: number; service: string | null; limit: number },
+): Promise<DeploymentInRange[]> {
   return db.deployment.findMany({
     where: {
       startedAt: { lt: new Date(query.toMs) },

@@ -74,7 +74,11 @@ export function createCountReporter(options: CountReporterOptions): CountReporte
       }
       if (!result.isRetryable || attempt >= options.maxAttempts) {
         countsDropped += increments;
-        options.onError(new Error(`dropped the counts of ${body.minute} (${increments} increments) after ${attempt} attempt(s): ${result.error.message}`, { cause: result.error }));
+        options.onError(
+          new Error(`dropped the counts of ${body.minute} (${increments} increments) after ${attempt} attempt(s): ${result.error.message}`, {
+            cause: result.error,
+          }),
+        );
         return;
       }
       await sleep(Math.min(MAX_RETRY_AFTER_MS, result.retryAfterMs ?? backoffMs(attempt)));

@@ -108,9 +108,7 @@ export function createExclusivityClient(options: ExclusivityClientOptions): Excl
   const reporter = createEventReporter({ ...delivery, maxBatch: options.maxBatch ?? 1_000, maxBufferedEvents: options.maxBufferedEvents ?? 100_000 });
   // Created in "violations+counts" mode only: the other modes send no count requests.
   const counts =
-    mode === "violations+counts"
-      ? createCountReporter({ ...delivery, clientId: randomUUID(), service: options.service, worker: options.worker })
-      : null;
+    mode === "violations+counts" ? createCountReporter({ ...delivery, clientId: randomUUID(), service: options.service, worker: options.worker }) : null;
   let isClosed = false;
   let increments = 0;
   let violations = 0;
@@ -122,7 +120,15 @@ export function createExclusivityClient(options: ExclusivityClientOptions): Excl
   }
 
   function toEvent(key: string, entered: EntryResult, observedAt: number, context: EventContext): CounterEvent {
-    const event: CounterEvent = { id: randomUUID(), key, counter: entered.othersCount, service: options.service, worker: options.worker, observedAt, ...context };
+    const event: CounterEvent = {
+      id: randomUUID(),
+      key,
+      counter: entered.othersCount,
+      service: options.service,
+      worker: options.worker,
+      observedAt,
+      ...context,
+    };
     // Entry ages are on the backend's clock; subtracted from this worker's observedAt they put
     // the entry times on the same clock as the event.
     if (entered.others.length > 0) event.othersInside = entered.others.map((other) => ({ worker: other.worker, enteredAt: observedAt - other.insideForMs }));
@@ -169,6 +175,12 @@ export function createExclusivityClient(options: ExclusivityClientOptions): Excl
       isClosed = true;
       await Promise.all([reporter.close(), counts?.close()]);
     },
-    stats: () => ({ ...reporter.stats(), ...(counts?.stats() ?? { countsPending: 0, countsSent: 0, countsDropped: 0 }), increments, violations, counterErrors }),
+    stats: () => ({
+      ...reporter.stats(),
+      ...(counts?.stats() ?? { countsPending: 0, countsSent: 0, countsDropped: 0 }),
+      increments,
+      violations,
+      counterErrors,
+    }),
   };
 }

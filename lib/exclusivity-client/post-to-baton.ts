@@ -6,10 +6,7 @@ export type BatonAnswer =
   | { outcome: "answered"; status: number; ok: boolean; text: string; isRetryable: boolean; retryAfterMs: number | null }
   | { outcome: "unreachable"; error: Error };
 
-export async function postToBaton(
-  request: { fetch: typeof fetch; endpoint: string; token: string; timeoutMs: number },
-  body: unknown,
-): Promise<BatonAnswer> {
+export async function postToBaton(request: { fetch: typeof fetch; endpoint: string; token: string; timeoutMs: number }, body: unknown): Promise<BatonAnswer> {
   try {
     const response = await request.fetch(request.endpoint, {
       method: "POST",

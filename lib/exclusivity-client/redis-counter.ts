@@ -73,7 +73,8 @@ export function createRedisCounter(redis: RedisLike, options: RedisCounterOption
   const ttlMs = options.ttlMs ?? DEFAULT_COUNTER_TTL_MS;
   if (!Number.isInteger(ttlMs) || ttlMs < 1) throw new Error(`ttlMs must be a positive integer (got ${ttlMs})`);
   return {
-    enter: async (key, entry) => toEntryResult(await redis.eval(ENTER_SCRIPT, 1, key + INSIDE_KEY_SUFFIX, entry.entryId, entry.worker, ttlMs, MAX_OTHERS_INSIDE)),
+    enter: async (key, entry) =>
+      toEntryResult(await redis.eval(ENTER_SCRIPT, 1, key + INSIDE_KEY_SUFFIX, entry.entryId, entry.worker, ttlMs, MAX_OTHERS_INSIDE)),
     exit: async (key, entryId) => {
       await redis.eval(EXIT_SCRIPT, 1, key + INSIDE_KEY_SUFFIX, entryId);
     },

@@ -30,7 +30,8 @@ function withPollerStatus(health: ClusterHealth, poller: PollerStatus | undefine
   if (poller.lastPollAt !== null && pollAge > STALE_POLL_INTERVALS * Math.max(pollIntervalMs, poller.lastCycleMs ?? 0)) {
     return { ...withPoller, status: "degraded", reason: `the last poll cycle finished at ${poller.lastPollAt}` };
   }
-  if ((poller.lastErrorCount ?? 0) > 0) return { ...withPoller, status: "degraded", reason: `the last poll cycle had ${poller.lastErrorCount} errors: ${poller.lastError}` };
+  if ((poller.lastErrorCount ?? 0) > 0)
+    return { ...withPoller, status: "degraded", reason: `the last poll cycle had ${poller.lastErrorCount} errors: ${poller.lastError}` };
   return withPoller;
 }
 
@@ -48,7 +49,10 @@ export async function checkHealth(config: Config, db?: Db): Promise<HealthReport
   const [pollers, verdict] =
     database.isReachable && db
       ? await Promise.all([
-          readPollerStatus(db, config.clusters.map((c) => c.name)).catch(() => new Map<string, PollerStatus>()),
+          readPollerStatus(
+            db,
+            config.clusters.map((c) => c.name),
+          ).catch(() => new Map<string, PollerStatus>()),
           readHealthVerdict(db, reachable, now).catch((error: Error) => {
             console.error("[baton] reading the alerts for the health verdict failed:", error);
             return judgeHealth({ nowMs: now, database: reachable, readError: error.message, firing: [], pending: 0, evaluatorHeartbeatMs: null });

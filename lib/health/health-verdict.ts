@@ -58,11 +58,31 @@ export function judgeHealth(input: VerdictInput): HealthVerdict {
   const none = { critical: 0, warning: 0, total: 0 };
   if (!input.database.isReachable) {
     const problem = `Baton's database does not answer (${input.database.reason ?? "no reason given"}): nothing can be judged`;
-    return { status: "unknown", firing: none, pending: 0, staleSources: [], noPoller: [], evaluatorHeartbeatAt, headline: "Database down", problems: [problem], judgedAt };
+    return {
+      status: "unknown",
+      firing: none,
+      pending: 0,
+      staleSources: [],
+      noPoller: [],
+      evaluatorHeartbeatAt,
+      headline: "Database down",
+      problems: [problem],
+      judgedAt,
+    };
   }
   if (input.readError) {
     const problem = `the alerts could not be read (${input.readError}): nothing can be judged`;
-    return { status: "unknown", firing: none, pending: 0, staleSources: [], noPoller: [], evaluatorHeartbeatAt, headline: "Health unknown", problems: [problem], judgedAt };
+    return {
+      status: "unknown",
+      firing: none,
+      pending: 0,
+      staleSources: [],
+      noPoller: [],
+      evaluatorHeartbeatAt,
+      headline: "Health unknown",
+      problems: [problem],
+      judgedAt,
+    };
   }
 
   const critical = input.firing.filter((a) => a.severity === "critical");

@@ -1,7 +1,6 @@
 import { sql } from "@/lib/db/sql";
 import "server-only";
 
-
 // held_resource rows are written only when something about them changed (lib/poller/row-changes.ts),
 // so a row's own last_observed_at is the time it was last written. Its effective last
 // observation comes from its cluster's latest full cycle (observation_sweep): a row that is

@@ -17,7 +17,10 @@ export function describeIssue(issue: z.core.$ZodIssue, input: unknown): FieldErr
   const field = issue.path.length > 0 ? issue.path.map(String).join(".") : null;
   if (issue.code === "unrecognized_keys") {
     const key = issue.keys[0];
-    return { field: key === undefined ? field : [...issue.path.map(String), key].join("."), message: "is not a known field (free-form data belongs in attributes)" };
+    return {
+      field: key === undefined ? field : [...issue.path.map(String), key].join("."),
+      message: "is not a known field (free-form data belongs in attributes)",
+    };
   }
   if (issue.code === "invalid_type") {
     if (field === null) return { field, message: `must be a JSON ${issue.expected}` };

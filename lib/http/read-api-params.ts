@@ -13,7 +13,12 @@ import { DEFAULT_PRESET, MAX_RANGE_MS, RANGE_PRESETS } from "@/lib/timeline/time
 // every error a 400 that names the parameter. Where a refinement or transform hides a rule
 // from JSON Schema, `.meta()` states it for the API document (lib/openapi).
 
-const text = (max: number) => z.string().trim().min(1, { message: "must not be empty" }).max(max, { message: `must be at most ${max} characters` });
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, { message: "must not be empty" })
+    .max(max, { message: `must be at most ${max} characters` });
 
 const booleanParam = z.enum(["true", "false"], { message: 'must be "true" or "false"' }).transform((value) => value === "true");
 
@@ -25,13 +30,17 @@ const instant = z.string().transform((value, ctx) => {
   return z.NEVER;
 });
 
-const topicName = text(1_000).regex(/^(persistent|non-persistent):\/\/[^/]+\/[^/]+\/.+$/, { message: "must be a full topic name, persistent://tenant/namespace/topic" });
+const topicName = text(1_000).regex(/^(persistent|non-persistent):\/\/[^/]+\/[^/]+\/.+$/, {
+  message: "must be a full topic name, persistent://tenant/namespace/topic",
+});
 
 export const leadersParamsSchema = z
   .strictObject({
     cluster: text(63).optional(),
     tenant: text(255).optional(),
-    namespace: text(511).regex(/^[^/]+\/[^/]+$/, { message: "must be tenant/namespace" }).optional(),
+    namespace: text(511)
+      .regex(/^[^/]+\/[^/]+$/, { message: "must be tenant/namespace" })
+      .optional(),
     topic: topicName.optional(),
     subscription: text(1_000).optional(),
     q: z.string().max(200, { message: "must be at most 200 characters" }).optional(),
@@ -88,7 +97,11 @@ const cursor = z
   .string()
   .regex(/^\d{1,15}_\d{1,19}$/, { message: "must be a cursor from a previous answer's nextCursor" })
   .meta({ description: "The previous page's `nextCursor`: the next (older) page." });
-const limit = z.coerce.number({ message: "must be a number" }).int({ message: "must be an integer" }).min(1, { message: "must be at least 1" }).max(1_000, { message: "must be at most 1000" });
+const limit = z.coerce
+  .number({ message: "must be a number" })
+  .int({ message: "must be an integer" })
+  .min(1, { message: "must be at least 1" })
+  .max(1_000, { message: "must be at most 1000" });
 
 export const changesParamsSchema = z
   .strictObject({ ...subscriptionFields, ...rangeFields, limit: limit.optional(), cursor: cursor.optional() })
@@ -110,7 +123,11 @@ export const locksParamsSchema = z
     cluster: text(63).optional(),
     kind: z.enum(LOCK_SOURCE_KINDS, { message: `must be one of ${LOCK_SOURCE_KINDS.join(", ")}` }).optional(),
     pattern: lockPattern.optional(),
-    q: z.string().max(200, { message: "must be at most 200 characters" }).optional().meta({ description: "A substring of the key or the holder (case-insensitive)." }),
+    q: z
+      .string()
+      .max(200, { message: "must be at most 200 characters" })
+      .optional()
+      .meta({ description: "A substring of the key or the holder (case-insensitive)." }),
     includeGone: booleanParam.optional(),
   })
   .transform(
@@ -169,7 +186,10 @@ export function parseReadParams<Schema extends z.ZodType>(schema: Schema, url: s
   const params = new URL(url).searchParams;
   const input: Record<string, string> = {};
   for (const [key, value] of params) {
-    if (Object.hasOwn(input, key)) throw new ApiError(400, "invalid_request", `The query is invalid: ${key} is given more than once.`, { issues: [{ field: key, message: "is given more than once" }] });
+    if (Object.hasOwn(input, key))
+      throw new ApiError(400, "invalid_request", `The query is invalid: ${key} is given more than once.`, {
+        issues: [{ field: key, message: "is given more than once" }],
+      });
     input[key] = value;
   }
   Object.assign(input, extra);
@@ -186,15 +206,19 @@ export const ANNOTATION_KINDS = ["changes", "deployments"] as const;
 
 export const annotationsParamsSchema = z
   .strictObject({
-    kind: z.enum(ANNOTATION_KINDS, { message: `must be one of ${ANNOTATION_KINDS.join(", ")}` }).meta({ description: "`changes`: holder changes (one point each); `deployments`: deployments (a region from start to finish)." }),
+    kind: z
+      .enum(ANNOTATION_KINDS, { message: `must be one of ${ANNOTATION_KINDS.join(", ")}` })
+      .meta({ description: "`changes`: holder changes (one point each); `deployments`: deployments (a region from start to finish)." }),
     cluster: text(63).optional().meta({ description: "kind=changes only: one configured cluster (default every configured cluster)." }),
     service: text(200).optional().meta({ description: "kind=deployments only: one service (default every service)." }),
     ...rangeFields,
     limit: limit.optional().meta({ description: "At most this many annotations, the newest (default and maximum 1000)." }),
   })
   .superRefine((value, ctx) => {
-    if (value.kind === "changes" && value.service !== undefined) ctx.addIssue({ code: "custom", path: ["service"], message: "applies to kind=deployments only" });
-    if (value.kind === "deployments" && value.cluster !== undefined) ctx.addIssue({ code: "custom", path: ["cluster"], message: "applies to kind=changes only" });
+    if (value.kind === "changes" && value.service !== undefined)
+      ctx.addIssue({ code: "custom", path: ["service"], message: "applies to kind=deployments only" });
+    if (value.kind === "deployments" && value.cluster !== undefined)
+      ctx.addIssue({ code: "custom", path: ["cluster"], message: "applies to kind=changes only" });
     checkRange(value, ctx, Date.now);
   })
   .transform((value) => {

@@ -18,13 +18,15 @@ export function checkOthersInside(value: unknown, context: { counter: number; ob
   if (value === undefined || value === null) return { isValid: true, json: null };
   if (!Array.isArray(value)) return { isValid: false, field: "othersInside", message: "must be an array of { worker, enteredAt }" };
   if (value.length > MAX_OTHERS_INSIDE) return { isValid: false, field: "othersInside", message: `must list at most ${MAX_OTHERS_INSIDE} workers` };
-  if (value.length > context.counter) return { isValid: false, field: "othersInside", message: `must list at most counter (${context.counter}) workers: each is one of the others inside` };
+  if (value.length > context.counter)
+    return { isValid: false, field: "othersInside", message: `must list at most counter (${context.counter}) workers: each is one of the others inside` };
   if (value.length === 0) return { isValid: true, json: null };
   const others: { worker: string; enteredAt: number }[] = [];
   for (let i = 0; i < value.length; i++) {
     const item: unknown = value[i];
     const field = `othersInside.${i}`;
-    if (item === null || typeof item !== "object" || Array.isArray(item)) return { isValid: false, field, message: "must be a JSON object { worker, enteredAt }" };
+    if (item === null || typeof item !== "object" || Array.isArray(item))
+      return { isValid: false, field, message: "must be a JSON object { worker, enteredAt }" };
     const record = item as Record<string, unknown>;
     for (const key of Object.keys(record)) if (!KNOWN_FIELDS.has(key)) return { isValid: false, field: `${field}.${key}`, message: "is not a known field" };
     const workerProblem = checkText(record.worker, MAX_NAME_LENGTH, true);
@@ -32,7 +34,8 @@ export function checkOthersInside(value: unknown, context: { counter: number; ob
     if (record.enteredAt === undefined || record.enteredAt === null) return { isValid: false, field: `${field}.enteredAt`, message: "is required" };
     const enteredAt = parseTimestamp(record.enteredAt, context.nowMs);
     if (!enteredAt.isValid) return { isValid: false, field: `${field}.enteredAt`, message: enteredAt.message };
-    if (enteredAt.ms > context.observedAtMs) return { isValid: false, field: `${field}.enteredAt`, message: "must not be after observedAt (the other worker was inside before this one entered)" };
+    if (enteredAt.ms > context.observedAtMs)
+      return { isValid: false, field: `${field}.enteredAt`, message: "must not be after observedAt (the other worker was inside before this one entered)" };
     others.push({ worker: record.worker as string, enteredAt: enteredAt.ms });
   }
   return { isValid: true, json: JSON.stringify(others) };

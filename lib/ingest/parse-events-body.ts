@@ -16,11 +16,19 @@ const FORMATS: Record<string, EventsBodyFormat> = {
 export function resolveEventsFormat(contentType: string | null): EventsBodyFormat {
   const [mediaType = "", ...parameters] = (contentType ?? "").split(";").map((part) => part.trim().toLowerCase());
   const format = FORMATS[mediaType];
-  const charset = parameters.find((p) => p.startsWith("charset="))?.slice("charset=".length).replaceAll('"', "");
+  const charset = parameters
+    .find((p) => p.startsWith("charset="))
+    ?.slice("charset=".length)
+    .replaceAll('"', "");
   if (!format || (charset !== undefined && charset !== "utf-8" && charset !== "utf8")) {
-    throw new ApiError(415, "unsupported_media_type", "Send events as application/json (an array or one object) or application/x-ndjson (one object per line), in UTF-8.", {
-      contentType,
-    });
+    throw new ApiError(
+      415,
+      "unsupported_media_type",
+      "Send events as application/json (an array or one object) or application/x-ndjson (one object per line), in UTF-8.",
+      {
+        contentType,
+      },
+    );
   }
   return format;
 }

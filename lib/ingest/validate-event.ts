@@ -1,13 +1,6 @@
 import "server-only";
 
-import {
-  MAX_EVENT_ID_LENGTH,
-  MAX_INT4,
-  MAX_KEY_LENGTH,
-  MAX_NAME_LENGTH,
-  MAX_TOPIC_LENGTH,
-  MAX_TRACE_ID_LENGTH,
-} from "@/lib/ingest/limits";
+import { MAX_EVENT_ID_LENGTH, MAX_INT4, MAX_KEY_LENGTH, MAX_NAME_LENGTH, MAX_TOPIC_LENGTH, MAX_TRACE_ID_LENGTH } from "@/lib/ingest/limits";
 import { checkLockRef } from "@/lib/ingest/check-lock-ref";
 import { checkOthersInside } from "@/lib/ingest/check-others-inside";
 import { checkText } from "@/lib/ingest/check-text";
@@ -23,7 +16,21 @@ import type { ValidEvent } from "@/lib/ingest/types";
 export type EventFieldError = { field: string | null; message: string };
 export type EventCheck = { isValid: true; event: ValidEvent } | ({ isValid: false } & EventFieldError);
 
-const KNOWN_FIELDS = new Set(["id", "key", "counter", "service", "worker", "topic", "subscription", "partition", "traceId", "observedAt", "attributes", "othersInside", "lock"]);
+const KNOWN_FIELDS = new Set([
+  "id",
+  "key",
+  "counter",
+  "service",
+  "worker",
+  "topic",
+  "subscription",
+  "partition",
+  "traceId",
+  "observedAt",
+  "attributes",
+  "othersInside",
+  "lock",
+]);
 
 function invalid(field: string | null, message: string): EventCheck {
   return { isValid: false, field, message };
@@ -90,7 +97,10 @@ export function validateEvent(item: unknown, window: EventTimeWindow): EventChec
   // Retention would drop it at its next run: refused now rather than accepted and then lost.
   if ((record.counter as number) > 0) {
     if (observedAt.ms < window.oldestViolationMs) {
-      return invalid("observedAt", `is older than the ${window.violationRetentionDays}-day retention of violations (BATON_VIOLATION_RETENTION_DAYS): it would be deleted at once`);
+      return invalid(
+        "observedAt",
+        `is older than the ${window.violationRetentionDays}-day retention of violations (BATON_VIOLATION_RETENTION_DAYS): it would be deleted at once`,
+      );
     }
   } else if (observedAt.ms < window.oldestMs) {
     return invalid("observedAt", `is older than the ${window.retentionDays}-day retention of events (BATON_RETENTION_DAYS): it would be deleted at once`);

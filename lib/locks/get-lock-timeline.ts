@@ -40,7 +40,17 @@ type ResourceRow = {
   next_from_holder: string | null;
 };
 
-type ChangeTuple = [key: string, kind: ChangeKind, cause: ChangeCause, ending: HoldEnding | null, fromHolder: string | null, toHolder: string | null, oldSeenAt: number | null, newSeenAt: number, isDuringGap: boolean];
+type ChangeTuple = [
+  key: string,
+  kind: ChangeKind,
+  cause: ChangeCause,
+  ending: HoldEnding | null,
+  fromHolder: string | null,
+  toHolder: string | null,
+  oldSeenAt: number | null,
+  newSeenAt: number,
+  isDuringGap: boolean,
+];
 
 const ms = (date: Date | null): number | null => (date === null ? null : date.getTime());
 

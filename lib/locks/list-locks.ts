@@ -169,7 +169,13 @@ export async function listLocks(
         lastExpiry:
           r.ex_at === null
             ? null
-            : { at: r.ex_at.getTime(), fromHolder: r.ex_from, toHolder: r.ex_to, heldSince: r.ex_details?.heldSince ?? null, expiresAtBefore: r.ex_details?.expiresAtBefore ?? null },
+            : {
+                at: r.ex_at.getTime(),
+                fromHolder: r.ex_from,
+                toHolder: r.ex_to,
+                heldSince: r.ex_details?.heldSince ?? null,
+                expiresAtBefore: r.ex_details?.expiresAtBefore ?? null,
+              },
       },
       sourceKind: sourceKinds.get(r.cluster)!,
       resourceKind: r.kind,

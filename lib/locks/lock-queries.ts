@@ -26,7 +26,8 @@ export type LockPageRef = { cluster: string; key: string | null; pattern: string
 export function lockTimelineQuery(ref: LockPageRef, range: { fromMs: number; toMs: number }, options: { isLive: boolean; allDeployments: boolean }) {
   return queryOptions({
     queryKey: ["lock-timeline", ref, rangeKey(range, options.isLive), options.allDeployments],
-    queryFn: () => fetchApi<LockTimeline>("/api/v1/locks/timeline", { ...ref, ...currentRange(range, options.isLive), deployments: options.allDeployments ? "all" : null }),
+    queryFn: () =>
+      fetchApi<LockTimeline>("/api/v1/locks/timeline", { ...ref, ...currentRange(range, options.isLive), deployments: options.allDeployments ? "all" : null }),
     refetchInterval: options.isLive ? liveInterval(LIVE_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });
@@ -35,7 +36,8 @@ export function lockTimelineQuery(ref: LockPageRef, range: { fromMs: number; toM
 export function lockChangesPageQuery(ref: LockPageRef, range: { fromMs: number; toMs: number }, options: { isLive: boolean; cursor: string | null }) {
   return queryOptions({
     queryKey: ["lock-changes-page", ref, rangeKey(range, options.isLive), options.cursor],
-    queryFn: () => fetchApi<LockChangePage>("/api/v1/locks/changes", { ...ref, ...currentRange(range, options.isLive), limit: CHANGE_PAGE_SIZE, cursor: options.cursor }),
+    queryFn: () =>
+      fetchApi<LockChangePage>("/api/v1/locks/changes", { ...ref, ...currentRange(range, options.isLive), limit: CHANGE_PAGE_SIZE, cursor: options.cursor }),
     refetchInterval: options.isLive && options.cursor === null ? liveInterval(LIVE_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });

@@ -28,9 +28,31 @@ function createProcessMetrics(): ProcessMetrics {
   const registers = [registry];
   return {
     registry,
-    ingestRequests: new Counter({ name: "baton_ingest_requests_total", help: "Ingest HTTP requests this process answered, by route and status code.", labelNames: ["route", "status"], registers }),
-    ingestItems: new Counter({ name: "baton_ingest_items_total", help: "Items of ingest requests this process handled, by route and result (accepted, duplicate, rejected).", labelNames: ["route", "result"], registers }),
-    pollDuration: new Histogram({ name: "baton_poll_duration_seconds", help: "Duration of one poll cycle: every watched resource of a source read once, with discovery (topic listing, SCAN, znode or key walk) when it is due.", labelNames: ["cluster", "kind"], buckets: DURATION_BUCKETS, registers }),
-    discoveryDuration: new Histogram({ name: "baton_discovery_duration_seconds", help: "Duration of one discovery pass of a source (topic listing, SCAN, znode or key walk, Scan of a lock table), part of the poll cycle it ran in.", labelNames: ["cluster", "kind"], buckets: DURATION_BUCKETS, registers }),
+    ingestRequests: new Counter({
+      name: "baton_ingest_requests_total",
+      help: "Ingest HTTP requests this process answered, by route and status code.",
+      labelNames: ["route", "status"],
+      registers,
+    }),
+    ingestItems: new Counter({
+      name: "baton_ingest_items_total",
+      help: "Items of ingest requests this process handled, by route and result (accepted, duplicate, rejected).",
+      labelNames: ["route", "result"],
+      registers,
+    }),
+    pollDuration: new Histogram({
+      name: "baton_poll_duration_seconds",
+      help: "Duration of one poll cycle: every watched resource of a source read once, with discovery (topic listing, SCAN, znode or key walk) when it is due.",
+      labelNames: ["cluster", "kind"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    discoveryDuration: new Histogram({
+      name: "baton_discovery_duration_seconds",
+      help: "Duration of one discovery pass of a source (topic listing, SCAN, znode or key walk, Scan of a lock table), part of the poll cycle it ran in.",
+      labelNames: ["cluster", "kind"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
   };
 }

@@ -78,7 +78,17 @@ async function readChangeCounts(db: Db, names: string[]): Promise<ChangeCount[]>
 async function readSources(db: Db, names: string[]): Promise<SourceState[]> {
   if (names.length === 0) return [];
   const rows = await db.$queryRaw<
-    { cluster: string; kind: string; poll_interval_ms: number; finished_at: Date | null; error_count: number | null; duration_ms: number | null; epoch: bigint | null; heartbeat_at: Date | null; stale: bigint }[]
+    {
+      cluster: string;
+      kind: string;
+      poll_interval_ms: number;
+      finished_at: Date | null;
+      error_count: number | null;
+      duration_ms: number | null;
+      epoch: bigint | null;
+      heartbeat_at: Date | null;
+      stale: bigint;
+    }[]
   >(sql`
     select c.name as cluster, lower(c.kind::text) as kind, c.poll_interval_ms, p.finished_at, p.error_count, p.duration_ms, l.epoch, l.heartbeat_at,
       (select count(*) from held_resource r where r.cluster_id = c.id and r.gone_at is null and r.stale_since is not null) as stale
@@ -111,7 +121,9 @@ async function readServiceEvents(db: Db, graceMs: number, nowMs: number): Promis
   // inside them through the rollup's (bucket, ...) key: a correlated "exists" per rollup row took
   // seconds at a week of rollups.
   // DISTINCT: a minute covered by two overlapping deployments counts once.
-  const rows = await db.$queryRaw<{ service: string; events: bigint; violations: bigint; inside_events: bigint | null; inside_violations: bigint | null }[]>(sql`
+  const rows = await db.$queryRaw<
+    { service: string; events: bigint; violations: bigint; inside_events: bigint | null; inside_violations: bigint | null }[]
+  >(sql`
     with windows as (
       ${everyWindowSql({ nowMs, graceMs })}
     ), inside as (

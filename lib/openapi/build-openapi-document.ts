@@ -46,7 +46,7 @@ const TAGS = [
 
 const DESCRIPTION = [
   "Who holds the baton, and did two hands ever hold it at once? Baton's HTTP API: ingest of counter events and deployments, and the read API its pages use.",
-  "Errors always have the shape `{ \"error\": { \"code\", \"message\", \"details\"? } }`. Writes need `Authorization: Bearer bat_…` with the ingest scope (create one with `npm run token:create`). Reads need nothing while Baton runs open (no access control configured); once it is configured they need a read-scoped token or a signed-in session, and answer 401 without one. `/api/health` and this document are public.",
+  'Errors always have the shape `{ "error": { "code", "message", "details"? } }`. Writes need `Authorization: Bearer bat_…` with the ingest scope (create one with `npm run token:create`). Reads need nothing while Baton runs open (no access control configured); once it is configured they need a read-scoped token or a signed-in session, and answer 401 without one. `/api/health` and this document are public.',
   "Request schemas are generated from the zod schemas the routes validate with; rules JSON Schema cannot state (cross-field checks, time windows relative to now) are in the descriptions. No string may contain NUL or an unpaired UTF-16 surrogate (PostgreSQL cannot store them).",
 ].join("\n\n");
 
@@ -54,7 +54,10 @@ function toRequestBody(body: NonNullable<OperationSpec["body"]>): Record<string,
   const schema = schemaReference(body.schema, requestComponents, "input");
   const content: Record<string, unknown> = { "application/json": { schema, examples: body.examples } };
   if (body.ndjsonExamples) {
-    const ndjson = { schema: { type: "string", description: "One JSON object per line; blank lines and \\r\\n endings are fine." }, examples: body.ndjsonExamples };
+    const ndjson = {
+      schema: { type: "string", description: "One JSON object per line; blank lines and \\r\\n endings are fine." },
+      examples: body.ndjsonExamples,
+    };
     content["application/x-ndjson"] = ndjson;
     content["application/ndjson"] = ndjson;
   }
@@ -105,8 +108,18 @@ export function buildOpenApiDocument(nowMs: number): OpenApiDocument {
     components: {
       schemas: mergeComponents(toComponentSchemas(requestComponents, "input"), toComponentSchemas(responseComponents, "output")),
       securitySchemes: {
-        [SECURITY_SCHEME]: { type: "http", scheme: "bearer", bearerFormat: "bat_ followed by 43 base64url characters", description: "An API token from `npm run token:create`, with the scope the operation needs: `ingest` for writes, `read` for reads." },
-        [SESSION_SCHEME]: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "The session cookie of a browser signed in through OpenID Connect (see the README's Access control)." },
+        [SECURITY_SCHEME]: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "bat_ followed by 43 base64url characters",
+          description: "An API token from `npm run token:create`, with the scope the operation needs: `ingest` for writes, `read` for reads.",
+        },
+        [SESSION_SCHEME]: {
+          type: "apiKey",
+          in: "cookie",
+          name: SESSION_COOKIE,
+          description: "The session cookie of a browser signed in through OpenID Connect (see the README's Access control).",
+        },
       },
     },
   };

@@ -40,7 +40,10 @@ const int4 = (min: number) => z.number().int().min(min).max(MAX_INT4);
 
 export const counterEventSchema = z
   .strictObject({
-    id: storableText(MAX_EVENT_ID_LENGTH).meta({ description: "Your id for the event (a UUID is best): re-sending the event (same id, observedAt and counter) writes nothing while its day is kept; the same id at another observedAt is another event." }),
+    id: storableText(MAX_EVENT_ID_LENGTH).meta({
+      description:
+        "Your id for the event (a UUID is best): re-sending the event (same id, observedAt and counter) writes nothing while its day is kept; the same id at another observedAt is another event.",
+    }),
     key: storableText(MAX_KEY_LENGTH).meta({ description: "The mutually exclusive thing (user, order, …)." }),
     counter: int4(0).meta({ description: "What the exclusivity counter held before this increment: above 0 means another worker was inside (a violation)." }),
     service: storableText(MAX_NAME_LENGTH),
@@ -66,16 +69,28 @@ export const counterEventSchema = z
     lock: storableText(MAX_LOCK_REF_LENGTH)
       .refine((text) => parseLockRef(text) !== null, { message: 'must be "<cluster>/<lock key>", e.g. "redis-main/lock:daily-job"' })
       .nullish()
-      .meta({ description: "The lock the work ran under: a configured lock cluster's name, a slash, and the lock's key. The drill-down then shows that lock's holder changes (an expiry while held, a takeover) around each violation." }),
+      .meta({
+        description:
+          "The lock the work ran under: a configured lock cluster's name, a slash, and the lock's key. The drill-down then shows that lock's holder changes (an expiry while held, a takeover) around each violation.",
+      }),
   })
   .superRefine((event, ctx) => {
     const others = event.othersInside ?? [];
-    if (others.length > event.counter) ctx.addIssue({ code: "custom", path: ["othersInside"], message: `must list at most counter (${event.counter}) workers: each is one of the others inside` });
+    if (others.length > event.counter)
+      ctx.addIssue({
+        code: "custom",
+        path: ["othersInside"],
+        message: `must list at most counter (${event.counter}) workers: each is one of the others inside`,
+      });
     others.forEach((other, index) => {
-      if (other.enteredAt > event.observedAt) ctx.addIssue({ code: "custom", path: ["othersInside", index, "enteredAt"], message: "must not be after observedAt" });
+      if (other.enteredAt > event.observedAt)
+        ctx.addIssue({ code: "custom", path: ["othersInside", index, "enteredAt"], message: "must not be after observedAt" });
     });
   })
-  .register(requestComponents, { id: "CounterEvent", description: "One increment of a service's mutual-exclusivity counter. Strings must not contain NUL or unpaired surrogates." });
+  .register(requestComponents, {
+    id: "CounterEvent",
+    description: "One increment of a service's mutual-exclusivity counter. Strings must not contain NUL or unpaired surrogates.",
+  });
 
 /** The JSON body of POST /api/v1/exclusivity-events: an array of events, or one event. */
 export const counterEventsBodySchema = z

@@ -14,7 +14,8 @@ export const ERROR_CODES = {
   invalid_token: { status: 401, description: "A malformed, unknown or revoked token. Nothing was read or written." },
   unauthenticated: {
     status: 401,
-    description: "Access control is configured and the request has neither a signed-in session nor a read-scoped token (nor a trusted proxy's user). Nothing was read.",
+    description:
+      "Access control is configured and the request has neither a signed-in session nor a read-scoped token (nor a trusted proxy's user). Nothing was read.",
   },
   deployment_not_found: { status: 404, description: "No deployment has that id (Baton's or yours)." },
   event_not_found: { status: 404, description: "No stored counter event has that id (raw events older than the retention are deleted)." },
@@ -38,4 +39,11 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export const TOKEN_ERRORS: readonly ErrorCode[] = ["missing_token", "invalid_token", "database_unavailable"];
 
 /** The codes of reading a small JSON body (lib/http/parse-input.ts). */
-export const JSON_BODY_ERRORS: readonly ErrorCode[] = ["invalid_request", "invalid_json", "invalid_encoding", "payload_too_large", "unsupported_media_type", "unsupported_content_encoding"];
+export const JSON_BODY_ERRORS: readonly ErrorCode[] = [
+  "invalid_request",
+  "invalid_json",
+  "invalid_encoding",
+  "payload_too_large",
+  "unsupported_media_type",
+  "unsupported_content_encoding",
+];

@@ -10,5 +10,12 @@ import { violationsOperations } from "@/lib/openapi/operations/violations-operat
 
 /** Every documented operation, its examples' times relative to `nowMs`. */
 export function listOperations(nowMs: number): OperationSpec[] {
-  return [...readOperations(nowMs), ...lockOperations(nowMs), ...ingestOperations(nowMs), ...violationsOperations(nowMs), ...alertOperations(nowMs), ...annotationOperations(nowMs)];
+  return [
+    ...readOperations(nowMs),
+    ...lockOperations(nowMs),
+    ...ingestOperations(nowMs),
+    ...violationsOperations(nowMs),
+    ...alertOperations(nowMs),
+    ...annotationOperations(nowMs),
+  ];
 }

@@ -18,7 +18,11 @@ function typedValue(value: string, schema: JsonSchema): string | number {
   return schema.type === "integer" || schema.type === "number" ? Number(value) : value;
 }
 
-function examplesOf(name: string, schema: JsonSchema, examples: Record<string, { summary: string; value: Record<string, string> }>): ParameterObject["examples"] {
+function examplesOf(
+  name: string,
+  schema: JsonSchema,
+  examples: Record<string, { summary: string; value: Record<string, string> }>,
+): ParameterObject["examples"] {
   const found = Object.entries(examples).filter(([, example]) => Object.hasOwn(example.value, name));
   if (found.length === 0) return undefined;
   return Object.fromEntries(found.map(([key, example]) => [key, { summary: example.summary, value: typedValue(example.value[name]!, schema) }]));

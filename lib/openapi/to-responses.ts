@@ -9,7 +9,12 @@ import { schemaReference } from "@/lib/openapi/schema-reference";
 type ResponseObject = { description: string; headers?: Record<string, unknown>; content: Record<string, { schema: Record<string, unknown> }> };
 
 const ERROR_HEADERS: Partial<Record<number, Record<string, unknown>>> = {
-  401: { "WWW-Authenticate": { description: 'Bearer realm="baton", with error="invalid_token" or error="invalid_request" when a token was sent.', schema: { type: "string" } } },
+  401: {
+    "WWW-Authenticate": {
+      description: 'Bearer realm="baton", with error="invalid_token" or error="invalid_request" when a token was sent.',
+      schema: { type: "string" },
+    },
+  },
   503: { "Retry-After": { description: "Seconds to wait before sending the same request again.", schema: { type: "integer" } } },
 };
 

@@ -96,12 +96,23 @@ export function detectHoldChanges(
   }
   if (prev === undefined || prev.lastObservedAt === null) {
     const holderSince = obs.holder === null ? null : obs.observedAt;
-    return { changes: [], next: buildState(obs, { holderSince, lastChangeAt: prev?.lastChangeAt ?? null, stats: nextStats(prev, obs, true), lastErrorAt: prev?.lastErrorAt ?? null }) };
+    return {
+      changes: [],
+      next: buildState(obs, {
+        holderSince,
+        lastChangeAt: prev?.lastChangeAt ?? null,
+        stats: nextStats(prev, obs, true),
+        lastErrorAt: prev?.lastErrorAt ?? null,
+      }),
+    };
   }
   const transition = classifyHolderTransition({ holder: prev.holder, session: prev.holderToken }, { holder: obs.holder, session: obs.holderToken });
   if (transition === null) {
     const holderSince = obs.holder === null ? null : prev.holderSince;
-    return { changes: [], next: buildState(obs, { holderSince, lastChangeAt: prev.lastChangeAt, stats: nextStats(prev, obs, false), lastErrorAt: prev.lastErrorAt }) };
+    return {
+      changes: [],
+      next: buildState(obs, { holderSince, lastChangeAt: prev.lastChangeAt, stats: nextStats(prev, obs, false), lastErrorAt: prev.lastErrorAt }),
+    };
   }
 
   const isDuringGap = prev.staleSince !== null;
@@ -135,5 +146,8 @@ export function detectHoldChanges(
     },
     prediction: predictNextHolder === undefined ? null : scoreHoldChange(transition, prev, obs, predictNextHolder),
   };
-  return { changes: [change], next: buildState(obs, { holderSince, lastChangeAt: obs.observedAt, stats: nextStats(prev, obs, true), lastErrorAt: prev.lastErrorAt }) };
+  return {
+    changes: [change],
+    next: buildState(obs, { holderSince, lastChangeAt: obs.observedAt, stats: nextStats(prev, obs, true), lastErrorAt: prev.lastErrorAt }),
+  };
 }

@@ -65,7 +65,9 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
   const logMode = () => {
     const mode = watch?.mode;
     if (mode === undefined || mode === loggedMode) return;
-    options.log?.(loggedMode === null ? `lock change signals: ${mode}` : `lock change signals: ${mode} (${mode === "none" ? "lost" : "resumed"}; were ${loggedMode})`);
+    options.log?.(
+      loggedMode === null ? `lock change signals: ${mode}` : `lock change signals: ${mode} (${mode === "none" ? "lost" : "resumed"}; were ${loggedMode})`,
+    );
     loggedMode = mode;
   };
   const onResync = (reason: string) => {

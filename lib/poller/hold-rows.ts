@@ -73,7 +73,7 @@ export async function loadHoldStates(db: SqlDb, clusterId: number, kind: HoldRes
 /** One statement per cycle, through unnest() of parallel arrays, as for subscription partitions. */
 export async function upsertHoldStates(tx: SqlQueries, clusterId: number, kind: HoldResourceKind, states: HoldState[]): Promise<Map<string, bigint>> {
   if (states.length === 0) return new Map();
-  const col = <T,>(pick: (s: HoldState) => T) => states.map(pick);
+  const col = <T>(pick: (s: HoldState) => T) => states.map(pick);
   const rows = await tx.$queryRaw<{ id: bigint; resource_key: string }[]>(sql`
     insert into held_resource (cluster_id, kind, resource_key, holder, holder_token, holder_since, expires_at, consumers, details,
       last_observed_at, stale_since, last_error, last_error_at, gone_at, last_change_at)

@@ -53,7 +53,7 @@ export async function recordKeySharedSplits(
 ): Promise<number> {
   const inputs = listSplitInputs(states, ids, changes);
   if (inputs.length === 0) return 0;
-  const col = <T,>(pick: (i: SplitInput) => T) => inputs.map(pick);
+  const col = <T>(pick: (i: SplitInput) => T) => inputs.map(pick);
   const [counts] = await tx.$queryRaw<{ opened: number }[]>(sql`
     with input as (
       select * from unnest(${col((i) => i.resourceId)}::bigint[], ${col((i) => i.signature)}::text[], ${col((i) => i.split)}::jsonb[],

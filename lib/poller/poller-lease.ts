@@ -30,7 +30,6 @@ type Options = {
   log?: (line: string) => void;
 };
 
-
 async function tryLock(client: pg.Client, clusterId: number): Promise<boolean> {
   const result = await client.query<{ locked: boolean }>("select pg_try_advisory_lock($1::int, $2::int) as locked", [LOCK_CLASS, clusterId]);
   return result.rows[0]?.locked === true;
@@ -83,7 +82,9 @@ function holdLease(client: pg.Client, epoch: bigint, options: Options, retryMs: 
       })
       .catch((error: Error) => resolveLost(`lock connection failed: ${error.message}`));
   }, retryMs);
-  client.on("end", () => { if (!isReleased) resolveLost("lock connection closed"); });
+  client.on("end", () => {
+    if (!isReleased) resolveLost("lock connection closed");
+  });
   client.on("error", (error) => resolveLost(`lock connection failed: ${error.message}`));
   return {
     epoch,

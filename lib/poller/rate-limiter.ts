@@ -47,10 +47,13 @@ export function createRateLimiter(options: { requestsPerSecond: number; maxConcu
     }
     if (waiting.length > 0 && inFlight < options.maxConcurrency && timer === null) {
       const needed = Math.min(waiting[0]!.cost, rate) - tokens;
-      timer = setTimeout(() => {
-        timer = null;
-        pump();
-      }, Math.max(1, (needed / rate) * 1000));
+      timer = setTimeout(
+        () => {
+          timer = null;
+          pump();
+        },
+        Math.max(1, (needed / rate) * 1000),
+      );
     }
   }
 

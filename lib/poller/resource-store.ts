@@ -34,7 +34,11 @@ export async function loadCycleStates(db: SqlDb, clusterId: number, stored: Stor
   const sweptAt = await loadObservationSweep(db, clusterId, kind);
   return stored.shape === "subscription-partition"
     ? { shape: stored.shape, states: deriveLastObservations(await loadSubscriptionPartitionStates(db, clusterId), sweptAt) }
-    : { shape: stored.shape, resourceKind: stored.resourceKind, states: deriveLastObservations(await loadHoldStates(db, clusterId, stored.resourceKind), sweptAt) };
+    : {
+        shape: stored.shape,
+        resourceKind: stored.resourceKind,
+        states: deriveLastObservations(await loadHoldStates(db, clusterId, stored.resourceKind), sweptAt),
+      };
 }
 
 function resourceKindOf(states: CycleStates) {
@@ -49,7 +53,7 @@ function upsertStates(tx: SqlQueries, clusterId: number, states: CycleStates): P
 
 async function insertChanges(tx: SqlQueries, clusterId: number, epoch: bigint, ids: Map<string, bigint>, changes: DetectedChange[]): Promise<number> {
   if (changes.length === 0) return 0;
-  const col = <T,>(pick: (c: DetectedChange) => T) => changes.map(pick);
+  const col = <T>(pick: (c: DetectedChange) => T) => changes.map(pick);
   // The unique (resource, kind, newSeenAt) key makes a second write of the same transition a no-op.
   return tx.$executeRaw(sql`
     insert into holder_change (cluster_id, resource_id, kind, cause, ending, from_holder, to_holder, old_seen_at, new_seen_at, is_during_gap, details,
@@ -102,17 +106,21 @@ export async function saveCycle(db: SqlDb, input: SaveCycleInput): Promise<numbe
   const { clusterId, epoch, pollRun } = input;
   const sweptAt = input.isFullSweep ? (sweepTimeOf(input.states.states) ?? pollRun?.startedAt ?? new Date().toISOString()) : null;
   const toWrite = input.written ? input.written.select(input.states, sweptAt) : input.states;
-  const changeCount = await db.$transaction(async (tx) => {
-    const lease = await tx.$queryRaw<{ epoch: bigint }[]>(sql`select epoch from poller_lease where cluster_id = ${clusterId} for share`);
-    if (lease[0]?.epoch !== epoch) throw new PollerDeposedError(`cluster ${clusterId}: lease epoch is ${lease[0]?.epoch ?? "none"}, this poller's is ${epoch}`);
-    const ids = await upsertStates(tx, clusterId, toWrite);
-    // A change's resource is always among the rows written (its holder or ranges moved).
-    const changeCount = await insertChanges(tx, clusterId, epoch, ids, input.changes);
-    if (toWrite.shape === "subscription-partition") await recordKeySharedSplits(tx, clusterId, toWrite.states, ids, input.changes);
-    if (sweptAt !== null) await saveObservationSweep(tx, clusterId, resourceKindOf(input.states), sweptAt);
-    if (pollRun) await insertPollRun(tx, clusterId, epoch, pollRun, input.states.states.length, changeCount);
-    return changeCount;
-  }, { timeout: 60_000 });
+  const changeCount = await db.$transaction(
+    async (tx) => {
+      const lease = await tx.$queryRaw<{ epoch: bigint }[]>(sql`select epoch from poller_lease where cluster_id = ${clusterId} for share`);
+      if (lease[0]?.epoch !== epoch)
+        throw new PollerDeposedError(`cluster ${clusterId}: lease epoch is ${lease[0]?.epoch ?? "none"}, this poller's is ${epoch}`);
+      const ids = await upsertStates(tx, clusterId, toWrite);
+      // A change's resource is always among the rows written (its holder or ranges moved).
+      const changeCount = await insertChanges(tx, clusterId, epoch, ids, input.changes);
+      if (toWrite.shape === "subscription-partition") await recordKeySharedSplits(tx, clusterId, toWrite.states, ids, input.changes);
+      if (sweptAt !== null) await saveObservationSweep(tx, clusterId, resourceKindOf(input.states), sweptAt);
+      if (pollRun) await insertPollRun(tx, clusterId, epoch, pollRun, input.states.states.length, changeCount);
+      return changeCount;
+    },
+    { timeout: 60_000 },
+  );
   input.written?.remember(toWrite);
   return changeCount;
 }

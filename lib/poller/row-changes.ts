@@ -86,7 +86,9 @@ export function digestText(text: string): string {
 /** JSON with every object's keys sorted: the same text for a value and its jsonb round trip. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -98,7 +100,8 @@ function canonicalJson(value: unknown): string {
  */
 function signSplit(split: HashRangeSplit | null): string {
   if (split === null) return "-";
-  const consumers = split.consumers.length > 1 ? [...split.consumers].sort((a, b) => (a.consumer < b.consumer ? -1 : a.consumer > b.consumer ? 1 : 0)) : split.consumers;
+  const consumers =
+    split.consumers.length > 1 ? [...split.consumers].sort((a, b) => (a.consumer < b.consumer ? -1 : a.consumer > b.consumer ? 1 : 0)) : split.consumers;
   let h1 = 0xdeadbeef ^ split.space;
   let h2 = 0x41c6ce57 ^ split.space;
   let rangeCount = 0;
@@ -168,10 +171,17 @@ export function signHoldRow(state: HoldState, movingDetails: readonly string[] =
   const { kept, moving } = splitDetails(state.details, movingDetails);
   const stats: HoldStats = state.stats;
   return {
-    changed: digestText([
-      signGaps(state), state.holderToken, state.pattern, state.isSplit, state.waiters.join("\u0002"),
-      `${stats.tenureMaxTtlMs},${stats.nearExpiryCount},${stats.longestHoldMs}`, canonicalJson(kept),
-    ].join(SEP)),
+    changed: digestText(
+      [
+        signGaps(state),
+        state.holderToken,
+        state.pattern,
+        state.isSplit,
+        state.waiters.join("\u0002"),
+        `${stats.tenureMaxTtlMs},${stats.nearExpiryCount},${stats.longestHoldMs}`,
+        canonicalJson(kept),
+      ].join(SEP),
+    ),
     moving: digestText([state.expiresAt, state.ttlMs, canonicalJson(moving)].join(SEP)),
     expiresAtMs: state.expiresAt === null ? null : Date.parse(state.expiresAt),
   };

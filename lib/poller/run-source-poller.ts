@@ -28,7 +28,9 @@ export type SourcePollerOptions<C extends BaseClusterConfig> = {
 function logChanges(log: (line: string) => void, clusterName: string, changes: CycleResult["changes"]): void {
   for (const change of changes) {
     const ending = change.ending ? `, ${change.ending.toLowerCase().replace("_", " ")}` : "";
-    log(`${clusterName}: ${change.kind} ${change.resourceKey} ${change.fromHolder ?? "-"} -> ${change.toHolder ?? "-"} (${change.cause}${ending}${change.isDuringGap ? ", during a gap" : ""})`);
+    log(
+      `${clusterName}: ${change.kind} ${change.resourceKey} ${change.fromHolder ?? "-"} -> ${change.toHolder ?? "-"} (${change.cause}${ending}${change.isDuringGap ? ", during a gap" : ""})`,
+    );
   }
 }
 
@@ -53,7 +55,15 @@ export async function runSourcePoller<C extends BaseClusterConfig>(options: Sour
       const callStart = Date.now();
       const result = await cycles.run();
       if (result.isRepoll) {
-        const changeCount = await saveCycle(db, { clusterId, epoch, states: result.states, isFullSweep: false, written, changes: result.changes, pollRun: null });
+        const changeCount = await saveCycle(db, {
+          clusterId,
+          epoch,
+          states: result.states,
+          isFullSweep: false,
+          written,
+          changes: result.changes,
+          pollRun: null,
+        });
         cycles.commit(result);
         logChanges(log, cluster.name, result.changes);
         if (cycles.describeSignal) await saveChangeSignal(db, clusterId, cycles.describeSignal());

@@ -19,9 +19,7 @@ export type HoldResourceKind = Exclude<ResourceKind, "PULSAR_SUBSCRIPTION_PARTIT
 export type StoredShape = { shape: "subscription-partition" } | { shape: "hold"; resourceKind: HoldResourceKind; movingDetails?: readonly string[] };
 
 /** What a cycle touched, in one of the two shapes held_resource stores. */
-export type CycleStates =
-  | { shape: "subscription-partition"; states: ResourceState[] }
-  | { shape: "hold"; resourceKind: HoldResourceKind; states: HoldState[] };
+export type CycleStates = { shape: "subscription-partition"; states: ResourceState[] } | { shape: "hold"; resourceKind: HoldResourceKind; states: HoldState[] };
 
 export type CycleResult = {
   states: CycleStates;

@@ -9,5 +9,7 @@ import { type HashRangeSplit, signHashRangeSplit } from "@/lib/poller/contract/h
  * split's kilobytes, so the poller compares and the owner lookups cache splits by it.
  */
 export function digestHashRangeSplit(split: HashRangeSplit): string {
-  return createHash("md5").update(`${split.space}|${signHashRangeSplit(split)}`).digest("hex");
+  return createHash("md5")
+    .update(`${split.space}|${signHashRangeSplit(split)}`)
+    .digest("hex");
 }

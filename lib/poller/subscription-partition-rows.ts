@@ -40,29 +40,29 @@ export async function loadSubscriptionPartitionStates(db: SqlDb, clusterId: numb
       hash_ranges, backlog, msg_rate_out, recent_samples, last_observed_at, stale_since, last_error, last_error_at, gone_at, last_change_at
     from held_resource where cluster_id = ${clusterId} and kind = 'PULSAR_SUBSCRIPTION_PARTITION'`);
   return rows.map(
-      (row): ResourceState => ({
-        resourceKey: row.resource_key,
-        topic: row.topic ?? "",
-        tenant: row.tenant ?? "",
-        namespace: row.namespace ?? "",
-        partition: row.partition ?? -1,
-        subscription: row.subscription ?? "",
-        subscriptionType: row.subscription_type,
-        isDurable: row.is_durable,
-        holder: row.holder,
-        holderSince: iso(row.holder_since),
-        consumers: row.consumers as ConsumerObservation[],
-        hashRanges: (row.hash_ranges ?? null) as HashRangeSplit | null,
-        backlog: row.backlog === null ? null : Number(row.backlog),
-        msgRateOut: row.msg_rate_out,
-        recentSamples: row.recent_samples as BacklogSample[],
-        lastObservedAt: iso(row.last_observed_at),
-        staleSince: iso(row.stale_since),
-        lastError: row.last_error,
-        lastErrorAt: iso(row.last_error_at),
-        goneAt: iso(row.gone_at),
-        lastChangeAt: iso(row.last_change_at),
-      }),
+    (row): ResourceState => ({
+      resourceKey: row.resource_key,
+      topic: row.topic ?? "",
+      tenant: row.tenant ?? "",
+      namespace: row.namespace ?? "",
+      partition: row.partition ?? -1,
+      subscription: row.subscription ?? "",
+      subscriptionType: row.subscription_type,
+      isDurable: row.is_durable,
+      holder: row.holder,
+      holderSince: iso(row.holder_since),
+      consumers: row.consumers as ConsumerObservation[],
+      hashRanges: (row.hash_ranges ?? null) as HashRangeSplit | null,
+      backlog: row.backlog === null ? null : Number(row.backlog),
+      msgRateOut: row.msg_rate_out,
+      recentSamples: row.recent_samples as BacklogSample[],
+      lastObservedAt: iso(row.last_observed_at),
+      staleSince: iso(row.stale_since),
+      lastError: row.last_error,
+      lastErrorAt: iso(row.last_error_at),
+      goneAt: iso(row.gone_at),
+      lastChangeAt: iso(row.last_change_at),
+    }),
   );
 }
 
@@ -71,7 +71,7 @@ export async function loadSubscriptionPartitionStates(db: SqlDb, clusterId: numb
 
 export async function upsertSubscriptionPartitionStates(tx: SqlQueries, clusterId: number, states: ResourceState[]): Promise<Map<string, bigint>> {
   if (states.length === 0) return new Map();
-  const col = <T,>(pick: (s: ResourceState) => T) => states.map(pick);
+  const col = <T>(pick: (s: ResourceState) => T) => states.map(pick);
   const rows = await tx.$queryRaw<{ id: bigint; resource_key: string }[]>(sql`
     insert into held_resource (cluster_id, kind, resource_key, tenant, namespace, topic, partition, subscription, subscription_type,
       is_durable, holder, holder_since, consumers, hash_ranges, backlog, msg_rate_out, recent_samples, last_observed_at,

@@ -4,7 +4,14 @@
 // from, and updated only after a save committed.
 
 import type { HoldState } from "@/lib/poller/hold-state";
-import { compareRowSignatures, flushIntervalMs, isMovingFiguresFlushDue, type RowSignature, signHoldRow, signSubscriptionPartitionRow } from "@/lib/poller/row-changes";
+import {
+  compareRowSignatures,
+  flushIntervalMs,
+  isMovingFiguresFlushDue,
+  type RowSignature,
+  signHoldRow,
+  signSubscriptionPartitionRow,
+} from "@/lib/poller/row-changes";
 import type { CycleStates, StoredShape } from "@/lib/poller/source-cycles";
 import type { ResourceState } from "@/lib/poller/contract/partition-state";
 
@@ -51,7 +58,8 @@ export class WrittenRows {
       const signature = this.signatureOf(cycle.shape, state);
       const written = this.rows.get(state.resourceKey);
       const difference = written === undefined ? "changed" : compareRowSignatures(written.signature, signature);
-      const isDue = difference === "changed" || (difference === "moving" && isMovingFiguresFlushDue(state.resourceKey, written!.writtenAtMs, timeOf(state), flushMs));
+      const isDue =
+        difference === "changed" || (difference === "moving" && isMovingFiguresFlushDue(state.resourceKey, written!.writtenAtMs, timeOf(state), flushMs));
       if (isDue) this.pending.set(state, signature);
       return isDue;
     });

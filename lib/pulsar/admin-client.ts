@@ -60,5 +60,7 @@ export function getTopicStats(target: StatsTarget, topic: TopicName): Promise<To
  * activeConsumerName and merges consumers by list index.
  */
 export function getPartitionedStats(target: StatsTarget, topic: TopicName): Promise<PartitionedTopicStats> {
-  return requestAdmin(target, `admin/v2/${topicPath(topic)}/partitioned-stats?perPartition=true&${STATS_QUERY}`, partitionedTopicStatsSchema, { maxBytes: target.maxStatsBytes });
+  return requestAdmin(target, `admin/v2/${topicPath(topic)}/partitioned-stats?perPartition=true&${STATS_QUERY}`, partitionedTopicStatsSchema, {
+    maxBytes: target.maxStatsBytes,
+  });
 }

@@ -56,22 +56,14 @@ export function failoverConsumersFromStats(
 }
 
 /** The consumer the broker makes active on `target`; null when there are no consumers. */
-export function pickActiveConsumer(
-  consumers: FailoverConsumer[],
-  target: FailoverTarget,
-  options: FailoverRuleOptions,
-): RuleResult<string | null> {
+export function pickActiveConsumer(consumers: FailoverConsumer[], target: FailoverTarget, options: FailoverRuleOptions): RuleResult<string | null> {
   const known = requireNamesAndLevels(consumers);
   if (!known.ok) return known;
   return pickAmong(known.value, target, options);
 }
 
 /** The active consumer of every target. */
-export function predictAssignment(
-  consumers: FailoverConsumer[],
-  targets: FailoverTarget[],
-  options: FailoverRuleOptions,
-): RuleResult<PartitionActive[]> {
+export function predictAssignment(consumers: FailoverConsumer[], targets: FailoverTarget[], options: FailoverRuleOptions): RuleResult<PartitionActive[]> {
   const known = requireNamesAndLevels(consumers);
   if (!known.ok) return known;
   const assignment: PartitionActive[] = [];
@@ -99,10 +91,7 @@ export function predictNextInLine(
   const current = pickAmong(known.value, target, options);
   if (!current.ok || current.value === null) return current;
   if (observedActive !== undefined && observedActive !== current.value) {
-    return cannotCompute(
-      "rule-disagrees-with-broker",
-      `the broker made ${observedActive} active on ${target.topic}, the rule picks ${current.value}`,
-    );
+    return cannotCompute("rule-disagrees-with-broker", `the broker made ${observedActive} active on ${target.topic}, the rule picks ${current.value}`);
   }
   return pickAmong(withoutOne(known.value, current.value), target, options);
 }
@@ -126,7 +115,12 @@ export function predictMovesOnLeave(
 ): RuleResult<PartitionMove[]> {
   const index = consumers.findIndex((c) => c.name === leaving);
   if (index < 0) return cannotCompute("unknown-consumer", `${leaving} is not a consumer of this subscription`);
-  return diffAssignments(consumers, consumers.filter((_, i) => i !== index), targets, options);
+  return diffAssignments(
+    consumers,
+    consumers.filter((_, i) => i !== index),
+    targets,
+    options,
+  );
 }
 
 function diffAssignments(

@@ -41,11 +41,7 @@ export type KeyOwner = {
 };
 
 /** Which selector produced the split, told apart by the mode and where the ranges end. */
-export function inferKeySharedSelector(
-  line: BrokerLine,
-  split: HashRangeSplit,
-  keySharedMode: string | undefined,
-): RuleResult<KeySharedSelector> {
+export function inferKeySharedSelector(line: BrokerLine, split: HashRangeSplit, keySharedMode: string | undefined): RuleResult<KeySharedSelector> {
   if (keySharedMode === "STICKY") return computed("sticky");
   const lastEnd = split.consumers.reduce((max, c) => c.ranges.reduce((m, [, end]) => Math.max(m, end), max), -1);
   if (lastEnd === AUTO_SPLIT_END) return computed("auto-split");

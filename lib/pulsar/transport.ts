@@ -5,7 +5,6 @@ import { readFileSync } from "node:fs";
 import { Agent, type Dispatcher, request } from "undici";
 import type { z } from "zod";
 
-
 // The one way Baton talks to a Pulsar admin API: base URL, bearer token, TLS, a timeout per
 // request, redirects followed by hand, and every failure mapped to a PulsarAdminError.
 
@@ -69,7 +68,8 @@ function headerOf(response: AdminResponse, name: string): string | null {
  */
 async function readBodyText(response: AdminResponse, path: string, maxBytes: number | undefined): Promise<string> {
   if (maxBytes === undefined) return response.body.text();
-  const tooLarge = (bytes: string) => new PulsarAdminError("too-large", `the answer to ${path.split("?")[0]} is larger than the limit of ${maxBytes} bytes (${bytes})`);
+  const tooLarge = (bytes: string) =>
+    new PulsarAdminError("too-large", `the answer to ${path.split("?")[0]} is larger than the limit of ${maxBytes} bytes (${bytes})`);
   const declared = Number(headerOf(response, "content-length") ?? Number.NaN);
   if (declared > maxBytes) {
     // A dump with no room aborts the rest of the answer without an unhandled stream error.
@@ -169,7 +169,7 @@ export async function requestAdminJson(target: AdminTarget, path: string, option
         dispatcher: dispatcherFor(target),
       });
     } catch (error) {
-      if (signal.aborted && (options.signal?.aborted !== true)) {
+      if (signal.aborted && options.signal?.aborted !== true) {
         throw new PulsarAdminError("timeout", `no answer from ${new URL(url).host} within ${timeoutMs} ms`);
       }
       throw new PulsarAdminError("unreachable", `cannot reach ${new URL(url).host}: ${describeNetworkError(error)}`);
@@ -192,7 +192,8 @@ export async function requestAdminJson(target: AdminTarget, path: string, option
       text = await readBodyText(response, path, options.maxBytes);
     } catch (error) {
       if (error instanceof PulsarAdminError) throw error;
-      if (signal.aborted && options.signal?.aborted !== true) throw new PulsarAdminError("timeout", `the answer to ${path.split("?")[0]} took longer than ${timeoutMs} ms`);
+      if (signal.aborted && options.signal?.aborted !== true)
+        throw new PulsarAdminError("timeout", `the answer to ${path.split("?")[0]} took longer than ${timeoutMs} ms`);
       throw new PulsarAdminError("unreachable", `the answer to ${path.split("?")[0]} was cut: ${describeNetworkError(error)}`);
     }
     if (text.trim() === "") return undefined;

@@ -59,7 +59,11 @@ const HTML_ENTITIES: Record<string, string> = { "&quot;": '"', "&amp;": "&", "&l
 export function summarizeErrorBody(body: string): string {
   const title = /<title>([\s\S]*?)<\/title>/i.exec(body)?.[1];
   const text = (title ?? body).replace(/&(?:quot|amp|lt|gt|#39|apos);/g, (entity) => HTML_ENTITIES[entity] ?? entity);
-  return text.replace(/^Error \d{3}\s*/, "").replace(/\s+/g, " ").trim().slice(0, 500);
+  return text
+    .replace(/^Error \d{3}\s*/, "")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 500);
 }
 
 export class WebSocketOpenTimeoutError extends PulsarWebSocketError {
@@ -183,11 +187,7 @@ function addListener<Events extends { error: PulsarWebSocketError }, E extends k
   return sets[event].add(listener);
 }
 
-function emitEvent<Events extends { error: PulsarWebSocketError }, E extends keyof Events>(
-  sets: ListenerSets<Events>,
-  event: E,
-  value: Events[E],
-): void {
+function emitEvent<Events extends { error: PulsarWebSocketError }, E extends keyof Events>(sets: ListenerSets<Events>, event: E, value: Events[E]): void {
   sets[event].emit(value, (failure) => {
     const wrapped = new PulsarWebSocketError(`a "${String(event)}" listener failed: ${String(failure)}`, { cause: failure });
     // A failing error listener must not feed itself.
@@ -497,19 +497,15 @@ export interface PulsarConsumer {
 }
 
 export async function openConsumer(options: OpenConsumerOptions): Promise<PulsarConsumer> {
-  const url = buildUrl(
-    options.wsUrl,
-    `/ws/v2/consumer/${topicUrlPath(options.topic)}/${encodeURIComponent(options.subscription)}`,
-    {
-      subscriptionType: options.subscriptionType,
-      consumerName: options.consumerName,
-      receiverQueueSize: options.receiverQueueSize,
-      subscriptionInitialPosition: options.subscriptionInitialPosition,
-      priorityLevel: options.priorityLevel,
-      negativeAckRedeliveryDelay: options.negativeAckRedeliveryDelayMs,
-      ...options.query,
-    },
-  );
+  const url = buildUrl(options.wsUrl, `/ws/v2/consumer/${topicUrlPath(options.topic)}/${encodeURIComponent(options.subscription)}`, {
+    subscriptionType: options.subscriptionType,
+    consumerName: options.consumerName,
+    receiverQueueSize: options.receiverQueueSize,
+    subscriptionInitialPosition: options.subscriptionInitialPosition,
+    priorityLevel: options.priorityLevel,
+    negativeAckRedeliveryDelay: options.negativeAckRedeliveryDelayMs,
+    ...options.query,
+  });
   const listeners: ListenerSets<ConsumerEvents> = {
     message: new ListenerSet(),
     error: new ListenerSet(),
@@ -595,10 +591,7 @@ export async function openConsumer(options: OpenConsumerOptions): Promise<Pulsar
   return consumer;
 }
 
-function settleIteratorAtEnd(
-  waiter: { resolve: (result: IteratorResult<ConsumerMessage>) => void; reject: (error: Error) => void },
-  info: CloseInfo,
-): void {
+function settleIteratorAtEnd(waiter: { resolve: (result: IteratorResult<ConsumerMessage>) => void; reject: (error: Error) => void }, info: CloseInfo): void {
   if (info.initiatedBy === "client") waiter.resolve({ value: undefined, done: true });
   else waiter.reject(info.error ?? new PulsarWebSocketError(`consumer connection closed by the ${info.initiatedBy} (code ${info.code})`));
 }
@@ -728,13 +721,11 @@ export async function openProducer(options: OpenProducerOptions): Promise<Pulsar
           reject(new ProducerSendTimeoutError(sendTimeoutMs));
         }, sendTimeoutMs);
         pending.set(context, { resolve, reject, timer });
-        connection
-          .send({ payload: payload.toString("base64"), properties: message.properties ?? {}, context, key: message.key })
-          .catch((error: unknown) => {
-            pending.delete(context);
-            clearTimeout(timer);
-            reject(error instanceof Error ? error : new PulsarWebSocketError(String(error)));
-          });
+        connection.send({ payload: payload.toString("base64"), properties: message.properties ?? {}, context, key: message.key }).catch((error: unknown) => {
+          pending.delete(context);
+          clearTimeout(timer);
+          reject(error instanceof Error ? error : new PulsarWebSocketError(String(error)));
+        });
       });
     },
     close: () => connection.close(),
@@ -750,7 +741,5 @@ function parseProducerReply(text: string): z.infer<typeof ProducerReplySchema> |
     return new WebSocketProtocolError("producer reply is not JSON", text, { cause: error });
   }
   const parsed = ProducerReplySchema.safeParse(json);
-  return parsed.success
-    ? parsed.data
-    : new WebSocketProtocolError("unexpected producer reply", text, { cause: parsed.error });
+  return parsed.success ? parsed.data : new WebSocketProtocolError("unexpected producer reply", text, { cause: parsed.error });
 }

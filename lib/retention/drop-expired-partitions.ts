@@ -61,9 +61,23 @@ async function listTimePartitions(db: SqlDb): Promise<(TimePartition & { isAttac
     if (!match) continue;
     const bytes = Number(size);
     if (match[1] === "violation") {
-      partitions.push({ name, parent: "exclusivity_event_violation", isViolation: true, isAttached, bytes, endMs: Date.UTC(Number(match[2]), Number(match[3]) - 1, Number(match[4])) + DAY_MS });
+      partitions.push({
+        name,
+        parent: "exclusivity_event_violation",
+        isViolation: true,
+        isAttached,
+        bytes,
+        endMs: Date.UTC(Number(match[2]), Number(match[3]) - 1, Number(match[4])) + DAY_MS,
+      });
     } else {
-      partitions.push({ name, parent: "exclusivity_event_other", isViolation: false, isAttached, bytes, endMs: Date.UTC(Number(match[5]), Number(match[6]) - 1, Number(match[7]), Number(match[8])) + HOUR_MS });
+      partitions.push({
+        name,
+        parent: "exclusivity_event_other",
+        isViolation: false,
+        isAttached,
+        bytes,
+        endMs: Date.UTC(Number(match[5]), Number(match[6]) - 1, Number(match[7]), Number(match[8])) + HOUR_MS,
+      });
     }
   }
   return partitions.sort((a, b) => a.endMs - b.endMs || compareText(a.name, b.name));
@@ -90,14 +104,23 @@ export async function dropExpiredPartitions(db: SqlDb, cutoffs: PartitionCutoffs
     // One statement, one round trip: the lock timeout is local to its implicit transaction.
     if (partition.isAttached) {
       await db.$executeRaw(
-        raw(`do $$ begin perform set_config('lock_timeout', '${DROP_LOCK_TIMEOUT}', true); alter table "${partition.parent}" detach partition "${partition.name}"; end $$`),
+        raw(
+          `do $$ begin perform set_config('lock_timeout', '${DROP_LOCK_TIMEOUT}', true); alter table "${partition.parent}" detach partition "${partition.name}"; end $$`,
+        ),
       );
     }
   }
   await Promise.all(
     splitBySize(expired, DROP_PARALLELISM).map(async (tables) => {
       for (let i = 0; i < tables.length; i += DROP_BATCH) {
-        await db.$executeRaw(raw(`drop table if exists ${tables.slice(i, i + DROP_BATCH).map((p) => `"${p.name}"`).join(", ")}`));
+        await db.$executeRaw(
+          raw(
+            `drop table if exists ${tables
+              .slice(i, i + DROP_BATCH)
+              .map((p) => `"${p.name}"`)
+              .join(", ")}`,
+          ),
+        );
       }
     }),
   );

@@ -24,7 +24,14 @@ export async function runRetentionLoop(
       const result = await runRetention(db, settings, signal);
       const history = result.deletedHistory;
       const historyRows = history.alerts + history.notifications + history.rangeSplits;
-      if (result.createdPartitions > 0 || result.droppedPartitions.length > 0 || result.deleted > 0 || result.deletedCounts > 0 || historyRows > 0 || result.isAborted) {
+      if (
+        result.createdPartitions > 0 ||
+        result.droppedPartitions.length > 0 ||
+        result.deleted > 0 ||
+        result.deletedCounts > 0 ||
+        historyRows > 0 ||
+        result.isAborted
+      ) {
         log(
           `retention: created ${result.createdPartitions} partitions, dropped ${result.droppedPartitions.length} (${result.droppedPartitions.join(", ") || "none"}; events before ${result.cutoff}, violations before ${result.violationCutoff}), ` +
             `deleted ${result.deleted} rows of the default partitions and ${result.deletedCounts} count rows in ${result.batches} batches, ` +

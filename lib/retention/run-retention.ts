@@ -61,7 +61,9 @@ export async function runRetention(
   const droppedPartitions = await dropExpiredPartitions(db, { events: cutoff, violations: violationCutoff });
   const batch = { size: settings.retentionBatchSize, pauseMs, signal };
   const events = await deleteRowsBefore(db, { table: "exclusivity_event_other_default", column: "observed_at" }, cutoff, batch);
-  const violations = events.isAborted ? ABORTED : await deleteRowsBefore(db, { table: "exclusivity_event_violation_default", column: "observed_at" }, violationCutoff, batch);
+  const violations = events.isAborted
+    ? ABORTED
+    : await deleteRowsBefore(db, { table: "exclusivity_event_violation_default", column: "observed_at" }, violationCutoff, batch);
   // Count rows past the retention can go too: the ingest refuses a minute that old, so a
   // re-sent minute can no longer be counted twice once its rows are deleted.
   const counts = violations.isAborted ? ABORTED : await deleteRowsBefore(db, { table: "exclusivity_count", column: "minute" }, cutoff, batch);
@@ -93,7 +95,12 @@ type ExpiringTable =
  * primary key from the oldest row), pausing between statements, until a statement deletes less
  * than a batch or the signal aborts.
  */
-async function deleteRowsBefore(db: SqlDb, { table, column }: ExpiringTable, before: Date, batch: { size: number; pauseMs: number; signal: AbortSignal }): Promise<DeleteProgress> {
+async function deleteRowsBefore(
+  db: SqlDb,
+  { table, column }: ExpiringTable,
+  before: Date,
+  batch: { size: number; pauseMs: number; signal: AbortSignal },
+): Promise<DeleteProgress> {
   // Identifiers from the type above: no user input.
   const [name, time] = [raw(table), raw(column)];
   let deleted = 0;

@@ -76,6 +76,7 @@ export function isLockSourceKind(kind: string): kind is LockSourceKind {
 /** The description of a lock kind; throws on a kind outside the list (a row the types did not foresee). */
 export function lockDescriptionOf(kind: LockSourceKind | LockResourceKind): LockDescription {
   const description = LOCK_DESCRIPTIONS.find((d) => d.kind === kind || d.resourceKind === kind);
-  if (description === undefined) throw new Error(`"${kind}" is not a lock kind Baton knows (lib/sources/kind-descriptions.ts lists ${LOCK_SOURCE_KINDS.join(", ")})`);
+  if (description === undefined)
+    throw new Error(`"${kind}" is not a lock kind Baton knows (lib/sources/kind-descriptions.ts lists ${LOCK_SOURCE_KINDS.join(", ")})`);
   return description;
 }

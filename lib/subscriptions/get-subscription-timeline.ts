@@ -44,7 +44,16 @@ type ResourceRow = {
 };
 
 /** A change as a positional JSON array, times in epoch ms: 20,000 of them arrive as one JSON text. */
-type ChangeTuple = [partition: number | null, kind: ChangeKind, cause: ChangeCause, fromHolder: string | null, toHolder: string | null, oldSeenAt: number | null, newSeenAt: number, isDuringGap: boolean];
+type ChangeTuple = [
+  partition: number | null,
+  kind: ChangeKind,
+  cause: ChangeCause,
+  fromHolder: string | null,
+  toHolder: string | null,
+  oldSeenAt: number | null,
+  newSeenAt: number,
+  isDuringGap: boolean,
+];
 
 const ms = (date: Date | null): number | null => (date === null ? null : date.getTime());
 

@@ -91,7 +91,14 @@ type Row = [
 
 /** JSON from json_build_object: timestamps arrive as PostgreSQL's ISO text ("...+00:00"). */
 type ContextRow = {
-  clusters: { name: string; pollIntervalMs: number; lastPollAt: string | null; lastCycleMs: number | null; lastPollErrorCount: number | null; lastPollError: string | null }[];
+  clusters: {
+    name: string;
+    pollIntervalMs: number;
+    lastPollAt: string | null;
+    lastCycleMs: number | null;
+    lastPollErrorCount: number | null;
+    lastPollError: string | null;
+  }[];
   deployments: { service: string; version: string; startedAt: string; finishedAt: string | null }[];
 };
 
@@ -143,10 +150,12 @@ export async function listLeaders(
   const knownIds = [...known.keys()].join(",");
   const knownChanges = [...known.values()].map((split) => split.lastChangeAt ?? "").join(",");
   const ranges = await idRanges(db);
-  const [predictions, [[context], ...parts]] = await Promise.all([listPredictionScores(db, clusterNames), Promise.all([
-    // The small things, in one statement: each cluster's latest poll, and the deployments
-    // that overlap the flapping window (an open one counts for a day at most).
-    db.$queryRaw<ContextRow[]>(sql`
+  const [predictions, [[context], ...parts]] = await Promise.all([
+    listPredictionScores(db, clusterNames),
+    Promise.all([
+      // The small things, in one statement: each cluster's latest poll, and the deployments
+      // that overlap the flapping window (an open one counts for a day at most).
+      db.$queryRaw<ContextRow[]>(sql`
       select
         (select coalesce(json_agg(json_build_object('name', c.name, 'pollIntervalMs', c.poll_interval_ms, 'lastPollAt', p.finished_at, 'lastCycleMs', p.cycle_ms,
              'lastPollErrorCount', p.error_count, 'lastPollError', p.errors->0->>'message')), '[]')
@@ -154,10 +163,10 @@ export async function listLeaders(
            left join lateral (select finished_at, cycle_ms, error_count, errors from poll_run where cluster_id = c.id order by started_at desc limit 1) p on true
            where c.name = any(${clusterNames}::text[])) as clusters,
         ${boardDeploymentsJsonSql({ fromMs: windowStart.getTime(), nowMs })} as deployments`),
-    // Every resource in scope with its flapping count (one grouped scan of holder_change over
-    // its (cluster, time) index, not one query per resource), one statement per id range.
-    ...ranges.map((ids) =>
-      db.$queryRaw<{ rows: string }[]>(sql`
+      // Every resource in scope with its flapping count (one grouped scan of holder_change over
+      // its (cluster, time) index, not one query per resource), one statement per id range.
+      ...ranges.map((ids) =>
+        db.$queryRaw<{ rows: string }[]>(sql`
       with f as (
         select h.resource_id, count(*)::int as flaps
         from holder_change h
@@ -186,8 +195,9 @@ export async function listLeaders(
       left join f on f.resource_id = r.id
       left join unnest(string_to_array(${knownIds}, ',')::bigint[], string_to_array(${knownChanges}, ',', '')::bigint[]) as k(id, last_change_at) on k.id = r.id
       where c.name = any(${clusterNames}::text[]) and ${join(conditions, " and ")} and r.id >= ${ids.from} and r.id < ${ids.to}`),
-    ),
-  ])]);
+      ),
+    ]),
+  ]);
 
   const byName = new Map(context!.clusters.map((c) => [c.name, c]));
   const clusterSnapshots: ClusterSnapshot[] = clusterNames.map((name) => {
@@ -201,29 +211,31 @@ export async function listLeaders(
       lastPollError: c?.lastPollError ?? null,
     };
   });
-  const resources: ResourceSnapshot[] = parts.flatMap(([part]) => JSON.parse(part!.rows) as Row[]).map((r) => ({
-    cluster: r[1],
-    tenant: r[2] ?? "",
-    namespace: r[3] ?? "",
-    topic: r[4] ?? "",
-    partition: r[5] ?? -1,
-    subscription: r[6] ?? "",
-    subscriptionType: r[7],
-    isDurable: r[8],
-    holder: r[9],
-    holderSince: r[10],
-    consumers: r[11],
-    hashRanges: resolveSplit(r[0], r[12], r[20], known),
-    backlog: r[13],
-    msgRateOut: r[14],
-    recentSamples: r[15] ?? NO_SAMPLES,
-    lastObservedAt: r[16],
-    staleSince: r[17],
-    lastError: r[18],
-    goneAt: r[19],
-    lastChangeAt: r[20],
-    changesInWindow: r[21],
-  }));
+  const resources: ResourceSnapshot[] = parts
+    .flatMap(([part]) => JSON.parse(part!.rows) as Row[])
+    .map((r) => ({
+      cluster: r[1],
+      tenant: r[2] ?? "",
+      namespace: r[3] ?? "",
+      topic: r[4] ?? "",
+      partition: r[5] ?? -1,
+      subscription: r[6] ?? "",
+      subscriptionType: r[7],
+      isDurable: r[8],
+      holder: r[9],
+      holderSince: r[10],
+      consumers: r[11],
+      hashRanges: resolveSplit(r[0], r[12], r[20], known),
+      backlog: r[13],
+      msgRateOut: r[14],
+      recentSamples: r[15] ?? NO_SAMPLES,
+      lastObservedAt: r[16],
+      staleSince: r[17],
+      lastError: r[18],
+      goneAt: r[19],
+      lastChangeAt: r[20],
+      changesInWindow: r[21],
+    }));
   const deploymentWindows: DeploymentWindow[] = context!.deployments.map((d) => ({
     service: d.service,
     version: d.version,

@@ -24,14 +24,23 @@ export function leadersQuery(params: { includeGone: boolean }) {
 
 export type SubscriptionRef = { cluster: string; topic: string; subscription: string };
 
-export function subscriptionTimelineQuery(ref: SubscriptionRef, range: { fromMs: number; toMs: number }, options: { isLive: boolean; allDeployments: boolean }) {
+export function subscriptionTimelineQuery(
+  ref: SubscriptionRef,
+  range: { fromMs: number; toMs: number },
+  options: { isLive: boolean; allDeployments: boolean },
+) {
   return queryOptions({
     // A live range is keyed by its length, so that "now" moving on does not make a new entry.
     queryKey: ["subscription-timeline", ref, options.isLive ? { span: range.toMs - range.fromMs } : range, options.allDeployments],
     queryFn: () => {
       const toMs = options.isLive ? Date.now() : range.toMs;
       const fromMs = toMs - (range.toMs - range.fromMs);
-      return fetchApi<SubscriptionTimeline>("/api/v1/subscriptions/timeline", { ...ref, from: fromMs, to: toMs, deployments: options.allDeployments ? "all" : null });
+      return fetchApi<SubscriptionTimeline>("/api/v1/subscriptions/timeline", {
+        ...ref,
+        from: fromMs,
+        to: toMs,
+        deployments: options.allDeployments ? "all" : null,
+      });
     },
     refetchInterval: options.isLive ? liveInterval(LIVE_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
@@ -39,10 +48,20 @@ export function subscriptionTimelineQuery(ref: SubscriptionRef, range: { fromMs:
 }
 
 /** One page of a subscription's changes: the newest (cursor null) refreshes while live; older pages stay as read. */
-export function subscriptionChangesPageQuery(ref: SubscriptionRef, range: { fromMs: number; toMs: number }, options: { isLive: boolean; cursor: string | null }) {
+export function subscriptionChangesPageQuery(
+  ref: SubscriptionRef,
+  range: { fromMs: number; toMs: number },
+  options: { isLive: boolean; cursor: string | null },
+) {
   return queryOptions({
     queryKey: ["subscription-changes-page", ref, rangeKey(range, options.isLive), options.cursor],
-    queryFn: () => fetchApi<ChangePage>("/api/v1/subscriptions/changes", { ...ref, ...currentRange(range, options.isLive), limit: CHANGE_PAGE_SIZE, cursor: options.cursor }),
+    queryFn: () =>
+      fetchApi<ChangePage>("/api/v1/subscriptions/changes", {
+        ...ref,
+        ...currentRange(range, options.isLive),
+        limit: CHANGE_PAGE_SIZE,
+        cursor: options.cursor,
+      }),
     refetchInterval: options.isLive && options.cursor === null ? liveInterval(LIVE_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });

@@ -74,7 +74,5 @@ export function buildLanes(input: BuildLanesInput): Lane[] {
     list.push(change);
   }
   for (const list of byPartition.values()) list.sort((a, b) => a.newSeenAt - b.newSeenAt);
-  return [...input.lanes]
-    .sort((a, b) => a.partition - b.partition)
-    .map((state) => buildLane(state, byPartition.get(state.partition) ?? [], input));
+  return [...input.lanes].sort((a, b) => a.partition - b.partition).map((state) => buildLane(state, byPartition.get(state.partition) ?? [], input));
 }

@@ -37,7 +37,16 @@ export function toChartPoints(buckets: readonly TimelineBucket[], service: strin
     const counts = service === null ? bucket.total : (bucket.byService[service] ?? null);
     const byService: Record<string, number> = {};
     for (const [name, c] of Object.entries(bucket.byService)) if (service === null || name === service) byService[name] = c.violations;
-    return { start, end, mid: (start + end) / 2, isPartial: bucket.isPartial, counts, byService, increments: service === null ? bucket.increments : null, causes: null };
+    return {
+      start,
+      end,
+      mid: (start + end) / 2,
+      isPartial: bucket.isPartial,
+      counts,
+      byService,
+      increments: service === null ? bucket.increments : null,
+      causes: null,
+    };
   });
 }
 
@@ -50,7 +59,9 @@ export type ClassifiedInstant = { observedAt: string; cause: ViolationCause; ser
  * not cover is unclassified. The bars then add up to the same totals as before.
  */
 export function withCauses(points: readonly ChartPoint[], classified: readonly ClassifiedInstant[], service: string | null = null): ChartPoint[] {
-  const times = classified.filter((v) => v.cause !== "rollout" && (service === null || v.service === service)).map((v) => ({ at: Date.parse(v.observedAt), cause: v.cause }));
+  const times = classified
+    .filter((v) => v.cause !== "rollout" && (service === null || v.service === service))
+    .map((v) => ({ at: Date.parse(v.observedAt), cause: v.cause }));
   return points.map((point) => {
     if (point.counts === null) return point;
     const causes = { rollout: point.counts.inside, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 0, unclassified: 0 };
@@ -67,7 +78,14 @@ export function withCauses(points: readonly ChartPoint[], classified: readonly C
 }
 
 /** Bottom up: the causes to act on first, then handover noise, rollout, and what is not classified. */
-export const CAUSE_STACK_ORDER: readonly (ViolationCause | "unclassified")[] = ["unexplained", "holder-stalled", "worker-stalled", "failover-overlap", "rollout", "unclassified"];
+export const CAUSE_STACK_ORDER: readonly (ViolationCause | "unclassified")[] = [
+  "unexplained",
+  "holder-stalled",
+  "worker-stalled",
+  "failover-overlap",
+  "rollout",
+  "unclassified",
+];
 
 /** Runs of consecutive unobserved buckets, merged: where the chart hatches "no reports". */
 export function unobservedSpans(points: readonly ChartPoint[]): { start: number; end: number }[] {
@@ -103,7 +121,14 @@ export function toBandSpans(bands: readonly DeploymentBand[], fromMs: number, to
     if (windowEnd < fromMs || startedAt > toMs) continue;
     const start = Math.max(startedAt, fromMs);
     const activeEnd = Math.max(start, Math.min(finishedAt, toMs));
-    spans.push({ id: band.id, service: band.service, start, activeEnd, windowEnd: Math.max(activeEnd, Math.min(windowEnd, toMs)), isInProgress: band.finishedAt === null });
+    spans.push({
+      id: band.id,
+      service: band.service,
+      start,
+      activeEnd,
+      windowEnd: Math.max(activeEnd, Math.min(windowEnd, toMs)),
+      isInProgress: band.finishedAt === null,
+    });
   }
   return spans;
 }
@@ -138,11 +163,17 @@ export type SegmentColors = { causes: Record<ViolationCause | "unclassified", st
  */
 export function barSegments(point: ChartPoint, mode: "classification" | "services", serviceOrder: readonly string[], colors: SegmentColors): BarSegment[] {
   const counts = point.counts;
-  const causes = point.causes ?? (counts ? { rollout: counts.inside, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 0, unclassified: counts.outside } : null);
+  const causes =
+    point.causes ??
+    (counts ? { rollout: counts.inside, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 0, unclassified: counts.outside } : null);
   const parts: { label: string; value: number; color: string }[] =
     mode === "classification"
       ? CAUSE_STACK_ORDER.map((cause) => ({ label: cause, value: causes?.[cause] ?? 0, color: colors.causes[cause] }))
-      : serviceOrder.map((service) => ({ label: service, value: point.byService[service] ?? 0, color: colors.services[service] ?? colors.causes.unclassified }));
+      : serviceOrder.map((service) => ({
+          label: service,
+          value: point.byService[service] ?? 0,
+          color: colors.services[service] ?? colors.causes.unclassified,
+        }));
   const segments: BarSegment[] = [];
   let y = 0;
   for (const part of parts) {

@@ -14,7 +14,14 @@ import type { OwnerChange, OwnerCannotComputeReason, ViolationOwner } from "@/li
 export type SplitPeriod = { split: HashRangeSplit; changedAfterMs: number | null; validFromMs: number; validToMs: number | null };
 
 /** A change of a partition's leader, in (oldSeenAtMs, newSeenAtMs], with the consumers that joined and left with it. */
-export type LeaderHistoryChange = { fromHolder: string | null; toHolder: string | null; oldSeenAtMs: number | null; newSeenAtMs: number; joined: string[]; left: string[] };
+export type LeaderHistoryChange = {
+  fromHolder: string | null;
+  toHolder: string | null;
+  oldSeenAtMs: number | null;
+  newSeenAtMs: number;
+  joined: string[];
+  left: string[];
+};
 
 export type PartitionHistory = {
   /** When Baton first saw this subscription partition. */
@@ -87,13 +94,21 @@ function partitionsOf(history: SubscriptionHistory): { count: number; added: num
 }
 
 /** The partition the key's message went to: the event's own, the topic's only one, or the producer's routing. */
-function resolvePartition(question: OwnerQuestion, history: SubscriptionHistory, scheme: HashingScheme, windowMs: number): { partition: number; isRouted: boolean } | ViolationOwner {
+function resolvePartition(
+  question: OwnerQuestion,
+  history: SubscriptionHistory,
+  scheme: HashingScheme,
+  windowMs: number,
+): { partition: number; isRouted: boolean } | ViolationOwner {
   if (question.partition !== null) return { partition: question.partition, isRouted: false };
   if (history.partitions.has(-1)) return { partition: -1, isRouted: false };
   const { count: seenCount, added } = partitionsOf(history);
   if (seenCount === 0) return cannot("no-resource", "Baton has seen no partition of this subscription");
   if (added.some((ms) => ms >= question.atMs - windowMs && ms <= question.atMs + windowMs)) {
-    return cannot("partition-count-changed", `the topic's partition count changed within ±${Math.round(windowMs / 1000)} s of the violation: the key's partition is not known`);
+    return cannot(
+      "partition-count-changed",
+      `the topic's partition count changed within ±${Math.round(windowMs / 1000)} s of the violation: the key's partition is not known`,
+    );
   }
   const count = seenCount - added.filter((ms) => ms > question.atMs + windowMs).length;
   const routed = routeKeyToPartition(question.key, count, scheme);
@@ -101,12 +116,21 @@ function resolvePartition(question: OwnerQuestion, history: SubscriptionHistory,
   return { partition: routed.value, isRouted: true };
 }
 
-function keySharedOwner(question: OwnerQuestion, periods: readonly SplitPeriod[], windowMs: number): { owner: string | null; hash: number; range: [number, number] | null; change: OwnerChange | null } | ViolationOwner {
+function keySharedOwner(
+  question: OwnerQuestion,
+  periods: readonly SplitPeriod[],
+  windowMs: number,
+): { owner: string | null; hash: number; range: [number, number] | null; change: OwnerChange | null } | ViolationOwner {
   const periodIndex = findPeriodIndex(periods, question.atMs);
   const period = periodIndex < 0 ? null : periods[periodIndex]!;
   if (period === null) {
     const first = periods[0];
-    return cannot("no-history", first ? `Baton first recorded this subscription's hash ranges at ${iso(first.validFromMs)}, after the violation` : "Baton has recorded no hash ranges of this subscription");
+    return cannot(
+      "no-history",
+      first
+        ? `Baton first recorded this subscription's hash ranges at ${iso(first.validFromMs)}, after the violation`
+        : "Baton has recorded no hash ranges of this subscription",
+    );
   }
   if (period.validToMs !== null && period.validToMs <= question.atMs) {
     return cannot("no-ranges", `the subscription had no consumers with hash ranges at the violation's time (since ${iso(period.validToMs)})`);
@@ -160,14 +184,20 @@ function findLastChangeAt(changes: readonly LeaderHistoryChange[], atMs: number)
   return found;
 }
 
-const isWithin = (c: LeaderHistoryChange, atMs: number, windowMs: number) => c.newSeenAtMs >= atMs - windowMs && (c.oldSeenAtMs ?? c.newSeenAtMs) <= atMs + windowMs;
+const isWithin = (c: LeaderHistoryChange, atMs: number, windowMs: number) =>
+  c.newSeenAtMs >= atMs - windowMs && (c.oldSeenAtMs ?? c.newSeenAtMs) <= atMs + windowMs;
 
-function failoverOwner(question: OwnerQuestion, history: PartitionHistory, windowMs: number): { owner: string | null; change: OwnerChange | null } | ViolationOwner {
+function failoverOwner(
+  question: OwnerQuestion,
+  history: PartitionHistory,
+  windowMs: number,
+): { owner: string | null; change: OwnerChange | null } | ViolationOwner {
   const changes = history.leaderChanges;
   const last = findLastChangeAt(changes, question.atMs);
   let owner: string | null;
   if (last !== null) owner = last.toHolder;
-  else if (history.firstSeenAtMs > question.atMs) return cannot("no-history", `Baton first saw this partition at ${iso(history.firstSeenAtMs)}, after the violation`);
+  else if (history.firstSeenAtMs > question.atMs)
+    return cannot("no-history", `Baton first saw this partition at ${iso(history.firstSeenAtMs)}, after the violation`);
   else owner = changes.length > 0 ? changes[0]!.fromHolder : history.holder;
   let change: OwnerChange | null = null;
   let bestDistance = Number.POSITIVE_INFINITY;
@@ -176,7 +206,15 @@ function failoverOwner(question: OwnerQuestion, history: PartitionHistory, windo
     const distance = Math.abs(c.newSeenAtMs - question.atMs);
     if (distance >= bestDistance) continue;
     bestDistance = distance;
-    change = { from: c.fromHolder, to: c.toHolder, changedAfter: c.oldSeenAtMs === null ? null : iso(c.oldSeenAtMs), changedAt: iso(c.newSeenAtMs), rangeBefore: null, joined: [...c.joined].sort(), left: [...c.left].sort() };
+    change = {
+      from: c.fromHolder,
+      to: c.toHolder,
+      changedAfter: c.oldSeenAtMs === null ? null : iso(c.oldSeenAtMs),
+      changedAt: iso(c.newSeenAtMs),
+      rangeBefore: null,
+      joined: [...c.joined].sort(),
+      left: [...c.left].sort(),
+    };
   }
   return { owner, change };
 }
@@ -187,7 +225,11 @@ function noOwnerRule(type: string | null): ViolationOwner {
 }
 
 /** The owner of a violation's key at its time, and the change of owner within ±windowMs, or why it cannot be computed. */
-export function computeViolationOwner(question: OwnerQuestion, history: SubscriptionHistory | null, options: { windowMs: number; scheme: HashingScheme }): ViolationOwner {
+export function computeViolationOwner(
+  question: OwnerQuestion,
+  history: SubscriptionHistory | null,
+  options: { windowMs: number; scheme: HashingScheme },
+): ViolationOwner {
   if (history === null) return cannot("no-resource", "Baton watches no subscription by the event's topic and subscription");
   const type = history.subscriptionType;
   const isKeyShared = type === "Key_Shared";

@@ -31,7 +31,9 @@ export function describeCause(explanation: ViolationExplanation, context: CauseC
   switch (explanation.cause) {
     case "rollout": {
       const d = pick(explanation.insideDeploymentIds, context.deployments)[0];
-      const what = d ? `${d.service} ${d.version} was being deployed (started ${formatInstant(d.startedAt, timeZone)})` : `a deployment of ${event.service} covers it`;
+      const what = d
+        ? `${d.service} ${d.version} was being deployed (started ${formatInstant(d.startedAt, timeZone)})`
+        : `a deployment of ${event.service} covers it`;
       return `${label}: ${what} when ${event.worker} entered key ${event.key}; overlaps are expected while pods are replaced.`;
     }
     case "holder-stalled": {
@@ -42,7 +44,11 @@ export function describeCause(explanation: ViolationExplanation, context: CauseC
       return `${label}: the lock ${event.lock ?? ""} expired while ${holder} held it, and ${event.worker} entered key ${event.key} while the stalled holder's work was still inside.`;
     }
     case "worker-stalled": {
-      const stall = findStallThroughMove({ observedAt: event.observedAt, othersInside: explanation.othersInside, moves: movesOf(explanation.owner, pick(explanation.leaderChangeIds, context.changes)) });
+      const stall = findStallThroughMove({
+        observedAt: event.observedAt,
+        othersInside: explanation.othersInside,
+        moves: movesOf(explanation.owner, pick(explanation.leaderChangeIds, context.changes)),
+      });
       const other = explanation.othersInside[0];
       if (stall === null) {
         // Classified by a later violation of the key that names the same stay after the move was seen.

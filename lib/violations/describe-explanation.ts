@@ -19,8 +19,16 @@ function describeDeployment(d: DeploymentBand, timeZone: string): string {
 }
 
 function describeLeaderChange(c: LeaderChangeMarker, atMs: number, timeZone: string): string {
-  const holders = c.kind === "HOLDER_LOST" ? `${c.fromHolder ?? "?"} lost it` : c.kind === "HOLDER_APPEARED" ? `${c.toHolder ?? "?"} took it` : `${c.fromHolder ?? "none"} → ${c.toHolder ?? "none"}`;
-  const when = c.oldSeenAt === null ? `seen at ${formatInstant(c.newSeenAt, timeZone)}` : `between ${formatInstant(c.oldSeenAt, timeZone)} and ${formatInstant(c.newSeenAt, timeZone)}`;
+  const holders =
+    c.kind === "HOLDER_LOST"
+      ? `${c.fromHolder ?? "?"} lost it`
+      : c.kind === "HOLDER_APPEARED"
+        ? `${c.toHolder ?? "?"} took it`
+        : `${c.fromHolder ?? "none"} → ${c.toHolder ?? "none"}`;
+  const when =
+    c.oldSeenAt === null
+      ? `seen at ${formatInstant(c.newSeenAt, timeZone)}`
+      : `between ${formatInstant(c.oldSeenAt, timeZone)} and ${formatInstant(c.newSeenAt, timeZone)}`;
   return `${c.kind.replaceAll("_", " ").toLowerCase()} on ${partitionWords(c.partition)} of ${c.subscription} (${c.cluster}): ${holders}, ${when} (${formatOffset(Date.parse(c.newSeenAt) - atMs)} the violation)`;
 }
 
@@ -38,7 +46,9 @@ function describeWhoWasInside(explanation: ViolationExplanation, event: Drilldow
     return [`${event.worker} entered while ${others} held the key; the last other entry was ${previous.worker}, ${formatDuration(previous.gapMs)} earlier.`];
   }
   if (recorded.length === 0) return [`${event.worker} entered while ${others} held the key; no other worker's entry is recorded before it in this range.`];
-  const lines = recorded.map((other) => `${other.worker} had been inside key ${event.key} for ${formatDuration(other.insideForMs)} when ${event.worker} entered.`);
+  const lines = recorded.map(
+    (other) => `${other.worker} had been inside key ${event.key} for ${formatDuration(other.insideForMs)} when ${event.worker} entered.`,
+  );
   const unnamed = event.counter - recorded.length;
   if (unnamed > 0) lines.push(`${unnamed === 1 ? "1 more worker was" : `${unnamed} more workers were`} inside (the event names at most ${recorded.length}).`);
   return lines;
@@ -80,15 +90,26 @@ export function describeExplanation(
   const nearest = nearestChange(changes, atMs);
   if (nearest) {
     const more = changes.length - 1;
-    evidence.push(`Nearest leader change: ${describeLeaderChange(nearest, atMs, timeZone)}${more > 0 ? `; ${more} more within ±${formatDuration(context.windowMs)} (listed under Leader changes nearby)` : ""}.`);
+    evidence.push(
+      `Nearest leader change: ${describeLeaderChange(nearest, atMs, timeZone)}${more > 0 ? `; ${more} more within ±${formatDuration(context.windowMs)} (listed under Leader changes nearby)` : ""}.`,
+    );
   }
   const nearby = explanation.nearbyDeploymentIds.flatMap((id) => context.deployments.get(id) ?? []);
   if (nearby.length > 0) {
     const first = nearby[0]!;
-    evidence.push(`Nearby, not counted: deployment of ${describeDeployment(first, timeZone)}${first.service === event.service ? "" : " (another service)"}${nearby.length > 1 ? ` and ${nearby.length - 1} more` : ""}.`);
+    evidence.push(
+      `Nearby, not counted: deployment of ${describeDeployment(first, timeZone)}${first.service === event.service ? "" : " (another service)"}${nearby.length > 1 ? ` and ${nearby.length - 1} more` : ""}.`,
+    );
   }
   return {
-    cause: describeCause(explanation, { event, deployments: context.deployments, changes: context.changes, lockChanges: context.lockChanges, windowMs: context.windowMs, timeZone }),
+    cause: describeCause(explanation, {
+      event,
+      deployments: context.deployments,
+      changes: context.changes,
+      lockChanges: context.lockChanges,
+      windowMs: context.windowMs,
+      timeZone,
+    }),
     evidence,
     lockStory: describeLockStory(explanation, { event, changes: context.lockChanges, windowMs: context.windowMs, timeZone }),
   };

@@ -47,7 +47,9 @@ export function describeLockStory(
     const ttl = expiry.expiresAtBefore === null ? "" : ` (its TTL ended at ${formatInstant(expiry.expiresAtBefore, timeZone)})`;
     const next = expiry.kind === "HOLDER_CHANGED" ? expiry : changes.find((c) => HOLD_STARTS.has(c.kind) && c.newSeenAt >= expiry.newSeenAt && c !== expiry);
     const takeover =
-      next && next.toHolder !== null ? `; ${next.toHolder} acquired it ${formatDuration(Math.max(0, Date.parse(acquiredAtOf(next)) - Date.parse(expiredAt)))} later` : "";
+      next && next.toHolder !== null
+        ? `; ${next.toHolder} acquired it ${formatDuration(Math.max(0, Date.parse(acquiredAtOf(next)) - Date.parse(expiredAt)))} later`
+        : "";
     return `The lock ${event.lock} expired while ${expiry.fromHolder ?? "its holder"} held it${ttl}${takeover}${stillInside}: a holder that stalled past its TTL and kept working.`;
   }
   const handover = changes.filter((c) => c.fromHolder !== null).at(-1) ?? changes.at(-1)!;

@@ -25,8 +25,15 @@ function workersInside(explanation: ViolationExplanation | null): string[] {
   return explanation.previousEntry ? [explanation.previousEntry.worker] : [];
 }
 
-function describeChange(owner: ViolationOwner & { isComputed: true }, change: OwnerChange, ctx: { key: string; atMs: number; timeZone: string; inside: string[] }): string {
-  const what = owner.rule === "key-shared" ? `range ${change.rangeBefore ? rangeWords(change.rangeBefore) : "holding it"}` : `the leader of ${partitionWords(owner.partition)}`;
+function describeChange(
+  owner: ViolationOwner & { isComputed: true },
+  change: OwnerChange,
+  ctx: { key: string; atMs: number; timeZone: string; inside: string[] },
+): string {
+  const what =
+    owner.rule === "key-shared"
+      ? `range ${change.rangeBefore ? rangeWords(change.rangeBefore) : "holding it"}`
+      : `the leader of ${partitionWords(owner.partition)}`;
   const when = `at ${formatInstant(change.changedAt, ctx.timeZone)}`;
   const sentence = `${when} ${what} moved from ${change.from ?? "nobody"} to ${change.to ?? "nobody"}${membershipWords(change)}`;
   const offset = ` (${formatOffset(Date.parse(change.changedAt) - ctx.atMs)} the violation)`;
@@ -39,7 +46,10 @@ function describeChange(owner: ViolationOwner & { isComputed: true }, change: Ow
  * around the violation, or that the owner was stable (two workers inside with no rebalance), or
  * why the owner cannot be computed.
  */
-export function describeOwner(owner: ViolationOwner, context: { key: string; observedAt: string; windowMs: number; timeZone: string; explanation: ViolationExplanation | null }): string {
+export function describeOwner(
+  owner: ViolationOwner,
+  context: { key: string; observedAt: string; windowMs: number; timeZone: string; explanation: ViolationExplanation | null },
+): string {
   const { key, timeZone } = context;
   if (!owner.isComputed) return `The owner of key ${key} cannot be computed: ${owner.detail}.`;
   const atMs = Date.parse(context.observedAt);
@@ -54,7 +64,12 @@ export function describeOwner(owner: ViolationOwner, context: { key: string; obs
     const inside = workersInside(context.explanation);
     return `${capitalise(subject)}; ${describeChange(owner, change, { key, atMs, timeZone, inside })}.`;
   }
-  const holder = owner.rule === "key-shared" ? (owner.range ? `in range ${rangeWords(owner.range)} of ${owner.owner ?? "no consumer"}` : "in no consumer's range") : `whose leader was ${owner.owner ?? "nobody"}`;
+  const holder =
+    owner.rule === "key-shared"
+      ? owner.range
+        ? `in range ${rangeWords(owner.range)} of ${owner.owner ?? "no consumer"}`
+        : "in no consumer's range"
+      : `whose leader was ${owner.owner ?? "nobody"}`;
   return `${capitalise(subject)}, ${holder}; the owner did not change within ±${formatDuration(context.windowMs)}: two workers were inside with no rebalance.`;
 }
 

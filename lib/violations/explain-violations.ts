@@ -112,7 +112,12 @@ export function explainViolations(input: {
   const previous = findPreviousEntries(input.events);
   const deployments = input.deployments.map((d) => {
     const times = { startedAtMs: Date.parse(d.startedAt), finishedAtMs: d.finishedAt === null ? null : Date.parse(d.finishedAt) };
-    return { ...d, window: { start: floorMinute(times.startedAtMs), end: Date.parse(d.windowEnd) }, activeEnd: effectiveEndMs(times, nowMs), startMs: times.startedAtMs };
+    return {
+      ...d,
+      window: { start: floorMinute(times.startedAtMs), end: Date.parse(d.windowEnd) },
+      activeEnd: effectiveEndMs(times, nowMs),
+      startMs: times.startedAtMs,
+    };
   });
   const explained = input.events
     .filter((e) => e.isViolation)
@@ -126,10 +131,19 @@ export function explainViolations(input: {
       const before = previous.get(event.eventId);
       const othersInside = event.othersInside ?? [];
       const owner = input.owners?.get(event.eventId) ?? null;
-      const facts = causeFactsOf({ observedAt: event.observedAt, othersInside, isInsideDeployment: inside.length > 0, leaderChanges: changes, lockChanges, owner });
+      const facts = causeFactsOf({
+        observedAt: event.observedAt,
+        othersInside,
+        isInsideDeployment: inside.length > 0,
+        leaderChanges: changes,
+        lockChanges,
+        owner,
+      });
       const explanation: Omit<ViolationExplanation, "cause"> = {
         eventId: event.eventId,
-        previousEntry: before ? { eventId: before.eventId, worker: before.worker, observedAt: before.observedAt, gapMs: atMs - Date.parse(before.observedAt) } : null,
+        previousEntry: before
+          ? { eventId: before.eventId, worker: before.worker, observedAt: before.observedAt, gapMs: atMs - Date.parse(before.observedAt) }
+          : null,
         othersInside: othersInside.map((other) => ({ ...other, insideForMs: atMs - Date.parse(other.enteredAt) })),
         insideDeploymentIds: inside.map((d) => d.id),
         nearbyDeploymentIds: nearby.map((d) => d.id),

@@ -15,7 +15,10 @@ const toMs = (at: string | number): number => (typeof at === "number" ? at : Dat
 
 function parts(at: number, timeZone: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const fields = format({ year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }, timeZone);
+  const fields = format(
+    { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" },
+    timeZone,
+  );
   for (const part of fields.formatToParts(at)) out[part.type] = part.value;
   return out;
 }

@@ -26,7 +26,8 @@ export function lineOfSplit(split: HashRangeSplit): BrokerLine {
 
 function ruleOf(split: HashRangeSplit): SplitRule {
   const line = lineOfSplit(split);
-  if (split.consumers.every((c) => c.ranges.length === 0)) return { kind: "cannot", result: cannotCompute("no-ranges", "the stats carry no hash ranges for this subscription") };
+  if (split.consumers.every((c) => c.ranges.length === 0))
+    return { kind: "cannot", result: cannotCompute("no-ranges", "the stats carry no hash ranges for this subscription") };
   const selector = inferKeySharedSelector(line, split, undefined);
   if (!selector.ok) return { kind: "cannot", result: selector };
   return { kind: "ok", line, fold: selectStickyKeyHashFold(line, selector.value) };

@@ -89,7 +89,14 @@ export function summariseBuckets(
   ranking: TopRanking = "violations",
 ): SummarisedBuckets {
   const compare = compareBy(ranking);
-  const out: TimelineBucket[] = buckets.map((b) => ({ start: new Date(b.start).toISOString(), end: new Date(b.end).toISOString(), isPartial: b.isPartial, total: null, byService: {}, increments: null }));
+  const out: TimelineBucket[] = buckets.map((b) => ({
+    start: new Date(b.start).toISOString(),
+    end: new Date(b.end).toISOString(),
+    isPartial: b.isPartial,
+    total: null,
+    byService: {},
+    increments: null,
+  }));
   for (const o of observed) {
     const bucket = out[o.bucket];
     if (!bucket) continue;
@@ -117,6 +124,8 @@ export function summariseBuckets(
     buckets: out,
     totals,
     services: [...services.values()].sort(compare),
-    subscriptions: [...subscriptions.values()].sort((a, b) => compare(a, b) || compareText(a.service, b.service) || compareText(a.subscription, b.subscription)),
+    subscriptions: [...subscriptions.values()].sort(
+      (a, b) => compare(a, b) || compareText(a.service, b.service) || compareText(a.subscription, b.subscription),
+    ),
   };
 }

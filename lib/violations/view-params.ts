@@ -30,9 +30,11 @@ export function readRange(params: ParamSource, defaultPreset: RangePreset = DEFA
   if (from !== null && to !== null) {
     const fromMs = Date.parse(from);
     const toMs = Date.parse(to);
-    if (Number.isFinite(fromMs) && Number.isFinite(toMs) && fromMs < toMs) return { preset: "custom", from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
+    if (Number.isFinite(fromMs) && Number.isFinite(toMs) && fromMs < toMs)
+      return { preset: "custom", from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
   }
-  if (from !== null && to === null && readParam(params, "range") === null && Number.isFinite(Date.parse(from))) return { preset: "since", from: new Date(Date.parse(from)).toISOString() };
+  if (from !== null && to === null && readParam(params, "range") === null && Number.isFinite(Date.parse(from)))
+    return { preset: "since", from: new Date(Date.parse(from)).toISOString() };
   const range = readParam(params, "range");
   return { preset: range !== null && isRangePreset(range) ? range : defaultPreset };
 }
@@ -104,7 +106,9 @@ export function violationsHref(target: { service: string; fromMs: number; toMs: 
  */
 export function drilldownHref(target: { key: string; range: RangeSelection } | { eventId: string; observedAt: string }): string {
   const params =
-    "eventId" in target ? new URLSearchParams({ event: target.eventId, at: target.observedAt }) : new URLSearchParams({ key: target.key, ...writeRange(target.range) });
+    "eventId" in target
+      ? new URLSearchParams({ event: target.eventId, at: target.observedAt })
+      : new URLSearchParams({ key: target.key, ...writeRange(target.range) });
   return `/violations/drilldown?${params}`;
 }
 

@@ -58,7 +58,11 @@ export function movesOf(owner: ViolationOwner | null, leaderChanges: readonly Le
  * owner was last seen holding the key (so it was inside across the whole move, not a message
  * that merely straddled it).
  */
-export function findStallThroughMove(input: { observedAt: string; othersInside: readonly OtherInside[]; moves: readonly KeyMove[] }): { other: OtherInside; move: KeyMove } | null {
+export function findStallThroughMove(input: {
+  observedAt: string;
+  othersInside: readonly OtherInside[];
+  moves: readonly KeyMove[];
+}): { other: OtherInside; move: KeyMove } | null {
   const atMs = Date.parse(input.observedAt);
   for (const other of input.othersInside) {
     const enteredMs = Date.parse(other.enteredAt);
@@ -92,7 +96,8 @@ export function causeFactsOf(input: {
   return {
     isInsideDeployment: input.isInsideDeployment,
     hasLockExpiredWhileHeld: input.lockChanges.some((c) => isExpiryBefore(c, input.observedAt)),
-    hasWorkerStalledThroughMove: findStallThroughMove({ observedAt: input.observedAt, othersInside: input.othersInside, moves: movesOf(input.owner, input.leaderChanges) }) !== null,
+    hasWorkerStalledThroughMove:
+      findStallThroughMove({ observedAt: input.observedAt, othersInside: input.othersInside, moves: movesOf(input.owner, input.leaderChanges) }) !== null,
     hasOwnershipChange: input.leaderChanges.length > 0 || input.lockChanges.length > 0 || ownerChanged,
   };
 }

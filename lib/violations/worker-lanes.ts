@@ -30,7 +30,14 @@ export function buildWorkerLanes(drilldown: KeyDrilldown, nowMs: number): Worker
   const laneOf = new Map(workers.map((w, i) => [w, i]));
   return {
     workers,
-    dots: events.map((e, i) => ({ eventId: e.eventId, at: times[i]!, lane: laneOf.get(e.worker)!, isViolation: e.isViolation, isFocus: e.eventId === drilldown.focusEventId, counter: e.counter })),
+    dots: events.map((e, i) => ({
+      eventId: e.eventId,
+      at: times[i]!,
+      lane: laneOf.get(e.worker)!,
+      isViolation: e.isViolation,
+      isFocus: e.eventId === drilldown.focusEventId,
+      counter: e.counter,
+    })),
     changes: drilldown.leaderChanges
       .map((c) => ({
         id: c.id,

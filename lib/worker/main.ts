@@ -36,7 +36,9 @@ async function main(): Promise<void> {
   // compiler would be most of its memory (docs/scale.md, "The worker's memory").
   const db = createSqlDb(databaseUrl, { applicationName: "baton-worker" });
   await syncClusters(db, config);
-  const clusters = await db.$queryRaw<{ id: number; name: string }[]>(sql`select id, name from cluster where name = any(${config.clusters.map((c) => c.name)}::text[])`);
+  const clusters = await db.$queryRaw<{ id: number; name: string }[]>(
+    sql`select id, name from cluster where name = any(${config.clusters.map((c) => c.name)}::text[])`,
+  );
   const ids = new Map(clusters.map((c) => [c.name, c.id]));
 
   const shutdown = new AbortController();
@@ -52,11 +54,28 @@ async function main(): Promise<void> {
       pollClusterWhileLeader({ db, databaseUrl, cluster, clusterId: ids.get(cluster.name)!, pollerId, signal: shutdown.signal, log }),
     ),
     config.ingest.topic && ingestPool
-      ? runTopicSource({ topic: config.ingest.topic, db: ingestPool, consumerName: `baton-${pollerId.replace(/[^\w.-]/g, "-")}`, retentionDays: config.violations.retentionDays, violationRetentionDays: config.violations.violationRetentionDays, signal: shutdown.signal, log })
+      ? runTopicSource({
+          topic: config.ingest.topic,
+          db: ingestPool,
+          consumerName: `baton-${pollerId.replace(/[^\w.-]/g, "-")}`,
+          retentionDays: config.violations.retentionDays,
+          violationRetentionDays: config.violations.violationRetentionDays,
+          signal: shutdown.signal,
+          log,
+        })
       : Promise.resolve(),
     // Deletes are idempotent: several workers may each run it; none blocks ingestion.
     runRetentionLoop(db, config.violations, shutdown.signal, log),
-    runAlertEvaluator({ db, databaseUrl, alerts: config.alerts, readConditions: (nowMs) => readConditions(db, config, nowMs), readChangeMark: () => readChangeMark(db), evaluatorId: pollerId, signal: shutdown.signal, log }),
+    runAlertEvaluator({
+      db,
+      databaseUrl,
+      alerts: config.alerts,
+      readConditions: (nowMs) => readConditions(db, config, nowMs),
+      readChangeMark: () => readChangeMark(db),
+      evaluatorId: pollerId,
+      signal: shutdown.signal,
+      log,
+    }),
     stopped,
   ]);
   await ingestPool?.end();
@@ -66,7 +85,7 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (error: unknown) => {
-    console.error(`[worker] cannot run: ${error instanceof ConfigError ? error.message : (error as Error).stack ?? String(error)}`);
+    console.error(`[worker] cannot run: ${error instanceof ConfigError ? error.message : ((error as Error).stack ?? String(error))}`);
     process.exit(1);
   },
 );

@@ -7,7 +7,15 @@ import { acquirePollerLease } from "@/lib/poller/poller-lease";
 import { PollerDeposedError } from "@/lib/poller/resource-store";
 import { sourceKindOf } from "@/lib/sources/registry";
 
-type Options = { db: SqlDb; databaseUrl: string; cluster: ClusterConfig; clusterId: number; pollerId: string; signal: AbortSignal; log: (line: string) => void };
+type Options = {
+  db: SqlDb;
+  databaseUrl: string;
+  cluster: ClusterConfig;
+  clusterId: number;
+  pollerId: string;
+  signal: AbortSignal;
+  log: (line: string) => void;
+};
 
 const RESTART_DELAY_MS = 2_000;
 

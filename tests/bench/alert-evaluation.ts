@@ -29,14 +29,27 @@ import { generateDataset, type DatasetShape } from "@/tests/bench/violations-dat
 import { startTestDatabase } from "@/tests/support/test-database";
 
 const { values: args } = parseArgs({
-  options: { runs: { type: "string", default: "20" }, resources: { type: "string", default: "10000" }, events: { type: "string", default: "10000000" }, incidents: { type: "string", default: "20" } },
+  options: {
+    runs: { type: "string", default: "20" },
+    resources: { type: "string", default: "10000" },
+    events: { type: "string", default: "10000000" },
+    incidents: { type: "string", default: "20" },
+  },
 });
 const RUNS = Number(args.runs);
 const RESOURCES = Number(args.resources);
 const INCIDENTS = Number(args.incidents);
 const CLUSTER = "bench";
 const FOR_SECONDS = 1;
-const SHAPE: DatasetShape = { events: Number(args.events), days: 30, deployments: 2_000, services: 10, subscriptionsPerService: 2, keys: 500_000, changesPerPartition: 100 };
+const SHAPE: DatasetShape = {
+  events: Number(args.events),
+  days: 30,
+  deployments: 2_000,
+  services: 10,
+  subscriptionsPerService: 2,
+  keys: 500_000,
+  changesPerPartition: 100,
+};
 
 const started = performance.now();
 const log = (line: string) => console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
@@ -67,7 +80,14 @@ async function main(): Promise<void> {
     log(`generating ${SHAPE.events.toLocaleString("en-US")} counter events with their rollup`);
     await generateDataset(database.url, SHAPE, Math.floor(Date.now() / 60_000) * 60_000, log);
     log(`seeding ${RESOURCES.toLocaleString("en-US")} subscription partitions`);
-    const { clusterId } = await seedBoard(db, { cluster: CLUSTER, resources: RESOURCES, partitionsPerTopic: 4, changes: 30_000, recentChanges: 3_000, subscriptionType: "Failover" });
+    const { clusterId } = await seedBoard(db, {
+      cluster: CLUSTER,
+      resources: RESOURCES,
+      partitionsPerTopic: 4,
+      changes: 30_000,
+      recentChanges: 3_000,
+      subscriptionType: "Failover",
+    });
     const resources = await db.heldResource.count({ where: { clusterId } });
     // A running poller keeps them current; without it they turn stale after 15 s and every
     // other rule stops judging them.
@@ -103,7 +123,9 @@ async function main(): Promise<void> {
     const controller = new AbortController();
     const lease = (await acquireEvaluatorLease({ databaseUrl: database.url, evaluatorId: "bench", signal: controller.signal }))!;
     const conditions = await read(Date.now());
-    log(`${resources.toLocaleString("en-US")} resources in the evaluated cluster; conditions found: ${conditions.length} (${[...new Set(conditions.map((c) => c.labels.alertname))].join(", ") || "none"})`);
+    log(
+      `${resources.toLocaleString("en-US")} resources in the evaluated cluster; conditions found: ${conditions.length} (${[...new Set(conditions.map((c) => c.labels.alertname))].join(", ") || "none"})`,
+    );
     const times: number[] = [];
     for (let i = 0; i < 3 + RUNS; i++) {
       const { durationMs } = await evaluateOnce({ db, alerts: config.alerts, readConditions: read }, lease.epoch, Date.now());
@@ -118,14 +140,43 @@ async function main(): Promise<void> {
 
     // 2. Detection to the Alertmanager POST, with the evaluator loop as the worker runs it.
     const logs: string[] = [];
-    const loop = runAlertEvaluator({ db, databaseUrl: database.url, alerts: config.alerts, readConditions: read, readChangeMark: () => readChangeMark(db), evaluatorId: "bench-loop", signal: controller.signal, log: (line) => logs.push(line) });
-    const held = await db.heldResource.findMany({ where: { clusterId, holder: { not: null }, partition: 0 }, select: { id: true, topic: true, subscription: true, holder: true }, take: INCIDENTS });
+    const loop = runAlertEvaluator({
+      db,
+      databaseUrl: database.url,
+      alerts: config.alerts,
+      readConditions: read,
+      readChangeMark: () => readChangeMark(db),
+      evaluatorId: "bench-loop",
+      signal: controller.signal,
+      log: (line) => logs.push(line),
+    });
+    const held = await db.heldResource.findMany({
+      where: { clusterId, holder: { not: null }, partition: 0 },
+      select: { id: true, topic: true, subscription: true, holder: true },
+      take: INCIDENTS,
+    });
     const latencies: number[] = [];
     for (const resource of held) {
       const lostAt = new Date();
       await db.$transaction([
-        db.heldResource.update({ where: { id: resource.id }, data: { holder: null, holderSince: null, lastChangeAt: lostAt, consumers: [] }, select: { id: true } }),
-        db.holderChange.create({ data: { clusterId, resourceId: resource.id, kind: "HOLDER_LOST", fromHolder: resource.holder, toHolder: null, oldSeenAt: lostAt, newSeenAt: lostAt, pollerEpoch: 1n }, select: { id: true } }),
+        db.heldResource.update({
+          where: { id: resource.id },
+          data: { holder: null, holderSince: null, lastChangeAt: lostAt, consumers: [] },
+          select: { id: true },
+        }),
+        db.holderChange.create({
+          data: {
+            clusterId,
+            resourceId: resource.id,
+            kind: "HOLDER_LOST",
+            fromHolder: resource.holder,
+            toHolder: null,
+            oldSeenAt: lostAt,
+            newSeenAt: lostAt,
+            pollerEpoch: 1n,
+          },
+          select: { id: true },
+        }),
       ]);
       const posted = await waitForPost(alertmanagerPosts, { topic: resource.topic!, subscription: resource.subscription!, after: lostAt.getTime() }, 30_000);
       latencies.push(posted - lostAt.getTime());
@@ -147,11 +198,17 @@ async function main(): Promise<void> {
 }
 
 /** When the first POST of this subscription's no-holder alert after the loss arrived. */
-async function waitForPost(posts: { at: number; alerts: { labels: Record<string, string>; endsAt: string }[] }[], where: { topic: string; subscription: string; after: number }, timeoutMs: number): Promise<number> {
+async function waitForPost(
+  posts: { at: number; alerts: { labels: Record<string, string>; endsAt: string }[] }[],
+  where: { topic: string; subscription: string; after: number },
+  timeoutMs: number,
+): Promise<number> {
   const { topic, subscription, after } = where;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const post = posts.find((p) => p.at >= after && p.alerts.some((a) => a.labels.alertname === "no-holder" && a.labels.resource === topic && a.labels.subscription === subscription));
+    const post = posts.find(
+      (p) => p.at >= after && p.alerts.some((a) => a.labels.alertname === "no-holder" && a.labels.resource === topic && a.labels.subscription === subscription),
+    );
     if (post) return post.at;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

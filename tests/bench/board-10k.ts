@@ -25,7 +25,9 @@ import { startRouteServer } from "@/tests/bench/route-server";
 import { startTestDatabase } from "@/tests/support/test-database";
 import { findFreePort } from "@/tools/free-port";
 
-const { values } = parseArgs({ options: { browser: { type: "boolean", default: false }, runs: { type: "string", default: "15" }, resources: { type: "string", default: "10000" } } });
+const { values } = parseArgs({
+  options: { browser: { type: "boolean", default: false }, runs: { type: "string", default: "15" }, resources: { type: "string", default: "10000" } },
+});
 const RUNS = Number(values.runs);
 const RESOURCES = Number(values.resources);
 const CLUSTER = "bench";
@@ -109,13 +111,24 @@ async function measureBrowser(databaseUrl: string): Promise<void> {
   const port = await findFreePort();
   const server: ChildProcess = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, BATON_CLUSTERS: JSON.stringify([{ name: CLUSTER, adminUrl: "http://127.0.0.1:49151" }]), NEXT_TELEMETRY_DISABLED: "1" },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      BATON_CLUSTERS: JSON.stringify([{ name: CLUSTER, adminUrl: "http://127.0.0.1:49151" }]),
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const browser = await chromium.launch({ executablePath: process.env.BATON_CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
   try {
     for (let i = 0; i < 600; i++) {
-      if (await fetch(`http://127.0.0.1:${port}/api/health`).then(() => true, () => false)) break;
+      if (
+        await fetch(`http://127.0.0.1:${port}/api/health`).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const apiTimes: number[] = [];
@@ -148,27 +161,41 @@ async function measureBrowser(databaseUrl: string): Promise<void> {
     const rows = await page.getByRole("treegrid", { name: "Leaders" }).getAttribute("aria-rowcount");
     console.log(`browser: ${Number(rows) - 1} lines in the list, ${await page.locator(".board-body .board-line").count()} in the DOM`);
 
-    console.log(`browser: scroll to the end in 40 steps: ${await observe(page, async () => {
-      for (let i = 0; i < 40; i++) {
-        await page.mouse.wheel(0, 3_200);
-        await page.evaluate(NEXT_FRAME);
-      }
-    })}`);
+    console.log(
+      `browser: scroll to the end in 40 steps: ${await observe(page, async () => {
+        for (let i = 0; i < 40; i++) {
+          await page.mouse.wheel(0, 3_200);
+          await page.evaluate(NEXT_FRAME);
+        }
+      })}`,
+    );
     await page.evaluate("window.scrollTo(0, 0)");
     const filter = page.getByRole("searchbox");
-    console.log(`browser: type "sub-77" into the filter: ${await observe(page, async () => {
-      await filter.pressSequentially("sub-77", { delay: 60 });
-      await page.getByText(/of \d+ subscriptions/).waitFor();
-    })}`);
-    console.log(`browser: clear the filter: ${await observe(page, async () => {
-      await filter.fill("");
-      await page.getByText(/^\d+ subscriptions$/).waitFor();
-    })}`);
-    console.log(`browser: expand all: ${await observe(page, async () => {
-      await page.getByRole("button", { name: "Expand all" }).click();
-      await page.getByRole("treegrid", { name: "Leaders" }).getByRole("row", { name: /^Partition 0/ }).first().waitFor();
-    })}`);
-    console.log(`browser: 12 s of live refreshes (every 5 s) with everything expanded: ${await observe(page, () => new Promise((resolve) => setTimeout(resolve, 12_000)))}`);
+    console.log(
+      `browser: type "sub-77" into the filter: ${await observe(page, async () => {
+        await filter.pressSequentially("sub-77", { delay: 60 });
+        await page.getByText(/of \d+ subscriptions/).waitFor();
+      })}`,
+    );
+    console.log(
+      `browser: clear the filter: ${await observe(page, async () => {
+        await filter.fill("");
+        await page.getByText(/^\d+ subscriptions$/).waitFor();
+      })}`,
+    );
+    console.log(
+      `browser: expand all: ${await observe(page, async () => {
+        await page.getByRole("button", { name: "Expand all" }).click();
+        await page
+          .getByRole("treegrid", { name: "Leaders" })
+          .getByRole("row", { name: /^Partition 0/ })
+          .first()
+          .waitFor();
+      })}`,
+    );
+    console.log(
+      `browser: 12 s of live refreshes (every 5 s) with everything expanded: ${await observe(page, () => new Promise((resolve) => setTimeout(resolve, 12_000)))}`,
+    );
   } finally {
     await browser.close();
     server.kill("SIGTERM");
@@ -180,7 +207,9 @@ async function main(): Promise<void> {
   const db = createDb(database.url);
   let stopKeeping: () => Promise<void> = async () => undefined;
   try {
-    const [{ clusterId }, seedMs] = await time(() => seedBoard(db, { cluster: CLUSTER, resources: RESOURCES, partitionsPerTopic: 4, changes: 30_000, recentChanges: 3_000 }));
+    const [{ clusterId }, seedMs] = await time(() =>
+      seedBoard(db, { cluster: CLUSTER, resources: RESOURCES, partitionsPerTopic: 4, changes: 30_000, recentChanges: 3_000 }),
+    );
     console.log(`seeded ${RESOURCES} subscription partitions and 30,000 changes in ${(seedMs / 1000).toFixed(1)} s`);
     stopKeeping = keepCurrent(db, clusterId);
 
@@ -217,7 +246,9 @@ async function main(): Promise<void> {
         wireBytes = bytes;
       }
       const body = await (await fetch(`${server.url}/api/v1/leaders`)).text();
-      console.log(`GET /api/v1/leaders over HTTP, to the last byte: ${summarize(httpTimes)}; ${(body.length / 1e6).toFixed(2)} MB of JSON, ${(wireBytes / 1e3).toFixed(0)} kB on the wire (gzip)`);
+      console.log(
+        `GET /api/v1/leaders over HTTP, to the last byte: ${summarize(httpTimes)}; ${(body.length / 1e6).toFixed(2)} MB of JSON, ${(wireBytes / 1e3).toFixed(0)} kB on the wire (gzip)`,
+      );
     } finally {
       await server.close();
     }
@@ -229,7 +260,9 @@ async function main(): Promise<void> {
       filterTimes.push(ms);
     }
     const [lines, flattenMs] = await time(async () => flattenBoard(groups, new Set(groups.map((g) => g.key))));
-    console.log(`browser-side work in Node: text filter over ${groups.length} subscriptions ${summarize(filterTimes)}; expanding all into ${lines.length} lines ${flattenMs.toFixed(1)} ms`);
+    console.log(
+      `browser-side work in Node: text filter over ${groups.length} subscriptions ${summarize(filterTimes)}; expanding all into ${lines.length} lines ${flattenMs.toFixed(1)} ms`,
+    );
 
     if (values.browser) await measureBrowser(database.url);
   } finally {

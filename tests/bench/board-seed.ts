@@ -151,7 +151,15 @@ export async function seedBoard(db: Db, options: SeedOptions): Promise<{ cluster
     // Each seeded row keeps its own observation time.
     isFullSweep: false,
     changes,
-    pollRun: { startedAt: new Date(nowMs - 2_000).toISOString(), finishedAt: new Date(nowMs - 1_000).toISOString(), cycleMs: 5_000, topicCount, requestCount: topicCount, errors: [], pollerId: "bench" },
+    pollRun: {
+      startedAt: new Date(nowMs - 2_000).toISOString(),
+      finishedAt: new Date(nowMs - 1_000).toISOString(),
+      cycleMs: 5_000,
+      topicCount,
+      requestCount: topicCount,
+      errors: [],
+      pollerId: "bench",
+    },
   });
   // As if Baton had watched them for longer than the changes go back.
   await db.heldResource.updateMany({ where: { clusterId }, data: { firstSeenAt: new Date(nowMs - 8 * 86_400_000) } });

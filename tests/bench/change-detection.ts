@@ -25,7 +25,17 @@ function partitionStats(holder: string): unknown {
         msgBacklog: 3,
         msgRateOut: 10,
         isDurable: true,
-        consumers: NAMES.map((name) => ({ consumerName: name, connectedSince: "2026-11-22T01:00:00.123456789Z", msgRateOut: 3.3, availablePermits: 990, unackedMessages: 0, lastConsumedTimestamp: 1795308853031, address: "/127.0.0.1:40000", clientVersion: "Pulsar-Java-v4.2.4", metadata: {} })),
+        consumers: NAMES.map((name) => ({
+          consumerName: name,
+          connectedSince: "2026-11-22T01:00:00.123456789Z",
+          msgRateOut: 3.3,
+          availablePermits: 990,
+          unackedMessages: 0,
+          lastConsumedTimestamp: 1795308853031,
+          address: "/127.0.0.1:40000",
+          clientVersion: "Pulsar-Java-v4.2.4",
+          metadata: {},
+        })),
       },
     },
   };
@@ -41,7 +51,14 @@ function buildResults(changeEvery: number, observedAt: string): TopicFetchResult
       const holder = NAMES[(p + (isChanged ? 1 : 0)) % NAMES.length]!;
       observations.push(...observeTopicStats(name, p, topicStatsSchema.parse(partitionStats(holder))));
     }
-    results.push({ topic: { name, fullName: `persistent://bench/ns/topic-${t}`, isPartitioned: true }, isOk: true, observedAt, observations, missingPartitions: [], partitionCount: PARTITIONS });
+    results.push({
+      topic: { name, fullName: `persistent://bench/ns/topic-${t}`, isPartitioned: true },
+      isOk: true,
+      observedAt,
+      observations,
+      missingPartitions: [],
+      partitionCount: PARTITIONS,
+    });
   }
   return results;
 }
@@ -58,7 +75,12 @@ function median(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
 
-const first = applyObservations({ previous: new ResourceStateIndex(), results: buildResults(0, "2026-11-22T09:59:55.000Z"), pollAt: "2026-11-22T09:59:55.000Z", isRecoveringFromOutage: false });
+const first = applyObservations({
+  previous: new ResourceStateIndex(),
+  results: buildResults(0, "2026-11-22T09:59:55.000Z"),
+  pollAt: "2026-11-22T09:59:55.000Z",
+  isRecoveringFromOutage: false,
+});
 const previous = ResourceStateIndex.from(first.states);
 const next = buildResults(100, "2026-11-22T10:00:00.000Z");
 const timings: number[] = [];
@@ -76,5 +98,7 @@ for (let run = 0; run < RUNS; run++) {
 }
 console.log(`calibration: 100k Map.set in ${calibrate().toFixed(1)} ms (about 10 ms on an idle core)`);
 console.log(`change detection: ${previous.size} partition-subscriptions, ${changes} changes per cycle`);
-console.log(`  wall: median ${median(timings).toFixed(1)} ms per cycle, min ${Math.min(...timings).toFixed(1)} ms, max ${Math.max(...timings).toFixed(1)} ms over ${RUNS} runs (target < 100 ms)`);
+console.log(
+  `  wall: median ${median(timings).toFixed(1)} ms per cycle, min ${Math.min(...timings).toFixed(1)} ms, max ${Math.max(...timings).toFixed(1)} ms over ${RUNS} runs (target < 100 ms)`,
+);
 console.log(`  CPU:  median ${median(cpuTimings).toFixed(1)} ms per cycle, min ${Math.min(...cpuTimings).toFixed(1)} ms`);

@@ -27,7 +27,9 @@ function buildBody(): Buffer {
   for (let t = 0; t < 1000; t++) {
     for (let p = 0; p < 10; p++) {
       for (const c of ["a", "b"]) {
-        lines.push(`pulsar_consumer_msg_rate_out{cluster="standalone",namespace="${ns}",topic="persistent://${ns}/topic-${t}-partition-${p}",subscription="workers",consumer_name="topic-${t}-${c}",consumer_id="${t * 100 + p}"} 0.0`);
+        lines.push(
+          `pulsar_consumer_msg_rate_out{cluster="standalone",namespace="${ns}",topic="persistent://${ns}/topic-${t}-partition-${p}",subscription="workers",consumer_name="topic-${t}-${c}",consumer_id="${t * 100 + p}"} 0.0`,
+        );
       }
     }
   }

@@ -11,7 +11,10 @@ type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
 /** Innermost match wins: the stages, checked from the leaf up. */
 const STAGES: { name: string; matches(frame: ProfileNode["callFrame"]): boolean }[] = [
   { name: "JSON parse (the request body)", matches: (f) => (f.functionName === "parse" && f.url === "") || /^parse(Json|Ndjson)Items$/.test(f.functionName) },
-  { name: "validation (lib/ingest/validate-*, check-*, safe-json)", matches: (f) => /lib\/ingest\/(validate-|check-|safe-json|timestamp|text-schema)/.test(f.url) },
+  {
+    name: "validation (lib/ingest/validate-*, check-*, safe-json)",
+    matches: (f) => /lib\/ingest\/(validate-|check-|safe-json|timestamp|text-schema)/.test(f.url),
+  },
   { name: "statement parameters (write-events toColumns, array-literal)", matches: (f) => /lib\/ingest\/(write-events|array-literal)/.test(f.url) },
   { name: "reading the body (parse-events-body, web streams)", matches: (f) => /lib\/ingest\/parse-events-body|internal\/webstreams|undici/.test(f.url) },
   { name: "pg driver (protocol, sockets)", matches: (f) => /node_modules\/pg(-protocol)?\//.test(f.url) },
@@ -33,7 +36,11 @@ function summarise(file: string): void {
       const frame = byId.get(at)!.callFrame;
       stage = STAGES.find((s) => s.matches(frame))?.name ?? null;
     }
-    const name = stage ?? (leaf.functionName.startsWith("(") ? leaf.functionName : `other: ${leaf.functionName || "(anonymous)"} ${leaf.url.replace(/^.*\/(node_modules|lib|app|tests)\//, "$1/")}`);
+    const name =
+      stage ??
+      (leaf.functionName.startsWith("(")
+        ? leaf.functionName
+        : `other: ${leaf.functionName || "(anonymous)"} ${leaf.url.replace(/^.*\/(node_modules|lib|app|tests)\//, "$1/")}`);
     stageOf.set(id, name);
     return name;
   };

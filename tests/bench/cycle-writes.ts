@@ -55,7 +55,16 @@ function random(seed: number): () => number {
 }
 
 function consumerOf(name: string, rate: number): ConsumerObservation {
-  return { name, connectedSince: "2026-11-20T08:00:00.000Z", msgRateOut: rate, availablePermits: 1000, unackedMessages: 0, lastConsumedAt: null, address: `/10.1.0.${name.length}:41000`, clientVersion: "Pulsar-Java-v4.2.4" };
+  return {
+    name,
+    connectedSince: "2026-11-20T08:00:00.000Z",
+    msgRateOut: rate,
+    availablePermits: 1000,
+    unackedMessages: 0,
+    lastConsumedAt: null,
+    address: `/10.1.0.${name.length}:41000`,
+    clientVersion: "Pulsar-Java-v4.2.4",
+  };
 }
 
 function splitOf(names: string[]): HashRangeSplit {
@@ -116,7 +125,17 @@ function nextCycle(previous: ResourceState[], cycle: number, rand: () => number)
     }
     if (changed.has(i)) {
       const toHolder = prev.holder === "w1" ? "w2" : "w1";
-      changes.push({ resourceKey: prev.resourceKey, kind: "HOLDER_CHANGED", cause: "CLIENT", fromHolder: prev.holder, toHolder, oldSeenAt: prev.lastObservedAt, newSeenAt: at, isDuringGap: false, details: {} });
+      changes.push({
+        resourceKey: prev.resourceKey,
+        kind: "HOLDER_CHANGED",
+        cause: "CLIENT",
+        fromHolder: prev.holder,
+        toHolder,
+        oldSeenAt: prev.lastObservedAt,
+        newSeenAt: at,
+        isDuringGap: false,
+        details: {},
+      });
       next = { ...next, holder: toHolder, holderSince: at, lastChangeAt: at };
     }
     return next;
@@ -145,7 +164,10 @@ function quantile(values: number[], q: number): number {
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 async function runPath(db: Db, label: string, isChangedOnly: boolean): Promise<void> {
-  const { id: clusterId } = await db.cluster.create({ data: { name: `writes-${isChangedOnly ? "after" : "before"}`, adminUrl: "http://127.0.0.1:9", pollIntervalMs: CYCLE_MS }, select: { id: true } });
+  const { id: clusterId } = await db.cluster.create({
+    data: { name: `writes-${isChangedOnly ? "after" : "before"}`, adminUrl: "http://127.0.0.1:9", pollIntervalMs: CYCLE_MS },
+    select: { id: true },
+  });
   const now = new Date();
   await db.pollerLease.create({ data: { clusterId, epoch: 1n, pollerId: "bench", acquiredAt: now, heartbeatAt: now }, select: { clusterId: true } });
   const written = isChangedOnly ? new WrittenRows() : undefined;
@@ -159,7 +181,15 @@ async function runPath(db: Db, label: string, isChangedOnly: boolean): Promise<v
       isFullSweep: isChangedOnly,
       written,
       changes,
-      pollRun: { startedAt: new Date(START_MS + cycle * CYCLE_MS).toISOString(), finishedAt: new Date(START_MS + cycle * CYCLE_MS + 500).toISOString(), cycleMs: CYCLE_MS, topicCount: RESOURCES / PARTITIONS, requestCount: RESOURCES / PARTITIONS, errors: [], pollerId: "bench" },
+      pollRun: {
+        startedAt: new Date(START_MS + cycle * CYCLE_MS).toISOString(),
+        finishedAt: new Date(START_MS + cycle * CYCLE_MS + 500).toISOString(),
+        cycleMs: CYCLE_MS,
+        topicCount: RESOURCES / PARTITIONS,
+        requestCount: RESOURCES / PARTITIONS,
+        errors: [],
+        pollerId: "bench",
+      },
     });
   await save(0, []); // the first cycle writes every row on both paths
   const held: number[] = [];
@@ -201,19 +231,27 @@ function measureMemory(): void {
     // Full samples and figures on every state: the largest a state gets.
     for (const [i, state] of states.entries()) {
       const at = new Date(START_MS + cycle * CYCLE_MS).toISOString();
-      states[i] = { ...state, backlog: cycle * 1000 + i, recentSamples: [...state.recentSamples, { at, backlog: cycle, msgRateOut: 1.5, holder: state.holder }].slice(-MAX_RECENT_SAMPLES) };
+      states[i] = {
+        ...state,
+        backlog: cycle * 1000 + i,
+        recentSamples: [...state.recentSamples, { at, backlog: cycle, msgRateOut: 1.5, holder: state.holder }].slice(-MAX_RECENT_SAMPLES),
+      };
     }
   }
   const withStates = heapMb();
   const written = new WrittenRows();
   written.remember({ shape: "subscription-partition", states });
   const withWritten = heapMb();
-  console.log(`memory: ${RESOURCES} states with ${MAX_RECENT_SAMPLES} samples each ${(withStates - before).toFixed(1)} MB of heap; the WrittenRows of their ${written.size} rows ${(withWritten - withStates).toFixed(1)} MB more`);
+  console.log(
+    `memory: ${RESOURCES} states with ${MAX_RECENT_SAMPLES} samples each ${(withStates - before).toFixed(1)} MB of heap; the WrittenRows of their ${written.size} rows ${(withWritten - withStates).toFixed(1)} MB more`,
+  );
 }
 
 async function main(): Promise<void> {
   measureMemory();
-  console.log(`cycle writes: ${RESOURCES} subscription partitions, ${CHANGES} holder changes and ${(BUSY * 100).toFixed(0)}% busy resources per cycle, ${CYCLES} cycles of ${CYCLE_MS / 1000} s (synthetic clock)`);
+  console.log(
+    `cycle writes: ${RESOURCES} subscription partitions, ${CHANGES} holder changes and ${(BUSY * 100).toFixed(0)}% busy resources per cycle, ${CYCLES} cycles of ${CYCLE_MS / 1000} s (synthetic clock)`,
+  );
   const database = await startTestDatabase();
   // One connection: the write counters are flushed from, and read on, the backend that writes.
   const db = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url, max: 1 }) });

@@ -32,8 +32,11 @@ async function main(): Promise<void> {
     const cluster = testClusterConfig("latency", broker.adminUrl, scratch.namespace, intervalMs);
     const clusterId = await registerCluster(db, cluster);
     const poller = startPoller({ databaseUrl: database.url, cluster, clusterId, pollerId: "bench" });
-    const leaderOf0 = async () => (await getPartitionedStats({ adminUrl: broker.adminUrl, requestTimeoutMs: 5000 }, parseTopicName(topic)!.topic)).partitions[`${topic}-partition-0`]?.subscriptions.jobs?.activeConsumerName ?? null;
-    const storedLeader = async () => (await db.heldResource.findFirst({ where: { clusterId, partition: 0, subscription: "jobs" }, select: { holder: true } }))?.holder ?? null;
+    const leaderOf0 = async () =>
+      (await getPartitionedStats({ adminUrl: broker.adminUrl, requestTimeoutMs: 5000 }, parseTopicName(topic)!.topic)).partitions[`${topic}-partition-0`]
+        ?.subscriptions.jobs?.activeConsumerName ?? null;
+    const storedLeader = async () =>
+      (await db.heldResource.findFirst({ where: { clusterId, partition: 0, subscription: "jobs" }, select: { holder: true } }))?.holder ?? null;
     await waitFor(storedLeader, (h) => h !== null, "the first poll", 300, 100);
 
     const latencies: number[] = [];
@@ -46,7 +49,11 @@ async function main(): Promise<void> {
       const killedAt = Date.now();
       await fleet.consumer(leader!).kill();
       const row = await waitFor(
-        () => db.holderChange.findFirst({ where: { clusterId, id: { gt: lastId }, resource: { partition: 0 }, kind: "HOLDER_CHANGED" }, select: { detectedAt: true } }),
+        () =>
+          db.holderChange.findFirst({
+            where: { clusterId, id: { gt: lastId }, resource: { partition: 0 }, kind: "HOLDER_CHANGED" },
+            select: { detectedAt: true },
+          }),
         (r) => r !== null,
         "the change row",
         600,
@@ -57,7 +64,9 @@ async function main(): Promise<void> {
     }
     await poller.stop();
     const sorted = [...latencies].sort((a, b) => a - b);
-    console.log(`detection latency, kill of the active consumer -> change row committed (${kills} kills, poll interval ${intervalMs} ms, Pulsar ${broker.version}):`);
+    console.log(
+      `detection latency, kill of the active consumer -> change row committed (${kills} kills, poll interval ${intervalMs} ms, Pulsar ${broker.version}):`,
+    );
     console.log(`  p50 ${percentile(sorted, 50)} ms, p95 ${percentile(sorted, 95)} ms, max ${sorted.at(-1)} ms (target p95 < ${intervalMs + 2000} ms)`);
   } finally {
     await fleet.shutdown("kill");

@@ -50,17 +50,35 @@ async function populate(server: TestDynamodbServer): Promise<void> {
       while (next < batches.length) {
         const batch = batches[next++]!;
         const requests = batch.map((i) => ({
-          PutRequest: { Item: { key: { S: `job-${i}` }, ownerName: { S: `pod-${i % 100}` }, leaseDuration: { S: "3600000" }, recordVersionNumber: { S: randomUUID() }, data: { B: Buffer.from(`worker ${i}`) } } },
+          PutRequest: {
+            Item: {
+              key: { S: `job-${i}` },
+              ownerName: { S: `pod-${i % 100}` },
+              leaseDuration: { S: "3600000" },
+              recordVersionNumber: { S: randomUUID() },
+              data: { B: Buffer.from(`worker ${i}`) },
+            },
+          },
         }));
         let answer = await server.client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: requests } }));
-        while (answer.UnprocessedItems && Object.keys(answer.UnprocessedItems).length > 0) answer = await server.client.send(new BatchWriteItemCommand({ RequestItems: answer.UnprocessedItems }));
+        while (answer.UnprocessedItems && Object.keys(answer.UnprocessedItems).length > 0)
+          answer = await server.client.send(new BatchWriteItemCommand({ RequestItems: answer.UnprocessedItems }));
       }
     }),
   );
 }
 
 async function measureFullRead(server: TestDynamodbServer, pageSize: number, segments: number): Promise<void> {
-  const config = parseDynamodbClusterConfig({ kind: "dynamodb", name: "bench", region: TEST_AWS_REGION, endpoint: server.endpoint, tableName: TABLE, pageSize, segments, requestTimeoutMs: 30_000 });
+  const config = parseDynamodbClusterConfig({
+    kind: "dynamodb",
+    name: "bench",
+    region: TEST_AWS_REGION,
+    endpoint: server.endpoint,
+    tableName: TABLE,
+    pageSize,
+    segments,
+    requestTimeoutMs: 30_000,
+  });
   const source = createDynamodbHoldSource(config);
   try {
     const found = await source.discover();
@@ -72,7 +90,8 @@ async function measureFullRead(server: TestDynamodbServer, pageSize: number, seg
       const read = await source.observe(found.keys);
       const elapsed = performance.now() - started;
       const baton = process.cpuUsage(batonBefore);
-      if (read.errors.length > 0 || read.observations.some((o) => o.holder === null)) throw new Error(`read errors: ${read.errors[0]?.message ?? "a free lock"}`);
+      if (read.errors.length > 0 || read.observations.some((o) => o.holder === null))
+        throw new Error(`read errors: ${read.errors[0]?.message ?? "a free lock"}`);
       const cost = source.lastReadCost()!;
       console.log(
         `  page size ${String(pageSize).padStart(5)}, ${segments} segment${segments > 1 ? "s" : " "} ${label}: ${String(source.takeRequestCount()).padStart(4)} Scan requests  ${elapsed.toFixed(0).padStart(6)} ms  ${cost.capacityUnits.toFixed(1).padStart(7)} RCU  DynamoDB Local CPU ${((server.cpuMs() - serverBefore) / 1000).toFixed(2)} s  Baton CPU ${((baton.user + baton.system) / 1e6).toFixed(2)} s`,
@@ -115,7 +134,9 @@ function trackVersions(server: TestDynamodbServer, key: string): { lastVersionAt
 async function measureLatency(db: Db, databaseUrl: string, server: TestDynamodbServer): Promise<void> {
   const name = `bench-dynamodb-${randomUUID().slice(0, 6)}`;
   const cluster = loadConfig({
-    BATON_CLUSTERS: JSON.stringify([{ kind: "dynamodb", name, region: TEST_AWS_REGION, endpoint: server.endpoint, tableName: TABLE, readIntervalMs: intervalMs, discoveryIntervalMs: 60_000 }]),
+    BATON_CLUSTERS: JSON.stringify([
+      { kind: "dynamodb", name, region: TEST_AWS_REGION, endpoint: server.endpoint, tableName: TABLE, readIntervalMs: intervalMs, discoveryIntervalMs: 60_000 },
+    ]),
   }).clusters[0]!;
   const clusterId = await registerCluster(db, cluster);
   const poller = startPoller({ databaseUrl, cluster, clusterId, pollerId: `bench-${name}` });
@@ -123,15 +144,33 @@ async function measureLatency(db: Db, databaseUrl: string, server: TestDynamodbS
   const latencies: number[] = [];
   const requestCounts: number[] = [];
   try {
-    await waitFor(async () => db.heldResource.count({ where: { clusterId, holder: { not: null } } }), (count) => count >= lockCount, "the first full read", 600, 100);
+    await waitFor(
+      async () => db.heldResource.count({ where: { clusterId, holder: { not: null } } }),
+      (count) => count >= lockCount,
+      "the first full read",
+      600,
+      100,
+    );
     for (let trial = 0; trial < trials; trial++) {
       const key = `crash-${trial}`;
-      const contender = await startDynamodbContender({ endpoint: server.endpoint, tableName: TABLE, owner: `doomed-${trial}`, leaseMs, heartbeatMs: Math.max(100, Math.floor(leaseMs / 4)) });
+      const contender = await startDynamodbContender({
+        endpoint: server.endpoint,
+        tableName: TABLE,
+        owner: `doomed-${trial}`,
+        leaseMs,
+        heartbeatMs: Math.max(100, Math.floor(leaseMs / 4)),
+      });
       const tracker = trackVersions(server, key);
       try {
         await contender.acquire("h", key);
         await contender.next("h", "acquired");
-        await waitFor(() => rowOf(key), (row) => row?.holder === `doomed-${trial}`, "the holder to be seen", 300, 20);
+        await waitFor(
+          () => rowOf(key),
+          (row) => row?.holder === `doomed-${trial}`,
+          "the holder to be seen",
+          300,
+          20,
+        );
         await delay(Math.random() * leaseMs); // any phase of the heartbeat and the read cycle
         await contender.kill();
         const row = await waitFor(
@@ -153,7 +192,9 @@ async function measureLatency(db: Db, databaseUrl: string, server: TestDynamodbS
     const durations = runs.map((r) => r.durationMs).sort((a, b) => a - b);
     const sorted = [...latencies].sort((a, b) => a - b);
     console.log(`detection of a holder crash through the poller (read every ${intervalMs} ms, lease ${leaseMs} ms, ${lockCount} locks):`);
-    console.log(`  lease end (last heartbeat + lease) -> EXPIRED row: p50 ${percentile(sorted, 50)} ms, p95 ${percentile(sorted, 95)} ms, max ${sorted.at(-1)} ms (${sorted.length} trials)`);
+    console.log(
+      `  lease end (last heartbeat + lease) -> EXPIRED row: p50 ${percentile(sorted, 50)} ms, p95 ${percentile(sorted, 95)} ms, max ${sorted.at(-1)} ms (${sorted.length} trials)`,
+    );
     console.log(`  poll cycles: ${Math.max(...requestCounts)} requests each at most, p50 ${percentile(durations, 50)} ms, max ${durations.at(-1)} ms`);
     console.log(`  target p95 < read interval + 1 s (${intervalMs + 1_000} ms): ${percentile(sorted, 95) < intervalMs + 1_000 ? "met" : "NOT met"}`);
   } finally {

@@ -42,9 +42,11 @@ async function post(server: TestEtcdServer, path: string, body: unknown): Promis
 
 async function inBatches<T>(items: T[], concurrency: number, task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) await task(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await task(items[next++]!);
+    }),
+  );
 }
 
 async function grantLeases(server: TestEtcdServer, count: number, ttlSeconds: number): Promise<string[]> {
@@ -82,7 +84,10 @@ async function etcdCpuSeconds(server: TestEtcdServer): Promise<number> {
 }
 
 async function measureFullRead(server: TestEtcdServer, label: string, prefix: string): Promise<void> {
-  const config = { ...parseEtcdClusterConfig({ kind: "etcd", name: "bench", endpoints: [server.url], prefixes: [{ prefix, layout: "go-election" }] }), pollIntervalMs: intervalMs };
+  const config = {
+    ...parseEtcdClusterConfig({ kind: "etcd", name: "bench", endpoints: [server.url], prefixes: [{ prefix, layout: "go-election" }] }),
+    pollIntervalMs: intervalMs,
+  };
   const source = createEtcdHoldSource(config);
   const step = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
     const [cpuBefore, batonBefore, started] = [await etcdCpuSeconds(server), process.cpuUsage(), performance.now()];
@@ -99,7 +104,8 @@ async function measureFullRead(server: TestEtcdServer, label: string, prefix: st
     const found = await step("discovery (keys only)", () => source.discover());
     if (found.keys.length !== electionCount) throw new Error(`discovered ${found.keys.length} elections, expected ${electionCount}`);
     const cold = await step("read, cold", () => source.observe(found.keys));
-    if (cold.errors.length > 0 || cold.observations.some((o) => o.holder === null)) throw new Error(`read errors: ${cold.errors[0]?.message ?? "a free election"}`);
+    if (cold.errors.length > 0 || cold.observations.some((o) => o.holder === null))
+      throw new Error(`read errors: ${cold.errors[0]?.message ?? "a free election"}`);
     await step("read, warm", () => source.observe(found.keys));
   } finally {
     await source.close();
@@ -121,7 +127,7 @@ async function nextDeleteSeenAt(server: TestEtcdServer, prefix: string, signal: 
   try {
     const stream = await transport.stream("watch", { create_request: { key: toBase64(prefix), range_end: prefixRangeEnd(prefix).toString("base64") } }, signal);
     for await (const line of stream.lines) {
-      const events = ((line as { result?: { events?: { type?: string }[] } }).result?.events ?? []);
+      const events = (line as { result?: { events?: { type?: string }[] } }).result?.events ?? [];
       if (events.some((event) => event.type === "DELETE")) return Date.now();
     }
     throw new Error("the bench's watch ended");
@@ -133,43 +139,86 @@ async function nextDeleteSeenAt(server: TestEtcdServer, prefix: string, signal: 
 async function measureLatency(db: Db, databaseUrl: string, server: TestEtcdServer, prefix: string): Promise<void> {
   const name = `bench-etcd-${randomUUID().slice(0, 6)}`;
   const cluster = loadConfig({
-    BATON_CLUSTERS: JSON.stringify([{ kind: "etcd", name, endpoints: [server.url], pollIntervalMs: intervalMs, prefixes: [{ prefix, layout: "go-election" }] }]),
+    BATON_CLUSTERS: JSON.stringify([
+      { kind: "etcd", name, endpoints: [server.url], pollIntervalMs: intervalMs, prefixes: [{ prefix, layout: "go-election" }] },
+    ]),
   }).clusters[0]!;
   const clusterId = await registerCluster(db, cluster);
   const poller = startPoller({ databaseUrl, cluster, clusterId, pollerId: `bench-${name}` });
   const holderOf = async (election: number) =>
-    (await db.heldResource.findUnique({ where: { clusterId_resourceKey: { clusterId, resourceKey: `${prefix}e${election}` } }, select: { holder: true } }))?.holder ?? null;
+    (await db.heldResource.findUnique({ where: { clusterId_resourceKey: { clusterId, resourceKey: `${prefix}e${election}` } }, select: { holder: true } }))
+      ?.holder ?? null;
   const changeAfter = (election: number, afterId: bigint) =>
-    db.holderChange.findFirst({ where: { clusterId, id: { gt: afterId }, resource: { resourceKey: `${prefix}e${election}` } }, select: { detectedAt: true, ending: true } });
+    db.holderChange.findFirst({
+      where: { clusterId, id: { gt: afterId }, resource: { resourceKey: `${prefix}e${election}` } },
+      select: { detectedAt: true, ending: true },
+    });
   const lastChangeId = async () => (await db.holderChange.findFirst({ where: { clusterId }, orderBy: { id: "desc" }, select: { id: true } }))?.id ?? 0n;
   const resign: number[] = [];
   const crash: number[] = [];
   try {
-    await waitFor(async () => db.heldResource.count({ where: { clusterId, holder: { not: null } } }), (count) => count === electionCount, "the first full read", 600, 100);
+    await waitFor(
+      async () => db.heldResource.count({ where: { clusterId, holder: { not: null } } }),
+      (count) => count === electionCount,
+      "the first full read",
+      600,
+      100,
+    );
     for (let trial = 0; trial < trials; trial++) {
       // Resign: the leader of election `trial` deletes its key (Go's Election.Resign).
       const election = trial;
       const afterId = await lastChangeId();
       await new Promise((resolve) => setTimeout(resolve, Math.random() * intervalMs)); // any phase of the poll cycle
       const leaderKey = `${prefix}e${election}/`;
-      const leader = ((await post(server, "kv/range", { key: toBase64(leaderKey), range_end: prefixRangeEnd(leaderKey).toString("base64"), sort_target: "CREATE", sort_order: "ASCEND", limit: 1 })).kvs as { key: string }[])[0]!;
+      const leader = (
+        (
+          await post(server, "kv/range", {
+            key: toBase64(leaderKey),
+            range_end: prefixRangeEnd(leaderKey).toString("base64"),
+            sort_target: "CREATE",
+            sort_order: "ASCEND",
+            limit: 1,
+          })
+        ).kvs as { key: string }[]
+      )[0]!;
       const startedAt = Date.now();
       await post(server, "kv/deleterange", { key: leader.key });
-      const row = await waitFor(() => changeAfter(election, afterId), (r) => r !== null, "the resign's change row", 1_000, 10);
+      const row = await waitFor(
+        () => changeAfter(election, afterId),
+        (r) => r !== null,
+        "the resign's change row",
+        1_000,
+        10,
+      );
       resign.push(row!.detectedAt.getTime() - startedAt);
 
       // Crash: a new leader of election `crashElection` under a 3 s lease nobody keeps alive.
       const crashElection = electionCount - 1 - trial;
       const crashPrefix = `${prefix}e${crashElection}/`;
       await post(server, "kv/deleterange", { key: toBase64(crashPrefix), range_end: prefixRangeEnd(crashPrefix).toString("base64") });
-      const [shortLease, longLease] = [String((await post(server, "lease/grant", { TTL: 3 })).ID), String((await post(server, "lease/grant", { TTL: 600 })).ID)];
+      const [shortLease, longLease] = [
+        String((await post(server, "lease/grant", { TTL: 3 })).ID),
+        String((await post(server, "lease/grant", { TTL: 600 })).ID),
+      ];
       await putKeys(server, [{ key: `${crashPrefix}${hexOf(shortLease)}`, value: `doomed-${trial}`, lease: shortLease }]);
       await putKeys(server, [{ key: `${crashPrefix}${hexOf(longLease)}`, value: `next-${trial}`, lease: longLease }]);
-      await waitFor(() => holderOf(crashElection), (holder) => holder === `doomed-${trial}`, "the doomed leader to be seen", 300, 10);
+      await waitFor(
+        () => holderOf(crashElection),
+        (holder) => holder === `doomed-${trial}`,
+        "the doomed leader to be seen",
+        300,
+        10,
+      );
       const crashAfterId = await lastChangeId();
       const controller = new AbortController();
       const deletedAt = await nextDeleteSeenAt(server, crashPrefix, controller.signal).finally(() => controller.abort());
-      const expired = await waitFor(() => changeAfter(crashElection, crashAfterId), (r) => r !== null, "the crash's change row", 1_000, 10);
+      const expired = await waitFor(
+        () => changeAfter(crashElection, crashAfterId),
+        (r) => r !== null,
+        "the crash's change row",
+        1_000,
+        10,
+      );
       if (expired!.ending !== "EXPIRED") throw new Error(`a crash recorded as ${expired!.ending}`);
       crash.push(expired!.detectedAt.getTime() - deletedAt);
     }
@@ -180,7 +229,20 @@ async function measureLatency(db: Db, databaseUrl: string, server: TestEtcdServe
   console.log(`detection through the poller (watch on, full read every ${intervalMs} ms, ${electionCount} elections):`);
   console.log(`  leader resigns (delete sent -> change row):          ${summarise(resign)}`);
   console.log(`  leader crashes (key deleted at lease end -> change row): ${summarise(crash)}`);
-  console.log(`  target p95 < 1000 ms: ${percentile([...resign].sort((a, b) => a - b), 95) < 1_000 && percentile([...crash].sort((a, b) => a - b), 95) < 1_000 ? "met" : "NOT met"}`);
+  console.log(
+    `  target p95 < 1000 ms: ${
+      percentile(
+        [...resign].sort((a, b) => a - b),
+        95,
+      ) < 1_000 &&
+      percentile(
+        [...crash].sort((a, b) => a - b),
+        95,
+      ) < 1_000
+        ? "met"
+        : "NOT met"
+    }`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -193,7 +255,9 @@ async function main(): Promise<void> {
     await populate(server, "bench/shared/", (election, candidate) => podLeases[(election + candidate) % PODS]!);
     const ownLeases = await grantLeases(server, electionCount * CANDIDATES, 3_600);
     await populate(server, "bench/own/", (election, candidate) => ownLeases[candidate * electionCount + election]!);
-    console.log(`etcd ${server.url}: ${electionCount} elections x ${CANDIDATES} candidates under each of two prefixes, written in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `etcd ${server.url}: ${electionCount} elections x ${CANDIDATES} candidates under each of two prefixes, written in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     console.log("full read of one prefix (budget 2,000 requests/s, the default):");
     await measureFullRead(server, `one session per pod (${PODS})`, "bench/shared/");
     await measureFullRead(server, "one lease per candidate", "bench/own/");
@@ -209,4 +273,3 @@ main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });
-

@@ -112,7 +112,8 @@ export function toJson(event: BenchEvent): string {
   );
 }
 
-export const COPY_COLUMNS = "(event_id, key, counter, is_violation, service, worker, topic, subscription, partition, trace_id, observed_at, source, attributes)";
+export const COPY_COLUMNS =
+  "(event_id, key, counter, is_violation, service, worker, topic, subscription, partition, trace_id, observed_at, source, attributes)";
 
 /** The columns of the layout before partitioning (no is_violation), for the old-layout figures. */
 export const OLD_LAYOUT_COPY_COLUMNS = "(event_id, key, counter, service, worker, topic, subscription, partition, trace_id, observed_at, source, attributes)";
@@ -124,11 +125,38 @@ export const OLD_LAYOUT_COPY_COLUMNS = "(event_id, key, counter, service, worker
  */
 export function toCopyLine(event: BenchEvent, layout: "partitioned" | "old" = "partitioned"): string {
   if (layout === "old") {
-    return [event.id, event.key, event.counter, event.service, event.worker, event.topic, event.subscription, event.partition, event.traceId, event.observedAt, "HTTP", event.attributes ?? "\\N"].join("\t");
+    return [
+      event.id,
+      event.key,
+      event.counter,
+      event.service,
+      event.worker,
+      event.topic,
+      event.subscription,
+      event.partition,
+      event.traceId,
+      event.observedAt,
+      "HTTP",
+      event.attributes ?? "\\N",
+    ].join("\t");
   }
   const id = `\\\\x${compactIdHex(event.id)}`;
   const traceId = `\\\\x${compactIdHex(event.traceId)}`;
-  return [id, event.key, event.counter, event.counter > 0 ? "t" : "f", event.service, event.worker, event.topic, event.subscription, event.partition, traceId, event.observedAt, "HTTP", event.attributes ?? "\\N"].join("\t");
+  return [
+    id,
+    event.key,
+    event.counter,
+    event.counter > 0 ? "t" : "f",
+    event.service,
+    event.worker,
+    event.topic,
+    event.subscription,
+    event.partition,
+    traceId,
+    event.observedAt,
+    "HTTP",
+    event.attributes ?? "\\N",
+  ].join("\t");
 }
 
 /**

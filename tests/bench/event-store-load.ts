@@ -67,7 +67,10 @@ async function planIndexRebuild(client: pg.Client): Promise<IndexPlan> {
   return {
     drop: [...constraints.rows.map((c) => `alter table exclusivity_event drop constraint "${c.name}"`), ...indexes.rows.map((i) => `drop index "${i.name}"`)],
     // pg_get_indexdef says "ON ONLY" for a partitioned table's index: without ONLY it is built on every partition.
-    create: [...constraints.rows.map((c) => `alter table exclusivity_event add constraint "${c.name}" ${c.definition}`), ...indexes.rows.map((i) => i.definition.replace(" ON ONLY ", " ON "))],
+    create: [
+      ...constraints.rows.map((c) => `alter table exclusivity_event add constraint "${c.name}" ${c.definition}`),
+      ...indexes.rows.map((i) => i.definition.replace(" ON ONLY ", " ON ")),
+    ],
   };
 }
 
@@ -78,7 +81,12 @@ async function main(): Promise<void> {
   const days = Number(args.days);
   const violationShare = Number(args.violations);
   const layout = args.layout === "old" ? "old" : "partitioned";
-  log(`${fmt(events)} events over ${days} days, ${(violationShare * 100).toFixed(2)}% violations, ${layout} layout, into ${new URL(url).pathname.slice(1)}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  log(
+    `${fmt(events)} events over ${days} days, ${(violationShare * 100).toFixed(2)}% violations, ${layout} layout, into ${new URL(url).pathname.slice(1)}; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
 
   await ensureDatabase(url);
   const migrationsDir = layout === "old" ? createOldLayoutMigrationsDir() : MIGRATIONS_DIR;
@@ -91,7 +99,10 @@ async function main(): Promise<void> {
     const nowMs = Date.now();
     const fromMs = nowMs - days * DAY_MS;
     if (layout === "partitioned") {
-      const created = await client.query<{ n: number }>("select baton_ensure_event_partitions(($1::timestamptz at time zone 'UTC')::date, ($2::timestamptz at time zone 'UTC')::date + 3) as n", [new Date(fromMs).toISOString(), new Date(nowMs).toISOString()]);
+      const created = await client.query<{ n: number }>(
+        "select baton_ensure_event_partitions(($1::timestamptz at time zone 'UTC')::date, ($2::timestamptz at time zone 'UTC')::date + 3) as n",
+        [new Date(fromMs).toISOString(), new Date(nowMs).toISOString()],
+      );
       log(`created ${created.rows[0]!.n} day partitions`);
     }
     const plan = await planIndexRebuild(client);
@@ -109,14 +120,16 @@ async function main(): Promise<void> {
       const chunks: Buffer[] = [];
       for (let from = first; from < last; from += ROWS_PER_CHUNK) {
         const lines: string[] = [];
-        for (let n = from; n < Math.min(last, from + ROWS_PER_CHUNK); n++) lines.push(toCopyLine(makeStoredEvent(n, Math.floor(fromMs + n * stepMs), n % violationEvery === 0), layout));
+        for (let n = from; n < Math.min(last, from + ROWS_PER_CHUNK); n++)
+          lines.push(toCopyLine(makeStoredEvent(n, Math.floor(fromMs + n * stepMs), n % violationEvery === 0), layout));
         chunks.push(Buffer.from(`${lines.join("\n")}\n`));
         // Lets the previous statement's data flow to the server while this one is built.
         if (chunks.length % 20 === 0) await yieldToIo();
       }
       if (pending) copied += await pending;
       pending = copyFromStdin(client, `COPY exclusivity_event ${columns} FROM STDIN`, chunks);
-      if ((first / ROWS_PER_STATEMENT) % 10 === 9) log(`${fmt(copied)} rows copied, ${fmt(Math.round(copied / ((performance.now() - copyStarted) / 1000)))} rows/s`);
+      if ((first / ROWS_PER_STATEMENT) % 10 === 9)
+        log(`${fmt(copied)} rows copied, ${fmt(Math.round(copied / ((performance.now() - copyStarted) / 1000)))} rows/s`);
     }
     if (pending) copied += await pending;
     const copySeconds = (performance.now() - copyStarted) / 1000;
@@ -137,9 +150,16 @@ async function main(): Promise<void> {
     const size = await describeEventStoreSize(client);
     console.log("");
     console.log(`Loaded ${fmt(copied)} events (${layout} layout) over ${days} days`);
-    console.log(`  COPY:          ${copySeconds.toFixed(0)} s (${fmt(Math.round(copied / copySeconds))} rows/s), indexes built after: ${indexSeconds.toFixed(0)} s, total ${(copySeconds + indexSeconds).toFixed(0)} s`);
+    console.log(
+      `  COPY:          ${copySeconds.toFixed(0)} s (${fmt(Math.round(copied / copySeconds))} rows/s), indexes built after: ${indexSeconds.toFixed(0)} s, total ${(copySeconds + indexSeconds).toFixed(0)} s`,
+    );
     console.log(`  on disk:       ${size.describe(copied)}`);
-    console.log(`  machine:       ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+    console.log(
+      `  machine:       ${os.cpus().length} CPUs, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+    );
   } finally {
     await client.end();
   }

@@ -55,7 +55,11 @@ const DEPLOYMENTS = 28;
 
 const started = performance.now();
 const log = (line: string) => console.log(`[reads ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 
 type Timing = { label: string; medianMs: number; minMs: number; maxMs: number; targetMs?: number };
 
@@ -119,7 +123,9 @@ async function main(): Promise<void> {
       )
     ).rows as [{ oldest_event: Date | null; oldest_hour: Date | null }];
     if (coverage.oldest_event && (!coverage.oldest_hour || coverage.oldest_hour.getTime() > coverage.oldest_event.getTime())) {
-      throw new Error(`the rollups do not reach back to the oldest stored event (${coverage.oldest_event.toISOString()}): load the store with bench:event-store-load, which builds them`);
+      throw new Error(
+        `the rollups do not reach back to the oldest stored event (${coverage.oldest_event.toISOString()}): load the store with bench:event-store-load, which builds them`,
+      );
     }
     const nowMs = Date.now();
     await client.query(
@@ -136,18 +142,42 @@ async function main(): Promise<void> {
     log(`store: about ${Number(total).toLocaleString("en-US")} events from ${oldest.toISOString()} to ${newest.toISOString()}`);
 
     const endMs = Math.max(nowMs, newest.getTime() + 1);
-    const range = (days: number) => ({ fromMs: endMs - days * DAY, toMs: endMs, timeZone: "UTC", service: null, subscription: null, environment: null, graceMs: GRACE_MS, nowMs: endMs });
+    const range = (days: number) => ({
+      fromMs: endMs - days * DAY,
+      toMs: endMs,
+      timeZone: "UTC",
+      service: null,
+      subscription: null,
+      environment: null,
+      graceMs: GRACE_MS,
+      nowMs: endMs,
+    });
     results.push(await measure("violations chart, 7 days", () => getViolationTimeline(db, range(7)), 100));
-    results.push(await measure("top keys and workers, 24 hours", () => getTopViolations(db, { ...range(1), limit: 10, ranking: "violations", lists: ["keys", "workers"] }), 200));
+    results.push(
+      await measure(
+        "top keys and workers, 24 hours",
+        () => getTopViolations(db, { ...range(1), limit: 10, ranking: "violations", lists: ["keys", "workers"] }),
+        200,
+      ),
+    );
     const settings = { windowMs: 2 * 60_000, graceMs: GRACE_MS, traceUrlTemplate: null, retentionDays: 30, nowMs: endMs };
     const key = "user-12345";
     results.push(await measure(`key drill-down (${key}), 24 hours`, () => getKeyDrilldown(db, { key, fromMs: endMs - DAY, toMs: endMs }, settings), 50));
-    results.push(await measure("a deployment's violations (20-minute rollout)", () => getDeploymentViolations(db, `store-bench-${DEPLOYMENTS - 8}`, { graceMs: GRACE_MS, traceUrlTemplate: null, nowMs: endMs })));
+    results.push(
+      await measure("a deployment's violations (20-minute rollout)", () =>
+        getDeploymentViolations(db, `store-bench-${DEPLOYMENTS - 8}`, { graceMs: GRACE_MS, traceUrlTemplate: null, nowMs: endMs }),
+      ),
+    );
     results.push(await measure("deployments with their violations, 7 days", () => listDeploymentCoincidences(db, { ...range(7), limit: 50 })));
     // An event that is not a violation, from the middle of the store: by id and time (the
     // drill-down's links), then once by id alone (a scan of every hour partition).
     const middle = new Date(endMs - 3 * DAY).toISOString();
-    const [sample] = (await client.query<{ event_id: string; observed_at: Date }>("select baton_id_text(event_id) as event_id, observed_at from exclusivity_event where observed_at >= $1 and not is_violation order by observed_at limit 1", [middle])).rows;
+    const [sample] = (
+      await client.query<{ event_id: string; observed_at: Date }>(
+        "select baton_id_text(event_id) as event_id, observed_at from exclusivity_event where observed_at >= $1 and not is_violation order by observed_at limit 1",
+        [middle],
+      )
+    ).rows;
     if (sample) {
       const lookup = { eventId: sample.event_id, atMs: sample.observed_at.getTime() };
       results.push(await measure("an event's drill-down by id and time (at)", () => getEventDrilldown(db, lookup, settings)));
@@ -157,7 +187,8 @@ async function main(): Promise<void> {
       log(`an event's drill-down by id alone (one run): ${ms.toFixed(0)} ms; load average ${load()}`);
       results.push({ label: "an event's drill-down by id alone (one run)", medianMs: ms, minMs: ms, maxMs: ms });
     }
-    const [{ n: partitions }] = (await client.query<{ n: number }>("select count(*)::int as n from pg_partition_tree('exclusivity_event') where isleaf")).rows as [{ n: number }];
+    const [{ n: partitions }] = (await client.query<{ n: number }>("select count(*)::int as n from pg_partition_tree('exclusivity_event') where isleaf"))
+      .rows as [{ n: number }];
 
     console.log(`\nPlans (EXPLAIN (costs off, summary)): the partitions each read touches, of ${partitions} leaf partitions, and the time to plan it`);
     for (const statement of plannedStatements(endMs, key)) {
@@ -197,11 +228,22 @@ async function main(): Promise<void> {
       }
       if (dropDays > 1) {
         const sorted = [...dayTimes].sort((a, b) => a - b);
-        results.push({ label: `drop a whole day, ${dropDays} days one after another`, medianMs: sorted[Math.floor(sorted.length / 2)]!, minMs: sorted[0]!, maxMs: sorted.at(-1)!, targetMs: 1_000 });
+        results.push({
+          label: `drop a whole day, ${dropDays} days one after another`,
+          medianMs: sorted[Math.floor(sorted.length / 2)]!,
+          minMs: sorted[0]!,
+          maxMs: sorted.at(-1)!,
+          targetMs: 1_000,
+        });
       }
       const dayEnd = oldestDayEnd + dropDays * DAY;
       if (args["compare-drops"]) {
-        const strategies = ["detach per partition, then one drop (SQL alone)", "detach, then drop, per partition", "drop per partition", "one transaction"] as const;
+        const strategies = [
+          "detach per partition, then one drop (SQL alone)",
+          "detach, then drop, per partition",
+          "drop per partition",
+          "one transaction",
+        ] as const;
         for (const [i, strategy] of strategies.entries()) {
           const from = dayEnd + i * DAY;
           const day = new Date(from).toISOString().slice(0, 10).replaceAll("-", "");
@@ -235,20 +277,36 @@ async function main(): Promise<void> {
             await locked(names.map((n) => `drop table "${n.name}"`));
           }
           const total = performance.now() - started;
-          log(`compare drops, ${strategy}: day ${day}, ${names.length} partitions in ${total.toFixed(0)} ms, parent locked at most ${longestLockMs.toFixed(0)} ms at a time; load average ${load()}`);
-          results.push({ label: `  compare: ${strategy} (day ${day}, parent locked <= ${longestLockMs.toFixed(0)} ms)`, medianMs: total, minMs: total, maxMs: total });
+          log(
+            `compare drops, ${strategy}: day ${day}, ${names.length} partitions in ${total.toFixed(0)} ms, parent locked at most ${longestLockMs.toFixed(0)} ms at a time; load average ${load()}`,
+          );
+          results.push({
+            label: `  compare: ${strategy} (day ${day}, parent locked <= ${longestLockMs.toFixed(0)} ms)`,
+            medianMs: total,
+            minMs: total,
+            maxMs: total,
+          });
         }
       }
     }
 
     if (args["drop-an-hour"]) {
       const hourEnd = Math.floor(oldest.getTime() / HOUR) * HOUR + HOUR;
-      const [{ n: rows }] = (await client.query<{ n: string }>("select count(*) as n from exclusivity_event where observed_at < $1 and not is_violation", [new Date(hourEnd).toISOString()])).rows as [{ n: string }];
+      const [{ n: rows }] = (
+        await client.query<{ n: string }>("select count(*) as n from exclusivity_event where observed_at < $1 and not is_violation", [
+          new Date(hourEnd).toISOString(),
+        ])
+      ).rows as [{ n: string }];
       const t = performance.now();
       const dropped = await dropExpiredPartitions(db, { events: new Date(hourEnd), violations: new Date(0) });
       const ms = performance.now() - t;
       log(`dropped ${dropped.join(", ")} (${Number(rows).toLocaleString("en-US")} events) in ${ms.toFixed(0)} ms; load average ${load()}`);
-      results.push({ label: `drop the oldest hour of events (${Number(rows).toLocaleString("en-US")} events, ${dropped.length} partition)`, medianMs: ms, minMs: ms, maxMs: ms });
+      results.push({
+        label: `drop the oldest hour of events (${Number(rows).toLocaleString("en-US")} events, ${dropped.length} partition)`,
+        medianMs: ms,
+        minMs: ms,
+        maxMs: ms,
+      });
     }
 
     console.log("\nResults (server time, warm: median of the runs)");

@@ -69,7 +69,11 @@ type CpuMeter = { read(): { server: number; postgres: number; client: number } }
 
 function createCpuMeter(serverPid: number, postmasterPid: number): CpuMeter {
   return {
-    read: () => ({ server: processCpuSeconds(serverPid), postgres: processTreeCpuSeconds(postmasterPid), client: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 }),
+    read: () => ({
+      server: processCpuSeconds(serverPid),
+      postgres: processTreeCpuSeconds(postmasterPid),
+      client: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+    }),
   };
 }
 
@@ -112,12 +116,16 @@ function makeHalfDuplicateBodies(count: number, sentFrom: number, sentTo: number
 
 function post(agent: http.Agent, url: URL, token: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: "POST", agent, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-      response.on("error", reject);
-    });
+    const request = http.request(
+      url,
+      { method: "POST", agent, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        response.on("error", reject);
+      },
+    );
     request.on("error", reject);
     request.end(body);
   });
@@ -169,7 +177,8 @@ async function measureCopy(databaseUrl: string, connections: number, maxRows: nu
   const data: Buffer[][] = [];
   for (let s = 0; s < statements; s++) {
     const chunks: Buffer[] = [];
-    for (let i = 0; i < COPY_STATEMENT_ROWS; i += BATCH_SIZE) chunks.push(Buffer.from(`${Array.from({ length: BATCH_SIZE }, () => toCopyLine(makeBenchEvent())).join("\n")}\n`));
+    for (let i = 0; i < COPY_STATEMENT_ROWS; i += BATCH_SIZE)
+      chunks.push(Buffer.from(`${Array.from({ length: BATCH_SIZE }, () => toCopyLine(makeBenchEvent())).join("\n")}\n`));
     data.push(chunks);
   }
   const clients = await Promise.all(
@@ -239,7 +248,11 @@ async function startServer(databaseUrl: string): Promise<Server> {
   const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port) };
   // --cpu-prof-dir: the server writes a V8 CPU profile there when it exits (tests/bench/cpu-profile-summary.ts reads it).
   const profiling = args["cpu-prof-dir"] ? ["--cpu-prof", `--cpu-prof-dir=${args["cpu-prof-dir"]}`] : [];
-  const child = spawn(process.execPath, [...profiling, "--conditions=react-server", "--import", "tsx", path.join(root, "tests", "bench", "serve-ingest.ts")], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...profiling, "--conditions=react-server", "--import", "tsx", path.join(root, "tests", "bench", "serve-ingest.ts")], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   await waitForLine(child, /listening /, 60_000);
   return {
     url: `http://127.0.0.1:${port}`,
@@ -274,7 +287,13 @@ async function measureStoredStore(url: string): Promise<StoredResult> {
   assertLocalDatabaseUrl(url);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const estimate = Number((await client.query<{ n: string }>("select coalesce(sum(c.reltuples), 0)::bigint as n from pg_partition_tree('exclusivity_event') t join pg_class c on c.oid = t.relid where t.isleaf")).rows[0]!.n);
+  const estimate = Number(
+    (
+      await client.query<{ n: string }>(
+        "select coalesce(sum(c.reltuples), 0)::bigint as n from pg_partition_tree('exclusivity_event') t join pg_class c on c.oid = t.relid where t.isleaf",
+      )
+    ).rows[0]!.n,
+  );
   await client.end();
   log(`stored store: about ${fmt(estimate)} rows in ${new URL(url).pathname.slice(1)}`);
   const db = createDb(url);
@@ -338,7 +357,11 @@ async function main(): Promise<void> {
     const parallelCopy = await measureCopy(database.url, CLIENTS, copyRows);
 
     // Twice what phase 1 got through; should they run out, the rate is still events over time.
-    const halfDuplicateBodies = makeHalfDuplicateBodies(Math.min(phaseBatches, 2 * unique.batches + 20), uniqueEvents.first, uniqueEvents.first + unique.batches * BATCH_SIZE);
+    const halfDuplicateBodies = makeHalfDuplicateBodies(
+      Math.min(phaseBatches, 2 * unique.batches + 20),
+      uniqueEvents.first,
+      uniqueEvents.first + unique.batches * BATCH_SIZE,
+    );
     log(`phase 2: 50% duplicates for ${SECONDS} s...`);
     const cpuBeforeDuplicates = cpu.read();
     const halfDuplicates = await runPhase(server.url, token, halfDuplicateBodies, SECONDS);
@@ -357,12 +380,16 @@ async function main(): Promise<void> {
       `(${fmt(result.rows)} rows in ${result.seconds.toFixed(1)} s; CPU per 1,000 rows: PostgreSQL ${((result.postgresCpuSeconds * 1e6) / result.rows).toFixed(0)} ms)`;
     console.log("");
     console.log("Ingest through the HTTP API (1,000-event batches)");
-    console.log(`  unique events:   ${fmt(ingestRate)} events/s  (${fmt(unique.accepted)} in ${unique.seconds.toFixed(1)} s; ${unique.failures} failed requests, ${unique.rejected} rejected)`);
+    console.log(
+      `  unique events:   ${fmt(ingestRate)} events/s  (${fmt(unique.accepted)} in ${unique.seconds.toFixed(1)} s; ${unique.failures} failed requests, ${unique.rejected} rejected)`,
+    );
     console.log(`                   batch latency ${describeLatency(unique.latenciesMs)}`);
     console.log(`                   ${describeCpu(cpuBeforeUnique, cpuAfterUnique, unique.accepted + unique.duplicates)}`);
     console.log(`  raw COPY:        ${fmt(copyRate)} rows/s on one connection ${describeCopy(copy)}`);
     console.log(`                   ${fmt(parallelCopyRate)} rows/s on ${CLIENTS} connections ${describeCopy(parallelCopy)}`);
-    console.log(`  ratio:           ${((100 * ingestRate) / copyRate).toFixed(0)}% of COPY on one connection, ${((100 * ingestRate) / parallelCopyRate).toFixed(0)}% of COPY on ${CLIENTS}`);
+    console.log(
+      `  ratio:           ${((100 * ingestRate) / copyRate).toFixed(0)}% of COPY on one connection, ${((100 * ingestRate) / parallelCopyRate).toFixed(0)}% of COPY on ${CLIENTS}`,
+    );
     console.log(
       `  50% duplicates:  ${fmt(rate(halfDuplicates.accepted + halfDuplicates.duplicates, halfDuplicates.seconds))} events/s  (${fmt(rate(halfDuplicates.accepted, halfDuplicates.seconds))} new rows/s; ${halfDuplicates.failures} failed requests)`,
     );
@@ -377,14 +404,20 @@ async function main(): Promise<void> {
       const storedCopyRate = rate(stored.copy.rows, stored.copy.seconds);
       const storedParallelCopyRate = rate(stored.parallelCopy.rows, stored.parallelCopy.seconds);
       console.log(`With about ${fmt(stored.rows)} events stored (same run, same server)`);
-      console.log(`  unique events:   ${fmt(storedRate)} events/s  (${fmt(stored.ingest.accepted)} in ${stored.ingest.seconds.toFixed(1)} s; ${stored.ingest.failures} failed requests, ${stored.ingest.rejected} rejected)`);
+      console.log(
+        `  unique events:   ${fmt(storedRate)} events/s  (${fmt(stored.ingest.accepted)} in ${stored.ingest.seconds.toFixed(1)} s; ${stored.ingest.failures} failed requests, ${stored.ingest.rejected} rejected)`,
+      );
       console.log(`                   batch latency ${describeLatency(stored.ingest.latenciesMs)}`);
       console.log(`  vs empty store:  ${((100 * storedRate) / ingestRate).toFixed(0)}% of the empty store's ${fmt(ingestRate)} events/s`);
       console.log(`  raw COPY:        ${fmt(storedCopyRate)} rows/s on one connection ${describeCopy(stored.copy)}`);
       console.log(`                   ${fmt(storedParallelCopyRate)} rows/s on ${CLIENTS} connections ${describeCopy(stored.parallelCopy)}`);
-      console.log(`  ratio:           ${((100 * storedRate) / storedCopyRate).toFixed(0)}% of COPY on one connection, ${((100 * storedRate) / storedParallelCopyRate).toFixed(0)}% of COPY on ${CLIENTS}`);
+      console.log(
+        `  ratio:           ${((100 * storedRate) / storedCopyRate).toFixed(0)}% of COPY on one connection, ${((100 * storedRate) / storedParallelCopyRate).toFixed(0)}% of COPY on ${CLIENTS}`,
+      );
     }
-    console.log(`  machine:         ${os.cpus().length} CPUs, load average before ${loadBefore[0]!.toFixed(2)}, after the empty store's phases ${loadAfter[0]!.toFixed(2)}, at the end ${os.loadavg()[0]!.toFixed(2)}`);
+    console.log(
+      `  machine:         ${os.cpus().length} CPUs, load average before ${loadBefore[0]!.toFixed(2)}, after the empty store's phases ${loadAfter[0]!.toFixed(2)}, at the end ${os.loadavg()[0]!.toFixed(2)}`,
+    );
   } finally {
     for (const cleanup of cleanups) await cleanup();
   }

@@ -38,15 +38,24 @@ const resultSchema = z.object({
   jvmCpuSeconds: z.number(),
   redisCpuSeconds: z.number(),
 });
-const statsLineSchema = z.object({ subscription: z.string(), flushed: z.boolean(), stats: z.object({ entered: z.number(), notCounted: z.number(), notSampled: z.number() }).passthrough() });
+const statsLineSchema = z.object({
+  subscription: z.string(),
+  flushed: z.boolean(),
+  stats: z.object({ entered: z.number(), notCounted: z.number(), notSampled: z.number() }).passthrough(),
+});
 type PassResult = z.output<typeof resultSchema>;
 
 function linesOf(stdout: string, kind: string): string[] {
-  return stdout.split("\n").filter((line) => line.startsWith(`${kind} `)).map((line) => line.slice(kind.length + 1));
+  return stdout
+    .split("\n")
+    .filter((line) => line.startsWith(`${kind} `))
+    .map((line) => line.slice(kind.length + 1));
 }
 
 function describePass(pass: PassResult): string {
-  const hooks = pass.hookMicros ? `; hooks p50 ${pass.hookMicros.p50} µs, p99 ${pass.hookMicros.p99} µs, p99.9 ${pass.hookMicros.p999} µs, max ${pass.hookMicros.max} µs` : "";
+  const hooks = pass.hookMicros
+    ? `; hooks p50 ${pass.hookMicros.p50} µs, p99 ${pass.hookMicros.p99} µs, p99.9 ${pass.hookMicros.p999} µs, max ${pass.hookMicros.max} µs`
+    : "";
   const cpu = `; CPU ${pass.subscription.startsWith("counted") ? "until flushed" : "of the pass"}: JVM ${pass.jvmCpuSeconds.toFixed(2)} s, Redis ${pass.redisCpuSeconds.toFixed(2)} s`;
   return `${pass.subscription.padEnd(10)} ${String(pass.perSecond).padStart(7)} msg/s (${pass.seconds.toFixed(2)} s); receive->ack p50 ${pass.ackMicros.p50} µs, p99 ${pass.ackMicros.p99} µs${hooks}${cpu}`;
 }
@@ -66,12 +75,23 @@ async function main(): Promise<void> {
     const namespace = await createScratchNamespace(broker.adminUrl, "bench-java");
     const token = (await createApiToken(db, `bench-java-${randomUUID().slice(0, 8)}`)).token;
     const service = `bench-${randomUUID()}`;
-    console.log(`Consuming ${values.count} messages over ${values.keys} keys, ${values.rounds} rounds (report ${values.report}, key sample rate ${values.sample}); Redis 127.0.0.1:6379`);
+    console.log(
+      `Consuming ${values.count} messages over ${values.keys} keys, ${values.rounds} rounds (report ${values.report}, key sample rate ${values.sample}); Redis 127.0.0.1:6379`,
+    );
     const run = await runJavaProgram(
       "InterceptorBench",
       {
-        serviceUrl: broker.serviceUrl, topic: namespace.topic("bench"), count: values.count, keys: values.keys, rounds: values.rounds,
-        batonUrl: baton.url, token, keyPrefix: `baton-bench:${service}:`, service, report: values.report, keySampleRate: values.sample,
+        serviceUrl: broker.serviceUrl,
+        topic: namespace.topic("bench"),
+        count: values.count,
+        keys: values.keys,
+        rounds: values.rounds,
+        batonUrl: baton.url,
+        token,
+        keyPrefix: `baton-bench:${service}:`,
+        service,
+        report: values.report,
+        keySampleRate: values.sample,
       },
       { javaOptions: ["-Xmx1g"] },
     );
@@ -87,14 +107,18 @@ async function main(): Promise<void> {
     const plain = passes.find((pass) => pass.subscription === `plain-${last}`)!;
     const counted = passes.find((pass) => pass.subscription === `counted-${last}`)!;
     const noop = passes.find((pass) => pass.subscription === `noop-${last}`)!;
-    console.log(`Round ${last}: a do-nothing interceptor ${((noop.perSecond / plain.perSecond) * 100).toFixed(1)}% of without; the counter ${((counted.perSecond / noop.perSecond) * 100).toFixed(1)}% of the do-nothing interceptor`);
+    console.log(
+      `Round ${last}: a do-nothing interceptor ${((noop.perSecond / plain.perSecond) * 100).toFixed(1)}% of without; the counter ${((counted.perSecond / noop.perSecond) * 100).toFixed(1)}% of the do-nothing interceptor`,
+    );
     const ratio = counted.perSecond / plain.perSecond;
     // A counter that fell behind refuses operations (counted in notCounted) rather than slow the
     // consumer: its throughput is then bought with lost counts, and the target is not met.
     const countedStats = statsLines.find((line) => line.subscription === `counted-${last}`)!.stats;
     const lost = countedStats.notCounted > 0 ? ` (but ${countedStats.notCounted} entries or exits were not counted: the counter fell behind)` : "";
     const isMet = ratio >= 0.9 && countedStats.notCounted === 0;
-    console.log(`Round ${last}: throughput with the interceptor ${(ratio * 100).toFixed(1)}% of without (target >= 90%, nothing lost): ${isMet ? "met" : "NOT met"}${lost}; ${countedStats.entered} entries counted, ${countedStats.notSampled} outside the key sample`);
+    console.log(
+      `Round ${last}: throughput with the interceptor ${(ratio * 100).toFixed(1)}% of without (target >= 90%, nothing lost): ${isMet ? "met" : "NOT met"}${lost}; ${countedStats.entered} entries counted, ${countedStats.notSampled} outside the key sample`,
+    );
     const hookP99Ms = counted.hookMicros!.p99 / 1_000;
     console.log(`Round ${last}: added latency per message p99 ${hookP99Ms.toFixed(3)} ms (target <= 1 ms): ${hookP99Ms <= 1 ? "met" : "NOT met"}`);
     await namespace.cleanup();

@@ -40,7 +40,9 @@ import { startTestDatabase } from "@/tests/support/test-database";
 import { openTestSession } from "@/tests/support/zookeeper-nodes";
 import { startZookeeperServer } from "@/tests/support/zookeeper-server";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "120" }, seed: { type: "string", default: "7" }, "late-seconds": { type: "string", default: "20" } } });
+const { values } = parseArgs({
+  options: { seconds: { type: "string", default: "120" }, seed: { type: "string", default: "7" }, "late-seconds": { type: "string", default: "20" } },
+});
 const RUN_MS = Number(values.seconds) * 1000;
 const LATE_MS = Number(values["late-seconds"]) * 1000;
 const SAMPLE_MS = 50;
@@ -117,7 +119,9 @@ class Truth {
         tenure.ending = event.ending;
         continue;
       }
-      const released = this.actions.some((a) => a.resource === tenure.resource && a.kind === "release" && a.at >= tenure.start - SAMPLE_MS && a.at <= tenure.end!);
+      const released = this.actions.some(
+        (a) => a.resource === tenure.resource && a.kind === "release" && a.at >= tenure.start - SAMPLE_MS && a.at <= tenure.end!,
+      );
       tenure.ending = released ? "RELEASED" : "EXPIRED";
     }
   }
@@ -140,7 +144,15 @@ function startTokenClient(redis: Redis, key: string, name: string): LoopClient {
           if (token === null) {
             const candidate = `${name}-${randomUUID().slice(0, 8)}`;
             if ((await redis.set(key, candidate, "PX", REDIS_TTL_MS, "NX")) === "OK") token = candidate;
-          } else if ((await redis.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end", 1, key, token, REDIS_TTL_MS)) === 0) {
+          } else if (
+            (await redis.eval(
+              "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end",
+              1,
+              key,
+              token,
+              REDIS_TTL_MS,
+            )) === 0
+          ) {
             token = null;
           }
         } catch (error) {
@@ -281,7 +293,9 @@ async function report(db: Db, w: Watched, firstHeld: Map<string, number>, truthK
   }
   const trueTenures = truth.tenures.filter((t) => w.resources.map(truthKey).includes(t.resource)).length;
   const wrong = [...confusion].map(([what, n]) => `${n} ${what}`).join(", ") || "none wrong";
-  console.log(`  ${w.label.padEnd(26)} tenures seen ${seen.size} / ${trueTenures} true; endings right ${right} / ${judged} judged (${wrong}); false changes ${falseChanges}`);
+  console.log(
+    `  ${w.label.padEnd(26)} tenures seen ${seen.size} / ${trueTenures} true; endings right ${right} / ${judged} judged (${wrong}); false changes ${falseChanges}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -325,13 +339,25 @@ async function main(): Promise<void> {
     };
     proxy.stall();
     const watched = [
-      await start("redis", { kind: "redis", url: masters[0]!.url, patterns: [{ match: "lock:*" }, { match: "rlock:*", layout: "redisson" }] }, ["lock:a", "rlock:a"]),
+      await start("redis", { kind: "redis", url: masters[0]!.url, patterns: [{ match: "lock:*" }, { match: "rlock:*", layout: "redisson" }] }, [
+        "lock:a",
+        "rlock:a",
+      ]),
       await start("redlock", { kind: "redis", urls: masters.map((m) => m.url), patterns: [{ match: "rl:*" }] }, ["rl:a"]),
-      await start("zookeeper", { kind: "zookeeper", connectString: zookeeper.connectString, sessionTimeoutMs: 4_000, paths: [{ path: "/chaos/mutex" }, { path: "/chaos/latch" }] }, ["/chaos/mutex", "/chaos/latch"]),
-      await start("zookeeper-late", { kind: "zookeeper", connectString: `127.0.0.1:${proxy.port}`, sessionTimeoutMs: 4_000, paths: [{ path: "/chaos/mutex" }, { path: "/chaos/latch" }] }, ["/chaos/mutex", "/chaos/latch"]),
+      await start(
+        "zookeeper",
+        { kind: "zookeeper", connectString: zookeeper.connectString, sessionTimeoutMs: 4_000, paths: [{ path: "/chaos/mutex" }, { path: "/chaos/latch" }] },
+        ["/chaos/mutex", "/chaos/latch"],
+      ),
+      await start(
+        "zookeeper-late",
+        { kind: "zookeeper", connectString: `127.0.0.1:${proxy.port}`, sessionTimeoutMs: 4_000, paths: [{ path: "/chaos/mutex" }, { path: "/chaos/latch" }] },
+        ["/chaos/mutex", "/chaos/latch"],
+      ),
       await start("etcd", { kind: "etcd", endpoints: [etcd!.url], prefixes: [{ prefix: "chaos/" }] }, ["chaos/lock-a", "chaos/elect-a"]),
     ];
-    for (const { cluster, clusterId, label } of registered) pollers.push(startPoller({ databaseUrl: database.url, cluster, clusterId, pollerId: `chaos-${label}` }));
+    for (const { cluster, clusterId, label } of registered)
+      pollers.push(startPoller({ databaseUrl: database.url, cluster, clusterId, pollerId: `chaos-${label}` }));
     const truthKey: Record<string, (resource: string) => string> = {
       redis: (r) => `redis:${r}`,
       redlock: (r) => `redis:${r}`,
@@ -349,7 +375,11 @@ async function main(): Promise<void> {
         const at = Date.now();
         if (previous !== null) truth.gaps.push(at - previous);
         previous = at;
-        const answers = await within(Promise.all([samplers[0]!.get("lock:a"), samplers[0]!.hgetall("rlock:a"), ...samplers.map((s) => s.get("rl:a"))]), 1_000, null);
+        const answers = await within(
+          Promise.all([samplers[0]!.get("lock:a"), samplers[0]!.hgetall("rlock:a"), ...samplers.map((s) => s.get("rl:a"))]),
+          1_000,
+          null,
+        );
         if (answers === null) continue;
         const [tokenA, hash, ...redlockValues] = answers;
         truth.sample("redis:lock:a", tokenA as string | null, at);
@@ -375,7 +405,15 @@ async function main(): Promise<void> {
           truth.sample(`zk:${path}`, lowest, at);
         }
         for (const prefix of ["chaos/lock-a/", "chaos/elect-a/"]) {
-          const kvs = await within(etcdClient.getAll().prefix(prefix).exec().then((r) => r.kvs), 1_000, null);
+          const kvs = await within(
+            etcdClient
+              .getAll()
+              .prefix(prefix)
+              .exec()
+              .then((r) => r.kvs),
+            1_000,
+            null,
+          );
           if (kvs === null) continue;
           const lowest = [...kvs].sort((a, b) => Number(a.create_revision) - Number(b.create_revision))[0];
           truth.sample(`etcd:${prefix.slice(0, -1)}`, lowest ? lowest.key.toString() : null, at);
@@ -424,7 +462,9 @@ async function main(): Promise<void> {
         zkSampler.client.exists(path, (error, stat) => resolve(error || !stat ? null : BigInt(`0x${Buffer.from(stat.ephemeralOwner).toString("hex")}`))),
       );
     const startEtcd = (name: string) => {
-      const contender = name.startsWith("lock") ? startLockContender(etcd!.url, "chaos/lock-a", ETCD_LOCK_TTL_S, name) : startElectCandidate(etcd!.url, "chaos/elect-a", name);
+      const contender = name.startsWith("lock")
+        ? startLockContender(etcd!.url, "chaos/lock-a", ETCD_LOCK_TTL_S, name)
+        : startElectCandidate(etcd!.url, "chaos/elect-a", name);
       etcdContenders.set(name, contender);
     };
     for (const name of ["lock-1", "lock-2", "lock-3", "pod-1", "pod-2", "pod-3"]) startEtcd(name);
@@ -497,7 +537,15 @@ async function main(): Promise<void> {
       ...(["chaos/lock-a", "chaos/elect-a"] as const).map((election) => ({
         resource: `etcd:${election}`,
         async find() {
-          const kvs = await within(etcdClient.getAll().prefix(`${election}/`).exec().then((r) => r.kvs), 1_000, []);
+          const kvs = await within(
+            etcdClient
+              .getAll()
+              .prefix(`${election}/`)
+              .exec()
+              .then((r) => r.kvs),
+            1_000,
+            [],
+          );
           const lowest = [...kvs].sort((a, b) => Number(a.create_revision) - Number(b.create_revision))[0];
           // The holder is the contender that printed the lowest key (etcdctl prints it once it holds).
           const entry = lowest ? [...etcdContenders].find(([, c]) => c.output().includes(lowest.key.toString())) : undefined;

@@ -51,7 +51,9 @@ async function main(): Promise<void> {
     await db.$executeRaw`insert into poll_run (cluster_id, started_at, finished_at, duration_ms, cycle_ms, topic_count, resource_count, request_count, error_count, poller_epoch, poller_id)
       select id, now(), now(), 100, 5000, 2500, ${RESOURCES}, 2500, 0, 1, 'bench' from cluster where name = ${CLUSTER}`;
     await db.$executeRaw`analyze`;
-    console.log(`seeded ${RESOURCES} resources, 30,000 changes, ${SERVICES * ROLLUP_DAYS * 1440} rollup rows in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+    console.log(
+      `seeded ${RESOURCES} resources, 30,000 changes, ${SERVICES * ROLLUP_DAYS * 1440} rollup rows in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`,
+    );
 
     // The route handler reads the configuration on first use.
     process.env.DATABASE_URL = database.url;

@@ -33,7 +33,9 @@ function measure(label: string, run: () => number): void {
     cpu.push((used.user + used.system) / 1000);
   }
   const ms = median(cpu);
-  console.log(`${label}: ${ms.toFixed(1)} ms CPU (median of ${RUNS}), ${((ms / POLL_INTERVAL_MS) * 100).toFixed(2)}% of a ${POLL_INTERVAL_MS} ms poll cycle [check ${check}]`);
+  console.log(
+    `${label}: ${ms.toFixed(1)} ms CPU (median of ${RUNS}), ${((ms / POLL_INTERVAL_MS) * 100).toFixed(2)}% of a ${POLL_INTERVAL_MS} ms poll cycle [check ${check}]`,
+  );
 }
 
 const consumer = (name: string): ConsumerObservation => ({
@@ -61,7 +63,13 @@ measure(`board read: next consumer of ${COUNT} partitions`, () => {
   return named;
 });
 
-const topics = Array.from({ length: COUNT }, (_, i) => ({ topic: `persistent://bench/ns/payments-${i}`, partition: -1, subscriptionType: "Failover", holder: null, consumers: NAMES }));
+const topics = Array.from({ length: COUNT }, (_, i) => ({
+  topic: `persistent://bench/ns/payments-${i}`,
+  partition: -1,
+  subscriptionType: "Failover",
+  holder: null,
+  consumers: NAMES,
+}));
 measure(`board read: next consumer of ${COUNT} non-partitioned topics (hash ring)`, () => {
   let named = 0;
   for (const resource of topics) if (predictNextConsumer(resource).holder !== null) named++;
@@ -113,6 +121,7 @@ measure(`poller: ${COUNT} holder changes detected and scored in one cycle`, () =
 measure(`poller: the same ${COUNT} changes without the scoring (detection alone, for comparison)`, () => {
   let count = 0;
   // The same work minus the prediction: a consumer joins as well, so no change is scored.
-  for (const { prev, obs } of cycle) count += detectChanges(prev, { ...obs, consumers: [...obs.consumers, consumer("worker-9")] }, { pollAt: T1, isBrokerSide: false }).changes.length;
+  for (const { prev, obs } of cycle)
+    count += detectChanges(prev, { ...obs, consumers: [...obs.consumers, consumer("worker-9")] }, { pollAt: T1, isBrokerSide: false }).changes.length;
   return count;
 });

@@ -46,7 +46,8 @@ function random(seed: number): () => number {
 function makeSplit(next: () => number, consumers: string[]): HashRangeSplit {
   const byConsumer = new Map<string, HashRange[]>(consumers.map((c) => [c, []]));
   const width = Math.ceil(65_535 / 200);
-  for (let start = 1; start <= 65_535; start += width) byConsumer.get(consumers[Math.floor(next() * consumers.length)]!)!.push([start, Math.min(65_535, start + width - 1)]);
+  for (let start = 1; start <= 65_535; start += width)
+    byConsumer.get(consumers[Math.floor(next() * consumers.length)]!)!.push([start, Math.min(65_535, start + width - 1)]);
   return { space: 65_536, consumers: [...byConsumer].filter(([, ranges]) => ranges.length > 0).map(([consumer, ranges]) => ({ consumer, ranges })) };
 }
 
@@ -98,8 +99,8 @@ async function seed(db: Db): Promise<void> {
           kind: "HOLDER_CHANGED" as const,
           fromHolder: `w-${c % 3}`,
           toHolder: `w-${(c + 1) % 3}`,
-          oldSeenAt: new Date(START_MS + c * HOUR / 2 - 500),
-          newSeenAt: new Date(START_MS + c * HOUR / 2),
+          oldSeenAt: new Date(START_MS + (c * HOUR) / 2 - 500),
+          newSeenAt: new Date(START_MS + (c * HOUR) / 2),
           pollerEpoch: 1n,
         }));
         await db.holderChange.createMany({ data: rows });
@@ -146,7 +147,9 @@ async function measure<T>(label: string, run: () => Promise<T>): Promise<T> {
   }
   // On a shared machine the wall time includes waiting for a core: the Node process's own CPU
   // time (the database's is not in it) and the load average say how much.
-  console.log(`${label}: ${summarise(times)}; Node CPU median ${medianOf(cpuTimes).toFixed(1)} ms; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`);
+  console.log(
+    `${label}: ${summarise(times)}; Node CPU median ${medianOf(cpuTimes).toFixed(1)} ms; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
+  );
   return result!;
 }
 
@@ -157,8 +160,16 @@ async function main(): Promise<void> {
     await seed(db);
     const query = { fromMs: START_MS, toMs: END_MS, service: "bench", subscription: null, cause: null, limit: VIOLATIONS };
     const settings = { windowMs: WINDOW_MS, graceMs: 5 * 60_000, producerRouting: {} };
-    const page = await measure(`a page of ${VIOLATIONS.toLocaleString("en-US")} violations with their causes and owners (getViolationCauses)`, () => getViolationCauses(db, query, settings));
-    const subjects = page.violations.map((v) => ({ key: v.key, topic: v.topic, subscription: v.subscription, partition: v.partition, observedAt: v.observedAt }));
+    const page = await measure(`a page of ${VIOLATIONS.toLocaleString("en-US")} violations with their causes and owners (getViolationCauses)`, () =>
+      getViolationCauses(db, query, settings),
+    );
+    const subjects = page.violations.map((v) => ({
+      key: v.key,
+      topic: v.topic,
+      subscription: v.subscription,
+      partition: v.partition,
+      observedAt: v.observedAt,
+    }));
     await measure(`the owner lookups alone for the same ${VIOLATIONS.toLocaleString("en-US")} (computeOwners)`, () => computeOwners(db, subjects, settings));
     console.log(`page: ${page.violations.length} violations; causes ${JSON.stringify(page.counts)}`);
   } finally {

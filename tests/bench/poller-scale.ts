@@ -14,7 +14,14 @@ import { startTestDatabase } from "@/tests/support/test-database";
 import { workerNodeArgs } from "@/tests/support/worker-process";
 import { workerEnv } from "@/tools/build-worker.mjs";
 
-const { values } = parseArgs({ options: { topics: { type: "string", default: "100" }, partitions: { type: "string", default: "10" }, cycles: { type: "string", default: "6" }, "with-consumers": { type: "string", default: "20" } } });
+const { values } = parseArgs({
+  options: {
+    topics: { type: "string", default: "100" },
+    partitions: { type: "string", default: "10" },
+    cycles: { type: "string", default: "6" },
+    "with-consumers": { type: "string", default: "20" },
+  },
+});
 const TOPICS = Number(values.topics);
 const PARTITIONS = Number(values.partitions);
 const CYCLES = Number(values.cycles);
@@ -28,7 +35,9 @@ function readCpuSeconds(pid: number): number {
 }
 
 function readRssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))!;
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"))!;
   return Number(line.split(/\s+/)[1]) / 1024;
 }
 
@@ -53,19 +62,47 @@ async function main(): Promise<void> {
       stdio: ["ignore", "ignore", "inherit"],
     });
     const pid = worker.pid!;
-    const clusterId = await waitFor(() => db.cluster.findUnique({ where: { name: "scale" }, select: { id: true } }), (c) => c !== null, "the worker to register the cluster", 300, 200).then((c) => c!.id);
-    await waitFor(() => db.pollRun.count({ where: { clusterId } }), (n) => n >= 2, "two warm-up cycles", 600, 200);
+    const clusterId = await waitFor(
+      () => db.cluster.findUnique({ where: { name: "scale" }, select: { id: true } }),
+      (c) => c !== null,
+      "the worker to register the cluster",
+      300,
+      200,
+    ).then((c) => c!.id);
+    await waitFor(
+      () => db.pollRun.count({ where: { clusterId } }),
+      (n) => n >= 2,
+      "two warm-up cycles",
+      600,
+      200,
+    );
     const cpuStart = readCpuSeconds(pid);
     const wallStart = Date.now();
     const firstMeasured = await db.pollRun.count({ where: { clusterId } });
-    await waitFor(() => db.pollRun.count({ where: { clusterId } }), (n) => n >= firstMeasured + CYCLES, `${CYCLES} measured cycles`, 1200, 250);
+    await waitFor(
+      () => db.pollRun.count({ where: { clusterId } }),
+      (n) => n >= firstMeasured + CYCLES,
+      `${CYCLES} measured cycles`,
+      1200,
+      250,
+    );
     const cpuPercent = ((readCpuSeconds(pid) - cpuStart) / ((Date.now() - wallStart) / 1000)) * 100;
     const rssMb = readRssMb(pid);
-    const runs = await db.pollRun.findMany({ where: { clusterId }, orderBy: { startedAt: "asc" }, skip: firstMeasured, take: CYCLES, select: { durationMs: true, cycleMs: true, requestCount: true, resourceCount: true, errorCount: true } });
+    const runs = await db.pollRun.findMany({
+      where: { clusterId },
+      orderBy: { startedAt: "asc" },
+      skip: firstMeasured,
+      take: CYCLES,
+      select: { durationMs: true, cycleMs: true, requestCount: true, resourceCount: true, errorCount: true },
+    });
     const avg = (pick: (r: (typeof runs)[number]) => number) => runs.reduce((sum, r) => sum + pick(r), 0) / runs.length;
     const resources = await db.heldResource.count({ where: { clusterId, goneAt: null } });
-    console.log(`poller scale: ${resources} partition-subscriptions (${TOPICS} topics x ${PARTITIONS} partitions), interval ${INTERVAL_MS} ms, budget 50 requests/s, Pulsar ${broker.version}`);
-    console.log(`  cycle: work ${avg((r) => r.durationMs).toFixed(0)} ms (max ${Math.max(...runs.map((r) => r.durationMs))} ms), cycle time ${avg((r) => r.cycleMs ?? 0).toFixed(0)} ms, ${avg((r) => r.requestCount).toFixed(0)} requests per cycle (${(avg((r) => r.requestCount) / (INTERVAL_MS / 1000)).toFixed(1)}/s), errors ${runs.reduce((s, r) => s + r.errorCount, 0)}`);
+    console.log(
+      `poller scale: ${resources} partition-subscriptions (${TOPICS} topics x ${PARTITIONS} partitions), interval ${INTERVAL_MS} ms, budget 50 requests/s, Pulsar ${broker.version}`,
+    );
+    console.log(
+      `  cycle: work ${avg((r) => r.durationMs).toFixed(0)} ms (max ${Math.max(...runs.map((r) => r.durationMs))} ms), cycle time ${avg((r) => r.cycleMs ?? 0).toFixed(0)} ms, ${avg((r) => r.requestCount).toFixed(0)} requests per cycle (${(avg((r) => r.requestCount) / (INTERVAL_MS / 1000)).toFixed(1)}/s), errors ${runs.reduce((s, r) => s + r.errorCount, 0)}`,
+    );
     console.log(`  worker process: CPU ${cpuPercent.toFixed(1)}% of one core, RSS ${rssMb.toFixed(0)} MB`);
   } finally {
     worker?.kill("SIGTERM");

@@ -35,14 +35,17 @@ type Mode = { label: string; server: TestRedisServer; match: string; key: string
 async function measure(db: Db, databaseUrl: string, mode: Mode): Promise<{ release: number[]; expiry: number[] }> {
   const name = `lat-${mode.label.replace(/\W+/g, "-")}`;
   const cluster = loadConfig({
-    BATON_CLUSTERS: JSON.stringify([{ kind: "redis", name, url: mode.server.url, pollIntervalMs: intervalMs, discoveryIntervalMs: 60_000, patterns: [{ match: mode.match }] }]),
+    BATON_CLUSTERS: JSON.stringify([
+      { kind: "redis", name, url: mode.server.url, pollIntervalMs: intervalMs, discoveryIntervalMs: 60_000, patterns: [{ match: mode.match }] },
+    ]),
   }).clusters[0]!;
   const clusterId = await registerCluster(db, cluster);
   const redis = new Redis(mode.server.url);
   // The lock exists before the poller starts, so discovery knows it from the first cycle.
   await redis.set(mode.key, "warm-up", "PX", 60_000);
   const poller = startPoller({ databaseUrl, cluster, clusterId, pollerId: `bench-${name}` });
-  const stored = async () => (await db.heldResource.findFirst({ where: { clusterId, resourceKey: mode.key }, select: { holderToken: true } }))?.holderToken ?? null;
+  const stored = async () =>
+    (await db.heldResource.findFirst({ where: { clusterId, resourceKey: mode.key }, select: { holderToken: true } }))?.holderToken ?? null;
   const result = { release: [] as number[], expiry: [] as number[] };
   try {
     await waitFor(stored, (token) => token === "warm-up", "the first poll", 300, 50);

@@ -50,7 +50,8 @@ async function main(): Promise<void> {
     await admin.call("DEBUG", "POPULATE", otherCount, "cache");
     for (let start = 0; start < lockCount; start += 5_000) {
       const pipeline = admin.pipeline();
-      for (let index = start; index < Math.min(lockCount, start + 5_000); index++) pipeline.set(`lock:job-${index}`, `pod-${index % 50}:${index.toString(16).padStart(32, "0")}`, "PX", 3_600_000);
+      for (let index = start; index < Math.min(lockCount, start + 5_000); index++)
+        pipeline.set(`lock:job-${index}`, `pod-${index % 50}:${index.toString(16).padStart(32, "0")}`, "PX", 3_600_000);
       await pipeline.exec();
     }
     console.log(`redis-server ${server.port}: ${await admin.dbsize()} keys (${lockCount} locks), budget ${budget} commands/s`);
@@ -59,7 +60,10 @@ async function main(): Promise<void> {
     let lastKeys: { key: string; pattern: string }[] = [];
     for (const scanCount of scanCounts) {
       const limiter = createCommandLimiter({ commandsPerSecond: budget });
-      const source = createRedisLockSource(parseRedisClusterConfig({ kind: "redis", name: "bench", url: server.url, patterns: [{ match: "lock:*" }], scanCount }), limiter);
+      const source = createRedisLockSource(
+        parseRedisClusterConfig({ kind: "redis", name: "bench", url: server.url, patterns: [{ match: "lock:*" }], scanCount }),
+        limiter,
+      );
       await admin.call("CONFIG", "SET", "slowlog-log-slower-than", "0");
       await admin.call("SLOWLOG", "RESET");
       await admin.call("CONFIG", "RESETSTAT");

@@ -62,7 +62,9 @@ function sampleEvent(i: number, isViolation: boolean, nowMs: number): ValidEvent
     traceId: randomUUID().replaceAll("-", ""),
     observedAtMs,
     attributesJson: null,
-    othersInsideJson: isViolation ? JSON.stringify([{ worker: `orders-7f9c4d-${((pod + 1) % PODS).toString(36).padStart(5, "x")}`, enteredAt: observedAtMs - 850 }]) : null,
+    othersInsideJson: isViolation
+      ? JSON.stringify([{ worker: `orders-7f9c4d-${((pod + 1) % PODS).toString(36).padStart(5, "x")}`, enteredAt: observedAtMs - 850 }])
+      : null,
     lock: null,
   };
 }
@@ -81,8 +83,17 @@ async function writeSample(pool: pg.Pool, count: number, isViolation: (i: number
 /** The event as the client POSTs it (for the bytes on the wire). */
 function toWire(e: ValidEvent): Record<string, unknown> {
   return {
-    id: e.eventId, key: e.key, counter: e.counter, service: e.service, worker: e.worker, topic: e.topic, subscription: e.subscription,
-    partition: e.partition, traceId: e.traceId, observedAt: e.observedAtMs, ...(e.othersInsideJson ? { othersInside: JSON.parse(e.othersInsideJson) as unknown } : {}),
+    id: e.eventId,
+    key: e.key,
+    counter: e.counter,
+    service: e.service,
+    worker: e.worker,
+    topic: e.topic,
+    subscription: e.subscription,
+    partition: e.partition,
+    traceId: e.traceId,
+    observedAt: e.observedAtMs,
+    ...(e.othersInsideJson ? { othersInside: JSON.parse(e.othersInsideJson) as unknown } : {}),
   };
 }
 
@@ -120,7 +131,11 @@ async function main(): Promise<void> {
           worker: `orders-7f9c4d-${pod.toString(36).padStart(5, "x")}`,
           mode: "violations+counts",
           minute: countNowMs - (m + 1) * MINUTE,
-          counts: Array.from({ length: GROUPS_PER_POD }, (_, g) => ({ subscription: "orders-sub", topic: `persistent://acme/orders/events-partition-${(pod + g * PODS) % 16}`, increments: 290 })),
+          counts: Array.from({ length: GROUPS_PER_POD }, (_, g) => ({
+            subscription: "orders-sub",
+            topic: `persistent://acme/orders/events-partition-${(pod + g * PODS) % 16}`,
+            increments: 290,
+          })),
         };
         countsJson += Buffer.byteLength(JSON.stringify({ ...body, minute: new Date(body.minute).toISOString() }));
         await ingestCounts(db, body);
@@ -139,9 +154,15 @@ async function main(): Promise<void> {
     const countPerRow = counts.totalBytes / counts.rows;
 
     console.log(`sample: ${fmt(SAMPLE)} events per mode, ${fmt(counts.rows)} count rows (${PODS} pods x ${GROUPS_PER_POD} groups x ${fmt(minutes)} minutes)`);
-    console.log(`row sizes (pg_column_size): event ${all.rowBytes.toFixed(0)} B (a violation with othersInside ${violations.rowBytes.toFixed(0)} B), count row ${counts.rowBytes.toFixed(0)} B`);
-    console.log(`on disk per row (table + indexes): event in "all" ${allPerRow.toFixed(0)} B, violation event ${violationPerRow.toFixed(0)} B, count row ${countPerRow.toFixed(0)} B`);
-    console.log(`wire per item (JSON): event ${allJson.toFixed(0)} B, violation event ${violationJson.toFixed(0)} B, counts body ${(countsJson / countBodies).toFixed(0)} B`);
+    console.log(
+      `row sizes (pg_column_size): event ${all.rowBytes.toFixed(0)} B (a violation with othersInside ${violations.rowBytes.toFixed(0)} B), count row ${counts.rowBytes.toFixed(0)} B`,
+    );
+    console.log(
+      `on disk per row (table + indexes): event in "all" ${allPerRow.toFixed(0)} B, violation event ${violationPerRow.toFixed(0)} B, count row ${countPerRow.toFixed(0)} B`,
+    );
+    console.log(
+      `wire per item (JSON): event ${allJson.toFixed(0)} B, violation event ${violationJson.toFixed(0)} B, counts body ${(countsJson / countBodies).toFixed(0)} B`,
+    );
     console.log(`at ${fmt(RATE)} increments/s (${fmt(perDay)} a day), ${VIOLATION_SHARE * 100}% violations, ${PODS} pods:`);
     console.log(`  "all":               ${fmt(perDay)} event rows/day, ${gb(perDay * allPerRow)}/day on disk; ${gb(perDay * allJson)}/day of request bodies`);
     console.log(

@@ -66,7 +66,10 @@ const BOUND_MS = (TOPICS / RPS) * 1000;
 const STATS_FLUSH_MS = 11_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 function percentile(sorted: number[], p: number): number {
@@ -90,12 +93,14 @@ function rssMb(pid: number): number {
 /** Runs `work` with at most `limit` at a time. */
 async function inBatches<T>(items: T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      await work(items[i]!, i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await work(items[i]!, i);
+      }
+    }),
+  );
 }
 
 /** Holds the shared benchmark lock (flock on /tmp/baton-bench.lock) until release() is called. */
@@ -152,7 +157,12 @@ function watchProcess(pid: number): { stop(): { cpuPercent: number; peakRssMb: n
     stop() {
       clearInterval(timer);
       const seconds = (performance.now() - started) / 1000;
-      return { cpuPercent: ((processCpuSeconds(pid) - startCpu) / seconds) * 100, peakRssMb: Math.max(peak, rssMb(pid)), peakPssMb: Math.max(peakPss, pssMb(pid)), seconds };
+      return {
+        cpuPercent: ((processCpuSeconds(pid) - startCpu) / seconds) * 100,
+        peakRssMb: Math.max(peak, rssMb(pid)),
+        peakPssMb: Math.max(peakPss, pssMb(pid)),
+        seconds,
+      };
     },
   };
 }
@@ -187,12 +197,14 @@ async function waitForCountedCycle(db: Db, clusterId: number, after: number): Pr
 /** Bytes of one answer as they cross the wire, in the given encoding. */
 function readWireBytes(url: string, encoding: "gzip" | "identity"): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get(url, { headers: { "accept-encoding": encoding } }, (response) => {
-      let bytes = 0;
-      response.on("data", (chunk: Buffer) => (bytes += chunk.length));
-      response.on("end", () => resolve(bytes));
-      response.on("error", reject);
-    }).on("error", reject);
+    http
+      .get(url, { headers: { "accept-encoding": encoding } }, (response) => {
+        let bytes = 0;
+        response.on("data", (chunk: Buffer) => (bytes += chunk.length));
+        response.on("end", () => resolve(bytes));
+        response.on("error", reject);
+      })
+      .on("error", reject);
   });
 }
 
@@ -222,7 +234,9 @@ async function measureScrapes(adminUrl: string, brokerPid: number): Promise<void
       for (let i = 0; i < SCRAPES; i++) sizes.push(await readWireBytes(`${adminUrl}/metrics/`, encoding));
       const used = watch.stop();
       const cpuMs = (((used.cpuPercent - idleCpu.cpuPercent) / 100) * used.seconds * 1000) / SCRAPES;
-      console.log(`scrape (raw read, ${encoding}): ${fmt(sizes.at(-1)! / 1024)} KB on the wire, ${fmt((used.seconds * 1000) / SCRAPES)} ms each, broker CPU ${fmt(cpuMs)} ms per scrape [load ${load()}]`);
+      console.log(
+        `scrape (raw read, ${encoding}): ${fmt(sizes.at(-1)! / 1024)} KB on the wire, ${fmt((used.seconds * 1000) / SCRAPES)} ms each, broker CPU ${fmt(cpuMs)} ms per scrape [load ${load()}]`,
+      );
     }
   } finally {
     lock.release();
@@ -230,7 +244,9 @@ async function measureScrapes(adminUrl: string, brokerPid: number): Promise<void
 }
 
 async function main(): Promise<void> {
-  console.log(`scale bench: ${TOPICS} topics x ${PARTITIONS} partitions, Failover subscription with 2 WebSocket consumers each, ${RPS} requests/s; phases ${PHASES.join(", ")}`);
+  console.log(
+    `scale bench: ${TOPICS} topics x ${PARTITIONS} partitions, Failover subscription with 2 WebSocket consumers each, ${RPS} requests/s; phases ${PHASES.join(", ")}`,
+  );
   const database = await startTestDatabase();
   const heapMb = Number(values["heap-mb"]);
   const brokerConfig = {
@@ -241,8 +257,22 @@ async function main(): Promise<void> {
   if (!["pulsar", "test"].includes(values["broker-jvm"]!)) throw new Error(`--broker-jvm: "pulsar" or "test", not "${values["broker-jvm"]}"`);
   // Later flags win: these undo the test broker's -XX:TieredStopAtLevel=1 and -XX:+UseSerialGC.
   const extraJvmArgs = values["broker-jvm"] === "pulsar" ? ["-XX:TieredStopAtLevel=4", "-XX:-UseSerialGC", "-XX:+UseZGC"] : [];
-  const broker = await startBroker({ keepData: false, maxHeapMb: heapMb, maxDirectMemoryMb: 1024, brokerConfig, extraJvmArgs, log: (line) => console.log(line), startTimeoutMs: 300_000 });
-  console.log(`broker: Pulsar ${broker.version}, -Xmx${heapMb}m, MaxDirectMemorySize 1024m, JVM ${values["broker-jvm"] === "pulsar" ? "as Pulsar runs it (ZGC, C1 and C2)" : "as the test broker (C1 only, serial GC)"}, --conf ${Object.entries(brokerConfig).map(([k, v]) => `${k}=${v}`).join(" ")}`);
+  const broker = await startBroker({
+    keepData: false,
+    maxHeapMb: heapMb,
+    maxDirectMemoryMb: 1024,
+    brokerConfig,
+    extraJvmArgs,
+    log: (line) => console.log(line),
+    startTimeoutMs: 300_000,
+  });
+  console.log(
+    `broker: Pulsar ${broker.version}, -Xmx${heapMb}m, MaxDirectMemorySize 1024m, JVM ${values["broker-jvm"] === "pulsar" ? "as Pulsar runs it (ZGC, C1 and C2)" : "as the test broker (C1 only, serial GC)"}, --conf ${Object.entries(
+      brokerConfig,
+    )
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ")}`,
+  );
   const db = createTestDb(database.url);
   const consumers: FleetConsumer[][] = [];
   const workers: ChildProcess[] = [];
@@ -255,7 +285,11 @@ async function main(): Promise<void> {
     const consumerStart = performance.now();
     for (const topic of topics) {
       const name = topic.slice(topic.lastIndexOf("/") + 1);
-      consumers.push(["a", "b"].map((suffix) => createFleetConsumer({ wsUrl: broker.wsUrl }, { name: `${name}-${suffix}`, topic, subscription: SUBSCRIPTION, subscriptionType: "Failover" })));
+      consumers.push(
+        ["a", "b"].map((suffix) =>
+          createFleetConsumer({ wsUrl: broker.wsUrl }, { name: `${name}-${suffix}`, topic, subscription: SUBSCRIPTION, subscriptionType: "Failover" }),
+        ),
+      );
     }
     let opened = 0;
     await inBatches(consumers.flat(), 8, async (consumer) => {
@@ -271,10 +305,13 @@ async function main(): Promise<void> {
           if (attempt >= 30) throw error;
         }
       }
-      if (++opened % 200 === 0) console.log(`setup: ${opened} consumers open (${fmt((performance.now() - consumerStart) / 1000, 0)} s, broker RSS ${fmt(rssMb(broker.pid))} MB)`);
+      if (++opened % 200 === 0)
+        console.log(`setup: ${opened} consumers open (${fmt((performance.now() - consumerStart) / 1000, 0)} s, broker RSS ${fmt(rssMb(broker.pid))} MB)`);
     });
     const resources = TOPICS * PARTITIONS;
-    console.log(`setup: ${opened} consumers (${resources} partition-subscriptions, ${opened * PARTITIONS} broker-side consumers) open in ${fmt((performance.now() - consumerStart) / 1000, 1)} s; broker RSS ${fmt(rssMb(broker.pid))} MB, PSS ${fmt(pssMb(broker.pid))} MB`);
+    console.log(
+      `setup: ${opened} consumers (${resources} partition-subscriptions, ${opened * PARTITIONS} broker-side consumers) open in ${fmt((performance.now() - consumerStart) / 1000, 1)} s; broker RSS ${fmt(rssMb(broker.pid))} MB, PSS ${fmt(pssMb(broker.pid))} MB`,
+    );
 
     // What one scrape of /metrics/ costs the broker, before any worker runs.
     if (!values["no-scrape"]) await measureScrapes(broker.adminUrl, broker.pid);
@@ -299,7 +336,12 @@ async function main(): Promise<void> {
       const metricsPort = await findFreePort();
       const nodeOptions = values["worker-node-options"]!.split(" ").filter(Boolean);
       const worker = spawn(process.execPath, [...nodeOptions, ...(await workerNodeArgs())], {
-        env: workerEnv({ ...process.env, DATABASE_URL: database.url, BATON_CLUSTERS: JSON.stringify([cluster]), BATON_WORKER_METRICS_PORT: String(metricsPort) }),
+        env: workerEnv({
+          ...process.env,
+          DATABASE_URL: database.url,
+          BATON_CLUSTERS: JSON.stringify([cluster]),
+          BATON_WORKER_METRICS_PORT: String(metricsPort),
+        }),
         stdio: ["ignore", "pipe", "pipe"],
       });
       workers.push(worker);
@@ -376,12 +418,18 @@ async function main(): Promise<void> {
           `  full cycle: p50 ${fmt(percentile(cycleMsAll, 50))} ms, max ${fmt(cycleMsAll.at(-1) ?? Number.NaN)} ms over ${cycleMsAll.length} cycles; request-budget bound ${fmt(BOUND_MS)} ms (${TOPICS} topics / ${RPS} per s): ${fmt(percentile(cycleMsAll, 50) / BOUND_MS, 2)}x`,
           `  detection of ${KILLS} killed active consumers (kill -> change row committed): p50 ${fmt(percentile(latencies, 50))} ms, p95 ${fmt(percentile(latencies, 95))} ms, max ${fmt(latencies.at(-1) ?? Number.NaN)} ms; ${latencies.length}/${KILLS} detected`,
           `  worker (the real worker, built as npm start runs it): CPU ${fmt(workerFigures.cpuPercent, 1)}% of a core over ${fmt(workerFigures.seconds)} s, peak RSS ${fmt(workerFigures.peakRssMb)} MB${nodeOptions.length > 0 ? ` (node ${nodeOptions.join(" ")})` : ""}`,
-          `  worker memory at its highest sampled RSS (its /metrics, MB): ${Object.entries(workerMemory).map(([name, mb]) => `${name} ${fmt(mb)}`).join(", ")}`,
+          `  worker memory at its highest sampled RSS (its /metrics, MB): ${Object.entries(workerMemory)
+            .map(([name, mb]) => `${name} ${fmt(mb)}`)
+            .join(", ")}`,
           `  broker: CPU ${fmt(brokerFigures.cpuPercent, 1)}% of a core, peak RSS ${fmt(brokerFigures.peakRssMb)} MB, peak PSS ${fmt(brokerFigures.peakPssMb)} MB`,
           `  rows written (pg_stat_user_tables n_tup_ins + n_tup_upd, all tables), quiet: ${fmt((quietRows1.total - quietRows0.total) / Math.max(1, quietRuns.length))} per cycle over ${quietRuns.length} cycles with ${quietChanges} changes; ${resources} resources`,
           `  rows written with kills: ${fmt(killRows1.total - killRows0.total)} over ${killRuns.length} cycles (${fmt((killRows1.total - killRows0.total) / Math.max(1, killRuns.length))} per cycle) for ${killChanges} change rows; ${resources} resources`,
           `  held_resource rows written: quiet ${fmt(((quietRows1.byTable.get("held_resource") ?? 0) - (quietRows0.byTable.get("held_resource") ?? 0)) / Math.max(1, quietRuns.length))} per cycle; with kills ${fmt(((killRows1.byTable.get("held_resource") ?? 0) - (killRows0.byTable.get("held_resource") ?? 0)) / Math.max(1, killRuns.length))} per cycle`,
-          ...(status && phase === "on" ? [`  signal status: ${status.mode}, ${status.repollCount ?? 0} topics re-polled, last scrape ${fmt((status.brokers?.[0]?.bytes ?? 0) / 1024)} KB in ${status.brokers?.[0]?.durationMs ?? "?"} ms`] : []),
+          ...(status && phase === "on"
+            ? [
+                `  signal status: ${status.mode}, ${status.repollCount ?? 0} topics re-polled, last scrape ${fmt((status.brokers?.[0]?.bytes ?? 0) / 1024)} KB in ${status.brokers?.[0]?.durationMs ?? "?"} ms`,
+              ]
+            : []),
           `  [load ${load()}]`,
         ];
         for (const line of lines) console.log(line);
@@ -394,7 +442,8 @@ async function main(): Promise<void> {
       worker.kill("SIGTERM");
       await new Promise((resolve) => worker.once("exit", resolve));
       // The killed consumers come back before the next phase.
-      for (const index of new Set(Array.from({ length: KILLS }, (_, k) => (killOffset + k * Math.floor(TOPICS / KILLS / PHASES.length + 1)) % TOPICS))) await consumers[index]![0]!.start();
+      for (const index of new Set(Array.from({ length: KILLS }, (_, k) => (killOffset + k * Math.floor(TOPICS / KILLS / PHASES.length + 1)) % TOPICS)))
+        await consumers[index]![0]!.start();
       killOffset += 1;
     }
     console.log("\nsummary:");

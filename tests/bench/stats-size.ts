@@ -67,7 +67,8 @@ async function measure(adminUrl: string, topic: string, shape: Shape): Promise<v
     const start = performance.now();
     const stats = partitionedTopicStatsSchema.parse(JSON.parse(text));
     observations = 0;
-    for (const [partitionName, partitionStats] of Object.entries(stats.partitions)) observations += observeTopicStats(name, parseTopicName(partitionName)!.partition, partitionStats).length;
+    for (const [partitionName, partitionStats] of Object.entries(stats.partitions))
+      observations += observeTopicStats(name, parseTopicName(partitionName)!.partition, partitionStats).length;
     parseMs.push(performance.now() - start);
     heapMb.push((process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024);
   }
@@ -81,7 +82,11 @@ async function measure(adminUrl: string, topic: string, shape: Shape): Promise<v
 }
 
 async function runVersion(version: PulsarVersion): Promise<void> {
-  const broker = await startBroker({ version, keepData: false, brokerConfig: { exposeConsumerLevelMetricsInPrometheus: true, exposeTopicLevelMetricsInPrometheus: true } });
+  const broker = await startBroker({
+    version,
+    keepData: false,
+    brokerConfig: { exposeConsumerLevelMetricsInPrometheus: true, exposeTopicLevelMetricsInPrometheus: true },
+  });
   let fleet: Fleet | null = null;
   try {
     fleet = createFleet({ wsUrl: broker.wsUrl });
@@ -91,7 +96,12 @@ async function runVersion(version: PulsarVersion): Promise<void> {
     for (const [index, shape] of SHAPES.entries()) {
       const topic = scratch.topic(`sized-${index}`);
       await createPartitionedTopic(broker.adminUrl, topic, shape.partitions);
-      await fleet.startGroup({ names: Array.from({ length: shape.consumers }, (_, i) => `c${i}`), topic, subscription: "workers", subscriptionType: shape.type });
+      await fleet.startGroup({
+        names: Array.from({ length: shape.consumers }, (_, i) => `c${i}`),
+        topic,
+        subscription: "workers",
+        subscriptionType: shape.type,
+      });
       await fleet.openProducer({ topic, keys: ["a"] });
       await measure(broker.adminUrl, topic, shape);
     }

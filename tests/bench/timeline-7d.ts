@@ -37,13 +37,24 @@ async function main(): Promise<void> {
   try {
     await seedBoard(db, { cluster: "board", resources: 10_000, partitionsPerTopic: 4, changes: 30_000, recentChanges: 3_000 });
     const [{ topics }, seedMs] = await time(() =>
-      seedBoard(db, { cluster: "timeline", resources: 4, partitionsPerTopic: 4, changes: CHANGES, recentChanges: 0, subscriptionType: "Failover", tenantPrefix: "timeline" }),
+      seedBoard(db, {
+        cluster: "timeline",
+        resources: 4,
+        partitionsPerTopic: 4,
+        changes: CHANGES,
+        recentChanges: 0,
+        subscriptionType: "Failover",
+        tenantPrefix: "timeline",
+      }),
     );
     const ref = { cluster: "timeline", topic: topics[0]!, subscription: "sub-0" };
     console.log(`seeded a 10,000-partition board, and ${CHANGES} changes over 7 days on ${ref.topic} (${(seedMs / 1000).toFixed(1)} s)`);
 
     process.env.DATABASE_URL = database.url;
-    process.env.BATON_CLUSTERS = JSON.stringify([{ name: "board", adminUrl: "http://127.0.0.1:49151" }, { name: "timeline", adminUrl: "http://127.0.0.1:49151" }]);
+    process.env.BATON_CLUSTERS = JSON.stringify([
+      { name: "board", adminUrl: "http://127.0.0.1:49151" },
+      { name: "timeline", adminUrl: "http://127.0.0.1:49151" },
+    ]);
     const { getConfig } = await import("@/lib/config");
     const { getDb } = await import("@/lib/db/client");
     const { getSubscriptionTimeline } = await import("@/lib/subscriptions/get-subscription-timeline");
@@ -64,7 +75,9 @@ async function main(): Promise<void> {
     }
     const { timeline } = result!;
     const segments = timeline.lanes.reduce((sum, lane) => sum + lane.segments.length, 0);
-    console.log(`getSubscriptionTimeline, 7 days: ${summarize(times)}; ${timeline.changeCount} changes drawn as ${segments} segments and ${timeline.markers.length} markers`);
+    console.log(
+      `getSubscriptionTimeline, 7 days: ${summarize(times)}; ${timeline.changeCount} changes drawn as ${segments} segments and ${timeline.markers.length} markers`,
+    );
 
     const server = await startRouteServer({
       "GET /api/v1/subscriptions/timeline": timelineRoute.GET as never,

@@ -76,7 +76,10 @@ export async function generateDataset(url: string, shape: DatasetShape, endMs: n
     await client.query("truncate exclusivity_event, violation_minute, deployment, holder_change, held_resource, cluster restart identity cascade");
     // A partitioned table has no storage of its own: its day partitions (created for the span
     // here, as the worker would have) are made unlogged one by one.
-    await client.query("select baton_ensure_event_partitions(($1::timestamptz at time zone 'UTC')::date, ($2::timestamptz at time zone 'UTC')::date)", [new Date(endMs - spanSeconds * 1000), end]);
+    await client.query("select baton_ensure_event_partitions(($1::timestamptz at time zone 'UTC')::date, ($2::timestamptz at time zone 'UTC')::date)", [
+      new Date(endMs - spanSeconds * 1000),
+      end,
+    ]);
     const { rows: leaves } = await client.query<{ name: string }>("select relid::text as name from pg_partition_tree('exclusivity_event') where isleaf");
     for (const leaf of leaves) await client.query(`alter table ${leaf.name} set unlogged`);
     await client.query("alter table violation_minute set unlogged");
@@ -134,7 +137,16 @@ export async function generateDataset(url: string, shape: DatasetShape, endMs: n
              select case when random() < case when dm.minute is null then ${VIOLATION_RATE_OUTSIDE} else ${VIOLATION_RATE_IN_DEPLOYMENT} end then 1 + (random() < 0.1)::int else 0 end as counter
              where g.i > 0
            ) v`,
-          [shape.events, shape.services, shape.subscriptionsPerService, spanSeconds, end, shape.keys, part * chunk + 1, Math.min(shape.events, (part + 1) * chunk)],
+          [
+            shape.events,
+            shape.services,
+            shape.subscriptionsPerService,
+            spanSeconds,
+            end,
+            shape.keys,
+            part * chunk + 1,
+            Math.min(shape.events, (part + 1) * chunk),
+          ],
         ),
       ),
     ),

@@ -42,7 +42,15 @@ const BASELINE_TIMEOUT_S = Number(args["baseline-timeout"]);
 const DAY = 86_400_000;
 const GRACE_MS = 5 * 60_000;
 const WINDOW_MS = 2 * 60_000;
-const SHAPE: DatasetShape = { events: Number(args.events), days: 30, deployments: 2_000, services: 10, subscriptionsPerService: 2, keys: 500_000, changesPerPartition: 100 };
+const SHAPE: DatasetShape = {
+  events: Number(args.events),
+  days: 30,
+  deployments: 2_000,
+  services: 10,
+  subscriptionsPerService: 2,
+  keys: 500_000,
+  changesPerPartition: 100,
+};
 // A fixed end, so that a kept dataset is the same dataset: the queries run "as of" this instant.
 const END_MS = Date.parse("2026-11-22T12:00:00Z");
 
@@ -64,7 +72,9 @@ async function measure(label: string, run: () => Promise<unknown>, targetMs?: nu
   }
   times.sort((a, b) => a - b);
   const timing = { label, medianMs: times[Math.floor(times.length / 2)]!, minMs: times[0]!, maxMs: times[times.length - 1]!, targetMs };
-  log(`${label}: median ${timing.medianMs.toFixed(0)} ms (min ${timing.minMs.toFixed(0)}, max ${timing.maxMs.toFixed(0)})${targetMs ? ` target < ${targetMs} ms` : ""}`);
+  log(
+    `${label}: median ${timing.medianMs.toFixed(0)} ms (min ${timing.minMs.toFixed(0)}, max ${timing.maxMs.toFixed(0)})${targetMs ? ` target < ${targetMs} ms` : ""}`,
+  );
   return timing;
 }
 
@@ -143,7 +153,9 @@ async function main(): Promise<void> {
     if ((await readStoredShape(database.url)) === describeShape(SHAPE, END_MS)) {
       log("the database already holds this dataset: reusing it");
     } else {
-      log(`generating ${SHAPE.events.toLocaleString("en-US")} events over ${SHAPE.days} days, ${SHAPE.deployments} deployments, ${SHAPE.services} services x ${SHAPE.subscriptionsPerService} subscriptions x 8 partitions`);
+      log(
+        `generating ${SHAPE.events.toLocaleString("en-US")} events over ${SHAPE.days} days, ${SHAPE.deployments} deployments, ${SHAPE.services} services x ${SHAPE.subscriptionsPerService} subscriptions x 8 partitions`,
+      );
       await generateDataset(database.url, SHAPE, END_MS, log);
     }
     const [counts] = await db.$queryRawUnsafe<{ rollup: number; violations: number }[]>(
@@ -152,12 +164,30 @@ async function main(): Promise<void> {
     log(`rollup rows: ${counts!.rollup.toLocaleString("en-US")}; violations: ${counts!.violations.toLocaleString("en-US")}`);
 
     const chart = (days: number) => () =>
-      getViolationTimeline(db, { fromMs: END_MS - days * DAY, toMs: END_MS, timeZone: "UTC", service: null, subscription: null, environment: null, graceMs: GRACE_MS, nowMs: END_MS });
+      getViolationTimeline(db, {
+        fromMs: END_MS - days * DAY,
+        toMs: END_MS,
+        timeZone: "UTC",
+        service: null,
+        subscription: null,
+        environment: null,
+        graceMs: GRACE_MS,
+        nowMs: END_MS,
+      });
     results.push(await measure("chart, 7 days (168 one-hour buckets)", chart(7), 200));
     results.push(await measure("chart, 30 days (240 three-hour buckets)", chart(30), 400));
     results.push(
       await measure("chart, 30 days, Europe/Berlin (a daylight-saving change)", () =>
-        getViolationTimeline(db, { fromMs: END_MS - 30 * DAY, toMs: END_MS, timeZone: "Europe/Berlin", service: null, subscription: null, environment: null, graceMs: GRACE_MS, nowMs: END_MS }),
+        getViolationTimeline(db, {
+          fromMs: END_MS - 30 * DAY,
+          toMs: END_MS,
+          timeZone: "Europe/Berlin",
+          service: null,
+          subscription: null,
+          environment: null,
+          graceMs: GRACE_MS,
+          nowMs: END_MS,
+        }),
       ),
     );
 
@@ -165,13 +195,31 @@ async function main(): Promise<void> {
     const keys = [await keyWithEvents(db, "typical"), await keyWithEvents(db, "busiest")];
     for (const { key, events30d } of keys) {
       for (const days of [1, 7]) {
-        results.push(await measure(`drill-down, key ${key} (${events30d} events in 30 days), ${days === 1 ? "24 hours" : "7 days"}`, () => getKeyDrilldown(db, { key, fromMs: END_MS - days * DAY, toMs: END_MS }, settings), 100));
+        results.push(
+          await measure(
+            `drill-down, key ${key} (${events30d} events in 30 days), ${days === 1 ? "24 hours" : "7 days"}`,
+            () => getKeyDrilldown(db, { key, fromMs: END_MS - days * DAY, toMs: END_MS }, settings),
+            100,
+          ),
+        );
       }
     }
     for (const days of [1, 7, 30]) {
       results.push(
         await measure(`top keys and workers, ${days === 1 ? "24 hours" : `${days} days`} (raw violations, partial index)`, () =>
-          getTopViolations(db, { fromMs: END_MS - days * DAY, toMs: END_MS, timeZone: "UTC", service: null, subscription: null, environment: null, graceMs: GRACE_MS, nowMs: END_MS, limit: 10, ranking: "violations", lists: ["keys", "workers"] }),
+          getTopViolations(db, {
+            fromMs: END_MS - days * DAY,
+            toMs: END_MS,
+            timeZone: "UTC",
+            service: null,
+            subscription: null,
+            environment: null,
+            graceMs: GRACE_MS,
+            nowMs: END_MS,
+            limit: 10,
+            ranking: "violations",
+            lists: ["keys", "workers"],
+          }),
         ),
       );
     }
@@ -187,7 +235,14 @@ async function main(): Promise<void> {
       );
     }
     const busiest = keys[1]!;
-    results.push(await baseline(database.url, `baseline: drill-down, key ${busiest.key}, 7 days, correlated subqueries`, DRILLDOWN_BASELINE_SQL, [busiest.key, new Date(END_MS - 7 * DAY), new Date(END_MS), new Date(END_MS)]));
+    results.push(
+      await baseline(database.url, `baseline: drill-down, key ${busiest.key}, 7 days, correlated subqueries`, DRILLDOWN_BASELINE_SQL, [
+        busiest.key,
+        new Date(END_MS - 7 * DAY),
+        new Date(END_MS),
+        new Date(END_MS),
+      ]),
+    );
 
     console.log("\nResults (server time: the lib function, SQL and shaping; median of the runs)");
     for (const r of results) {
@@ -195,7 +250,12 @@ async function main(): Promise<void> {
       const figure = Number.isFinite(r.medianMs) ? `${r.medianMs.toFixed(0)} ms` : `> ${BASELINE_TIMEOUT_S} s`;
       console.log(`  ${r.label.padEnd(86)} ${figure.padStart(10)}${verdict}`);
     }
-    console.log(`\nbench: ${((performance.now() - benchStarted) / 1000).toFixed(0)} s in all, ${RUNS} runs per measurement, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+    console.log(
+      `\nbench: ${((performance.now() - benchStarted) / 1000).toFixed(0)} s in all, ${RUNS} runs per measurement, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
+    );
   } finally {
     await db.$disconnect();
     await database.stop();

@@ -65,14 +65,31 @@ async function main(): Promise<void> {
     for (let i = 0; i < lockCount; i += 500) await Promise.all(Array.from({ length: Math.min(500, lockCount - i) }, (_, j) => fleet.mkdirp(lockPath(i + j))));
     for (const [t, path] of trialPaths.entries()) victims.push(await startVictim(server.connectString, path, `victim-${t}`));
     for (let i = trials; i < lockCount; i += 500) {
-      await Promise.all(Array.from({ length: Math.min(500, lockCount - i) }, (_, j) => fleet.create(`${lockPath(i + j)}/${randomUUID().replaceAll("-", "")}__lock__`, `fleet-${i + j}`, "ephemeral-sequential")));
+      await Promise.all(
+        Array.from({ length: Math.min(500, lockCount - i) }, (_, j) =>
+          fleet.create(`${lockPath(i + j)}/${randomUUID().replaceAll("-", "")}__lock__`, `fleet-${i + j}`, "ephemeral-sequential"),
+        ),
+      );
     }
     for (let i = 0; i < lockCount; i += 500) {
-      await Promise.all(Array.from({ length: Math.min(500, lockCount - i) }, (_, j) => waiters.create(`${lockPath(i + j)}/${randomUUID().replaceAll("-", "")}__lock__`, `standby-${i + j}`, "ephemeral-sequential")));
+      await Promise.all(
+        Array.from({ length: Math.min(500, lockCount - i) }, (_, j) =>
+          waiters.create(`${lockPath(i + j)}/${randomUUID().replaceAll("-", "")}__lock__`, `standby-${i + j}`, "ephemeral-sequential"),
+        ),
+      );
     }
 
     // 1. A full read, straight through the source (as the cycles call it).
-    const config = { ...parseZookeeperClusterConfig({ kind: "zookeeper", name: "bench", connectString: server.connectString, root: { path: ROOT, maxDepth: 1 }, requestsPerSecond: 1_000_000 }), digestSecret: undefined };
+    const config = {
+      ...parseZookeeperClusterConfig({
+        kind: "zookeeper",
+        name: "bench",
+        connectString: server.connectString,
+        root: { path: ROOT, maxDepth: 1 },
+        requestsPerSecond: 1_000_000,
+      }),
+      digestSecret: undefined,
+    };
     const source = createZookeeperSource(config);
     console.log(`ZooKeeper 3.9.3, ${lockCount} Kazoo-style lock paths, each with a holder and one waiter:`);
     for (let pass = 1; pass <= 3; pass++) {
@@ -99,16 +116,36 @@ async function main(): Promise<void> {
     // 2. Detection latency of a crash, through the poller.
     const cluster = loadConfig({
       BATON_CLUSTERS: JSON.stringify([
-        { kind: "zookeeper", name: `bench-${randomUUID().slice(0, 6)}`, connectString: server.connectString, root: { path: ROOT, maxDepth: 1 }, pollIntervalMs: 30_000, discoveryIntervalMs: 600_000, requestsPerSecond: 100_000 },
+        {
+          kind: "zookeeper",
+          name: `bench-${randomUUID().slice(0, 6)}`,
+          connectString: server.connectString,
+          root: { path: ROOT, maxDepth: 1 },
+          pollIntervalMs: 30_000,
+          discoveryIntervalMs: 600_000,
+          requestsPerSecond: 100_000,
+        },
       ]),
     }).clusters[0]!;
     const clusterId = await registerCluster(db, cluster);
     const poller = startPoller({ databaseUrl: database.url, cluster, clusterId, pollerId: "bench-zookeeper" });
     const latencies: number[] = [];
     try {
-      await waitFor(() => db.heldResource.count({ where: { clusterId, holder: { not: null } } }), (n) => n === lockCount, "every lock to be seen held", 600, 200);
+      await waitFor(
+        () => db.heldResource.count({ where: { clusterId, holder: { not: null } } }),
+        (n) => n === lockCount,
+        "every lock to be seen held",
+        600,
+        200,
+      );
       for (const [t, path] of trialPaths.entries()) {
-        const deleted = new Promise<number>((resolve) => watcher.client.getChildren(path, () => resolve(Date.now()), () => undefined));
+        const deleted = new Promise<number>((resolve) =>
+          watcher.client.getChildren(
+            path,
+            () => resolve(Date.now()),
+            () => undefined,
+          ),
+        );
         victims[t]!.kill("SIGKILL");
         const deletedAt = await deleted;
         const row = await waitFor(

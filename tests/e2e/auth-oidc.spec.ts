@@ -50,7 +50,11 @@ test.afterAll(async () => {
 /** The session cookie as Baton seals it, with any payload and expiry. */
 async function sealedSession(payload: Record<string, unknown>, expiresAt: number, secret = SESSION_SECRET): Promise<string> {
   const key = createHash("sha256").update(`baton:session:${secret}`, "utf8").digest();
-  return new EncryptJWT(payload).setProtectedHeader({ alg: "dir", enc: "A256GCM" }).setIssuedAt(expiresAt - 3600).setExpirationTime(expiresAt).encrypt(key);
+  return new EncryptJWT(payload)
+    .setProtectedHeader({ alg: "dir", enc: "A256GCM" })
+    .setIssuedAt(expiresAt - 3600)
+    .setExpirationTime(expiresAt)
+    .encrypt(key);
 }
 
 /** The provider's development login page, then its consent page: signed in as `login`. */
@@ -119,12 +123,23 @@ test("an account outside the allow-list is refused and gets no session", async (
 test("every page and every read route refuses a request without credentials, walking app/", async ({ request }) => {
   const checked: string[] = [];
   const open = new Set(["GET /api/health", "GET /api/openapi.json", "GET /sign-in", "GET /auth/sign-in", "GET /auth/callback", "POST /auth/sign-out"]);
-  const ingest = new Set(["POST /api/v1/exclusivity-events", "POST /api/v1/exclusivity-counts", "POST /api/v1/deployments", "PATCH /api/v1/deployments/:id", "POST /api/v1/deployments/:id/finish"]);
+  const ingest = new Set([
+    "POST /api/v1/exclusivity-events",
+    "POST /api/v1/exclusivity-counts",
+    "POST /api/v1/deployments",
+    "PATCH /api/v1/deployments/:id",
+    "POST /api/v1/deployments/:id/finish",
+  ]);
   for (const route of listAppRoutes()) {
     for (const method of route.methods) {
       const key = `${method} ${route.path}`;
       if (open.has(key)) continue;
-      const response = await request.fetch(`${baton.url}${concretePath(route.path)}`, { method, maxRedirects: 0, data: method === "GET" ? undefined : "{}", headers: { "content-type": "application/json" } });
+      const response = await request.fetch(`${baton.url}${concretePath(route.path)}`, {
+        method,
+        maxRedirects: 0,
+        data: method === "GET" ? undefined : "{}",
+        headers: { "content-type": "application/json" },
+      });
       const body = await response.text();
       if (routeKind(route.path) === "page") {
         expect(response.status(), key).toBe(307);
@@ -143,7 +158,9 @@ test("every page and every read route refuses a request without credentials, wal
       checked.push(key);
     }
   }
-  expect(checked).toEqual(expect.arrayContaining(["GET /", "GET /api/v1/leaders", "GET /api/v1/violations/key", "GET /api/v1/consumers/:name", "GET /api/v1/deployments"]));
+  expect(checked).toEqual(
+    expect.arrayContaining(["GET /", "GET /api/v1/leaders", "GET /api/v1/violations/key", "GET /api/v1/consumers/:name", "GET /api/v1/deployments"]),
+  );
 });
 
 test("a forged, expired or foreign session cookie opens nothing; a valid one does", async ({ request }) => {
@@ -174,7 +191,8 @@ test("read tokens read and cannot write; ingest tokens write and cannot read", a
   const read = await createTokenWithCli(databaseUrl, `e2e-read-${suffix}`, "read");
   const ingest = await createTokenWithCli(databaseUrl, `e2e-ingest-${suffix}`, "ingest");
   const get = (token: string) => request.get(`${baton.url}/api/v1/leaders`, { headers: { authorization: `Bearer ${token}` } });
-  const post = (token: string) => request.post(`${baton.url}/api/v1/exclusivity-events`, { headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, data: "{}" });
+  const post = (token: string) =>
+    request.post(`${baton.url}/api/v1/exclusivity-events`, { headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, data: "{}" });
   expect((await get(read)).status()).toBe(200);
   expect((await get(ingest)).status()).toBe(401);
   expect((await get(`${read.slice(0, -2)}xx`)).status()).toBe(401);
@@ -228,10 +246,13 @@ test("sign-in sends the visitor back only to a path on Baton, whatever returnTo 
   for (const { label, query, expectedPath } of HOSTILE_RETURN_PATHS) {
     const context = await browser.newContext();
     const offSite: string[] = [];
-    await context.route((url) => url.hostname === "evil.example", async (route) => {
-      offSite.push(route.request().url());
-      await route.abort();
-    });
+    await context.route(
+      (url) => url.hostname === "evil.example",
+      async (route) => {
+        offSite.push(route.request().url());
+        await route.abort();
+      },
+    );
     const page = await context.newPage();
     await page.goto(`${baton.url}/sign-in?returnTo=${query}`);
     const button = page.getByRole("link", { name: "Sign in with single sign-on" });
@@ -251,10 +272,13 @@ test("signed in, the sign-in page's 'Continue to Baton' stays on Baton, whatever
   test.setTimeout(300_000);
   const context = await browser.newContext();
   const offSite: string[] = [];
-  await context.route((url) => url.hostname === "evil.example", async (route) => {
-    offSite.push(route.request().url());
-    await route.abort();
-  });
+  await context.route(
+    (url) => url.hostname === "evil.example",
+    async (route) => {
+      offSite.push(route.request().url());
+      await route.abort();
+    },
+  );
   const page = await context.newPage();
   await page.goto(`${baton.url}/`);
   await page.getByRole("link", { name: "Sign in with single sign-on" }).click();

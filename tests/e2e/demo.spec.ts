@@ -37,14 +37,24 @@ const LOCK_STORY = new RegExp(
 
 // The demo's elections on lock services (tools/demo/demo-plan.ts): a Curator LeaderLatch and an etcd election.
 const ELECTIONS = [
-  { cluster: "demo-zookeeper", key: "/demo/index-builder/leader", workers: /^indexer-[ab]$/, panel: "ZooKeeper details", screenshot: "demo-zookeeper-election" },
+  {
+    cluster: "demo-zookeeper",
+    key: "/demo/index-builder/leader",
+    workers: /^indexer-[ab]$/,
+    panel: "ZooKeeper details",
+    screenshot: "demo-zookeeper-election",
+  },
   { cluster: "demo-etcd", key: "elections/billing-sweeper", workers: /^sweeper-[ab]$/, panel: "etcd details", screenshot: "demo-etcd-election" },
 ];
 type ElectionChange = { kind: string; fromHolder: string | null; toHolder: string | null };
 
 /** A leadership move between two of the election's workers (the crashed leader's session or lease ran out). */
 function leadershipMove(changes: ElectionChange[] | undefined, workers: RegExp): ElectionChange | null {
-  return changes?.find((c) => c.fromHolder !== null && c.toHolder !== null && c.fromHolder !== c.toHolder && workers.test(c.fromHolder) && workers.test(c.toHolder)) ?? null;
+  return (
+    changes?.find(
+      (c) => c.fromHolder !== null && c.toHolder !== null && c.fromHolder !== c.toHolder && workers.test(c.fromHolder) && workers.test(c.toHolder),
+    ) ?? null
+  );
 }
 
 /** A violation of the job's key whose lock changes include an expiry while held and the next holder. */
@@ -145,15 +155,28 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
     // A crash of the daily job's leader shows as a leader change on its timeline.
     const dailyJob = new URLSearchParams({ cluster: "demo", topic: "persistent://demo/events/daily-job-ticks", subscription: "daily-job" });
     await expect
-      .poll(async () => (await readJsonOrNull<{ changes: unknown[] }>(page, `${base}/api/v1/subscriptions/changes?${dailyJob}`))?.changes.length ?? 0, { timeout: 180_000, intervals: [2_000] })
+      .poll(async () => (await readJsonOrNull<{ changes: unknown[] }>(page, `${base}/api/v1/subscriptions/changes?${dailyJob}`))?.changes.length ?? 0, {
+        timeout: 180_000,
+        intervals: [2_000],
+      })
       .toBeGreaterThan(0);
     await page.screenshot({ path: "docs/screenshots/demo-leaders.png", fullPage: true });
     await page.goto(`${base}/subscriptions?${dailyJob}`);
     // A row of the change list: a leader change between two of the daily job's schedulers.
-    await expect(page.locator('tr[data-kind="HOLDER_CHANGED"]').filter({ hasText: /scheduler-[abc][\s\S]*scheduler-[abc]/ }).first()).toBeVisible({ timeout: 60_000 });
+    await expect(
+      page
+        .locator('tr[data-kind="HOLDER_CHANGED"]')
+        .filter({ hasText: /scheduler-[abc][\s\S]*scheduler-[abc]/ })
+        .first(),
+    ).toBeVisible({ timeout: 60_000 });
     // The crash's successor was the one Baton named next in line just before (the Failover rule
     // without the crashed leader): the change list says so.
-    await expect(page.locator('tr[data-kind="HOLDER_CHANGED"]').filter({ hasText: /scheduler-[abc][\s\S]*scheduler-[abc][\s\S]*as predicted/ }).first()).toBeVisible({ timeout: 60_000 });
+    await expect(
+      page
+        .locator('tr[data-kind="HOLDER_CHANGED"]')
+        .filter({ hasText: /scheduler-[abc][\s\S]*scheduler-[abc][\s\S]*as predicted/ })
+        .first(),
+    ).toBeVisible({ timeout: 60_000 });
     await page.screenshot({ path: "docs/screenshots/demo-subscription.png", fullPage: true });
 
     // The rollout's overlaps count inside its window; the stalled worker's, after it, outside.
@@ -170,7 +193,10 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
     await page.goto(`${base}/violations?range=1h`);
     await expect(page.getByRole("heading", { level: 1, name: "Violations" })).toBeVisible();
     // The page's service list shows the split: some of user-orchestrator's violations outside, some inside.
-    const orchestratorRow = page.getByTestId("top-services").locator("tr").filter({ has: page.getByRole("rowheader", { name: "user-orchestrator", exact: true }) });
+    const orchestratorRow = page
+      .getByTestId("top-services")
+      .locator("tr")
+      .filter({ has: page.getByRole("rowheader", { name: "user-orchestrator", exact: true }) });
     await expect(orchestratorRow.locator("td.vio-outside")).not.toHaveText("0", { timeout: 30_000 });
     await expect(orchestratorRow.locator("td.vio-inside")).not.toHaveText("0");
     await page.screenshot({ path: "docs/screenshots/demo-violations.png", fullPage: true });
@@ -221,17 +247,31 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
       const ref = new URLSearchParams({ cluster: election.cluster, key: election.key });
       let move: ElectionChange | null = null;
       await expect
-        .poll(async () => (move = leadershipMove((await readJsonOrNull<{ changes: ElectionChange[] }>(page, `${base}/api/v1/locks/changes?${ref}`))?.changes, election.workers)), {
-          message: `leadership of ${election.key} moved between two workers after a crash`,
-          timeout: 4 * 60_000,
-          intervals: [5_000],
-        })
+        .poll(
+          async () =>
+            (move = leadershipMove(
+              (await readJsonOrNull<{ changes: ElectionChange[] }>(page, `${base}/api/v1/locks/changes?${ref}`))?.changes,
+              election.workers,
+            )),
+          {
+            message: `leadership of ${election.key} moved between two workers after a crash`,
+            timeout: 4 * 60_000,
+            intervals: [5_000],
+          },
+        )
         .not.toBeNull();
       await page.goto(`${base}/locks?${ref}&range=1h`);
       await expect(page.getByRole("heading", { level: 1, name: election.key })).toBeVisible();
       await expect(page.getByLabel(election.panel)).toBeVisible();
       const { fromHolder, toHolder } = move!;
-      await expect(page.getByRole("region", { name: "Changes" }).getByRole("row").filter({ hasText: fromHolder! }).filter({ hasText: `${toHolder} acquired it` }).first()).toBeVisible();
+      await expect(
+        page
+          .getByRole("region", { name: "Changes" })
+          .getByRole("row")
+          .filter({ hasText: fromHolder! })
+          .filter({ hasText: `${toHolder} acquired it` })
+          .first(),
+      ).toBeVisible();
       await page.screenshot({ path: `docs/screenshots/${election.screenshot}.png`, fullPage: true });
     }
 
@@ -244,7 +284,10 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
     // The fleet stopped before Baton: no pool error, no "dropped ... cannot reach Baton", and one closing line.
     const fullOutput = outputs.get(demo.process)?.() ?? "";
     const stopping = fullOutput.slice(fullOutput.indexOf("[demo] stopping:")).trim().split("\n");
-    expect(stopping).toEqual([expect.stringMatching(/^\[demo\] stopping: the fleet first/), expect.stringMatching(/^\[demo\] stopped everything the demo started in \d+\.\d s$/)]);
+    expect(stopping).toEqual([
+      expect.stringMatching(/^\[demo\] stopping: the fleet first/),
+      expect.stringMatching(/^\[demo\] stopped everything the demo started in \d+\.\d s$/),
+    ]);
   } finally {
     // The demo's log (its crashes, rollout and stall) goes with the report; on failure, also here.
     // Nothing here asserts: a failure above must be the one reported.

@@ -70,9 +70,22 @@ async function postBusyViolations(baseURL: string, nowMs: number): Promise<void>
   const events = Array.from({ length: BUSY_VIOLATIONS }, (_, i) => {
     const observedAt = nowMs - 30 * MINUTE + i * 7_000;
     const [worker, other] = i % 2 === 0 ? ["w1", "w2"] : ["w2", "w1"];
-    return { id: randomUUID(), key: BUSY_KEY, counter: 1, service: BUSY_SERVICE, worker: `${worker}-${run}`, observedAt, othersInside: [{ worker: `${other}-${run}`, enteredAt: observedAt - 500 }], lock: `${LOCKS_E2E_CLUSTER.name}/${LOCKS[0]}` };
+    return {
+      id: randomUUID(),
+      key: BUSY_KEY,
+      counter: 1,
+      service: BUSY_SERVICE,
+      worker: `${worker}-${run}`,
+      observedAt,
+      othersInside: [{ worker: `${other}-${run}`, enteredAt: observedAt - 500 }],
+      lock: `${LOCKS_E2E_CLUSTER.name}/${LOCKS[0]}`,
+    };
   });
-  const response = await fetch(new URL("/api/v1/exclusivity-events", baseURL), { method: "POST", headers: { authorization: `Bearer ${createToken()}`, "content-type": "application/json" }, body: JSON.stringify(events) });
+  const response = await fetch(new URL("/api/v1/exclusivity-events", baseURL), {
+    method: "POST",
+    headers: { authorization: `Bearer ${createToken()}`, "content-type": "application/json" },
+    body: JSON.stringify(events),
+  });
   if (!response.ok) throw new Error(`ingest answered ${response.status}: ${await response.text()}`);
 }
 
@@ -84,19 +97,50 @@ test.beforeAll(async ({}, testInfo) => {
   const now = Date.now();
   const pulsarId = await upsertCluster(UNREACHABLE_CLUSTER.name, "PULSAR", UNREACHABLE_CLUSTER.adminUrl, {});
   const redisId = await upsertCluster(LOCKS_E2E_CLUSTER.name, "REDIS", "redis://127.0.0.1:6379", {
-    patterns: [{ match: "lock:*", layout: "token", mustBeHeld: false }, { match: "leader:*", layout: "redisson", mustBeHeld: true }],
+    patterns: [
+      { match: "lock:*", layout: "token", mustBeHeld: false },
+      { match: "leader:*", layout: "redisson", mustBeHeld: true },
+    ],
   });
   clusterIds.set("pulsar", pulsarId).set("redis", redisId);
   for (const subscription of SUBSCRIPTIONS) {
-    const consumers = [{ name: HOLDER, connectedSince: new Date(now - 30 * MINUTE).toISOString(), msgRateOut: 1, availablePermits: 1000, unackedMessages: 0, lastConsumedAt: null, address: "/127.0.0.1:50000", clientVersion: "e2e" }];
+    const consumers = [
+      {
+        name: HOLDER,
+        connectedSince: new Date(now - 30 * MINUTE).toISOString(),
+        msgRateOut: 1,
+        availablePermits: 1000,
+        unackedMessages: 0,
+        lastConsumedAt: null,
+        address: "/127.0.0.1:50000",
+        clientVersion: "e2e",
+      },
+    ];
     await db.query(
       `insert into held_resource (cluster_id, kind, resource_key, tenant, namespace, topic, partition, subscription, subscription_type, holder, holder_since, consumers, backlog, recent_samples, first_seen_at, last_observed_at)
        values ($1, 'PULSAR_SUBSCRIPTION_PARTITION', $2, $3, $4, $5, -1, $6, 'Failover', $7, $8, $9, 0, '[]', $10, now())`,
-      [pulsarId, `${topic(subscription)}|${subscription}|-1`, TENANT, `${TENANT}/jobs`, topic(subscription), subscription, HOLDER, new Date(now - 30 * MINUTE), JSON.stringify(consumers), new Date(now - 2 * 3_600_000)],
+      [
+        pulsarId,
+        `${topic(subscription)}|${subscription}|-1`,
+        TENANT,
+        `${TENANT}/jobs`,
+        topic(subscription),
+        subscription,
+        HOLDER,
+        new Date(now - 30 * MINUTE),
+        JSON.stringify(consumers),
+        new Date(now - 2 * 3_600_000),
+      ],
     );
   }
   for (const key of LOCKS) {
-    const details = { pattern: "lock:*", ttlMs: 30_000, isSplit: false, stats: { tenureMaxTtlMs: 30_000, nearExpiryCount: 0, longestHoldMs: 0 }, source: { layout: "token" } };
+    const details = {
+      pattern: "lock:*",
+      ttlMs: 30_000,
+      isSplit: false,
+      stats: { tenureMaxTtlMs: 30_000, nearExpiryCount: 0, longestHoldMs: 0 },
+      source: { layout: "token" },
+    };
     await db.query(
       `insert into held_resource (cluster_id, kind, resource_key, holder, holder_token, holder_since, expires_at, consumers, details, first_seen_at, last_observed_at)
        values ($1, 'REDIS_LOCK', $2, $3, $4, $5, $6, '[]', $7, $8, now())`,
@@ -108,7 +152,21 @@ test.beforeAll(async ({}, testInfo) => {
   await db.query(
     `insert into holder_change (cluster_id, resource_id, kind, cause, ending, from_holder, to_holder, old_seen_at, new_seen_at, details, poller_epoch)
      values ($1, $2, 'HOLDER_CHANGED', 'CLIENT', 'EXPIRED', $3, $4, $5, $6, $7, 1)`,
-    [redisId, lock[0]!.id, `old-${HOLDER}`, HOLDER, new Date(now - 10 * MINUTE - 400), new Date(now - 10 * MINUTE), JSON.stringify({ heldSince: new Date(now - 40 * MINUTE).toISOString(), expiresAtBefore: new Date(now - 10 * MINUTE - 900).toISOString(), waitersBefore: [], waitersAfter: [], hint: null })],
+    [
+      redisId,
+      lock[0]!.id,
+      `old-${HOLDER}`,
+      HOLDER,
+      new Date(now - 10 * MINUTE - 400),
+      new Date(now - 10 * MINUTE),
+      JSON.stringify({
+        heldSince: new Date(now - 40 * MINUTE).toISOString(),
+        expiresAtBefore: new Date(now - 10 * MINUTE - 900).toISOString(),
+        waitersBefore: [],
+        waitersAfter: [],
+        hint: null,
+      }),
+    ],
   );
   await postBusyViolations(testInfo.project.use.baseURL!, now);
 });
@@ -156,7 +214,10 @@ test("board rows keep their order across refreshes while a row's health changes"
   // The last subscription loses its consumer (critical) and the last lock's data goes stale:
   // ranked by health, both would jump to the top at the next refresh.
   await db.query("update held_resource set holder = null, holder_since = null, consumers = '[]' where subscription = $1", [SUBSCRIPTIONS[2]]);
-  await db.query("update held_resource set stale_since = now(), last_error = 'connect ECONNREFUSED 127.0.0.1:6390', last_error_at = now() where resource_key = $1", [LOCKS[2]]);
+  await db.query(
+    "update held_resource set stale_since = now(), last_error = 'connect ECONNREFUSED 127.0.0.1:6390', last_error_at = now() where resource_key = $1",
+    [LOCKS[2]],
+  );
   await expect(treegrid.getByRole("row").filter({ hasText: SUBSCRIPTIONS[2]! })).toContainText("No active consumer", { timeout: 30_000 });
   await expect(page.getByRole("table", { name: "Locks" }).getByRole("row").filter({ hasText: LOCKS[2]! })).toContainText("Stale", { timeout: 30_000 });
   expect(await boardOrder(page)).toEqual(rowsBefore);
@@ -263,7 +324,10 @@ test("a key with many violations: its drill-down shows a page of them at a time,
   await page.waitForLoadState("networkidle");
   const size = await page.evaluate(() => ({ height: document.documentElement.scrollHeight, width: document.documentElement.scrollWidth }));
   // A figure, not an assertion: pixels depend on fonts; the counts above are what is bounded.
-  testInfo.annotations.push({ type: "drill-down size", description: `${BUSY_VIOLATIONS} violations: ${size.height} px tall, ${size.width} px wide at 1280x800` });
+  testInfo.annotations.push({
+    type: "drill-down size",
+    description: `${BUSY_VIOLATIONS} violations: ${size.height} px tall, ${size.width} px wide at 1280x800`,
+  });
   console.log(`[fits-and-finds] drill-down of a key with ${BUSY_VIOLATIONS} violations: ${size.height} px tall, ${size.width} px wide at 1280x800`);
   expect(size.width).toBeLessThanOrEqual(1280);
   await page.screenshot({ path: testInfo.outputPath("drilldown-busy.png"), fullPage: true });

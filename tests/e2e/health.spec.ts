@@ -25,7 +25,7 @@ const A_TTL_MS = 2_000;
 /** sched-b's TTL: the recovery hold is one TTL (BATON_RECOVERED_AFTER_SECONDS unset). */
 const B_TTL_MS = 30_000;
 const lockPage = `/locks?${new URLSearchParams({ cluster: LIVE_LOCKS_E2E_CLUSTER.name, key: KEY })}`;
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 let redis: Redis;
 let renewal: NodeJS.Timeout | undefined;
@@ -53,7 +53,9 @@ async function holderInBaton(page: Page): Promise<string | null> {
   return board.locks.find((lock) => lock.key === KEY)?.holder ?? null;
 }
 
-test("a lock that expired while held fires in the header and the Alerts item, then returns to OK once its new holder has held it one TTL, and its alert resolves", async ({ page }) => {
+test("a lock that expired while held fires in the header and the Alerts item, then returns to OK once its new holder has held it one TTL, and its alert resolves", async ({
+  page,
+}) => {
   test.setTimeout(300_000);
   await page.setViewportSize({ width: 1280, height: 800 });
   const health = page.getByTestId("health-status");
@@ -78,10 +80,17 @@ test("a lock that expired while held fires in the header and the Alerts item, th
   await page.goto(lockPage);
   const now = page.getByRole("region", { name: "Now" });
   await expect(now.getByRole("heading", { level: 3 })).toContainText("Critical", { timeout: 30_000 });
-  await expect(now).toContainText(new RegExp(`Expired while held by ${escape(SCHED_A)} at \\d\\d:\\d\\d`));
-  await expect(now).toContainText(new RegExp(`${escape(SCHED_B)} holds it now: ${escape(SCHED_A)} may still be acting \\(recovered once ${escape(SCHED_B)} has held it \\d+ s; \\d+ s so far\\)`));
+  await expect(now).toContainText(new RegExp(`Expired while held by ${escapeRegExp(SCHED_A)} at \\d\\d:\\d\\d`));
+  await expect(now).toContainText(
+    new RegExp(
+      `${escapeRegExp(SCHED_B)} holds it now: ${escapeRegExp(SCHED_A)} may still be acting \\(recovered once ${escapeRegExp(SCHED_B)} has held it \\d+ s; \\d+ s so far\\)`,
+    ),
+  );
   await expect(health).toHaveText("1 critical firing", { timeout: 25_000 });
-  await expect(page.getByRole("link", { name: new RegExp(`^1 critical firing: critical: Lock expired while held: ${escape(KEY)}`) })).toHaveAttribute("href", "/alerts");
+  await expect(page.getByRole("link", { name: new RegExp(`^1 critical firing: critical: Lock expired while held: ${escapeRegExp(KEY)}`) })).toHaveAttribute(
+    "href",
+    "/alerts",
+  );
   await expect(alertsItem).toHaveAccessibleName(/^Alerts\s*1 firing$/);
   await page.screenshot({ path: "docs/screenshots/health-firing.png" });
 
@@ -89,7 +98,9 @@ test("a lock that expired while held fires in the header and the Alerts item, th
   // the header turns green and the Alerts item's count goes.
   await expect(now.getByRole("heading", { level: 3 })).toContainText("OK", { timeout: 60_000 });
   await expect(now.getByRole("list", { name: "Recovered" })).toContainText(
-    new RegExp(`^recovered: expired while held by ${escape(SCHED_A)} at \\d\\d:\\d\\d:\\d\\d UTC, taken over by ${escape(SCHED_B)} (within a second|\\d+ s later)$`),
+    new RegExp(
+      `^recovered: expired while held by ${escapeRegExp(SCHED_A)} at \\d\\d:\\d\\d:\\d\\d UTC, taken over by ${escapeRegExp(SCHED_B)} (within a second|\\d+ s later)$`,
+    ),
   );
   await expect(now).not.toContainText("Expired while held by");
   await expect(health).toHaveText("Nothing firing", { timeout: 30_000 });

@@ -143,7 +143,12 @@ test.beforeAll(async () => {
   test.setTimeout(300_000);
   rig = startRig();
   startedAt = Date.now();
-  ({ topic } = await rig.call<{ topic: string }>("start", { webPort: LEADERS_E2E_BROKER.webPort, brokerPort: LEADERS_E2E_BROKER.brokerPort, names: NAMES, subscription: SUBSCRIPTION }));
+  ({ topic } = await rig.call<{ topic: string }>("start", {
+    webPort: LEADERS_E2E_BROKER.webPort,
+    brokerPort: LEADERS_E2E_BROKER.brokerPort,
+    names: NAMES,
+    subscription: SUBSCRIPTION,
+  }));
 });
 
 test.afterAll(async () => {
@@ -180,7 +185,9 @@ test("the board shows the broker's active consumer of each partition, and works 
   page.on("console", (message) => {
     if (message.type() === "error" && /hydrat/i.test(message.text())) pageErrors.push(message.text());
   });
-  await expect.poll(brokerLeaders, { timeout: LONG, message: "the broker names an active consumer for both partitions" }).toEqual([expect.any(String), expect.any(String)]);
+  await expect
+    .poll(brokerLeaders, { timeout: LONG, message: "the broker names an active consumer for both partitions" })
+    .toEqual([expect.any(String), expect.any(String)]);
   leaders = (await brokerLeaders()) as string[];
 
   await openBoard(page);
@@ -239,7 +246,9 @@ test("the subscription page shows the change on the timeline and in the list, an
   await expect(page).toHaveURL(/\/subscriptions\?cluster=e2e-leaders&/);
 
   const changes = page.getByRole("region", { name: "Changes" });
-  await expect(changes.getByRole("row", { name: new RegExp(`Leader changed ${escapeRegExp(killed)} ${escapeRegExp(successor)} as predicted`) }).first()).toBeVisible({ timeout: LONG });
+  await expect(
+    changes.getByRole("row", { name: new RegExp(`Leader changed ${escapeRegExp(killed)} ${escapeRegExp(successor)} as predicted`) }).first(),
+  ).toBeVisible({ timeout: LONG });
   // What if a consumer joins: one that sorts before both survivors takes partition 0, and the survivors shift.
   const joinPreview = page.getByRole("region", { name: "What if a consumer joins" });
   await joinPreview.getByLabel("New consumer's name").fill(`w${RUN}-0`);
@@ -260,7 +269,12 @@ test("the subscription page shows the change on the timeline and in the list, an
 
   await page.getByRole("region", { name: "Now" }).getByRole("link", { name: successor, exact: true }).first().click();
   await expect(page.getByRole("heading", { level: 1, name: successor })).toBeVisible();
-  await expect(page.getByRole("region", { name: "Positions" }).getByRole("row", { name: new RegExp(`${SUBSCRIPTION}.*holds it`) }).first()).toBeVisible();
+  await expect(
+    page
+      .getByRole("region", { name: "Positions" })
+      .getByRole("row", { name: new RegExp(`${SUBSCRIPTION}.*holds it`) })
+      .first(),
+  ).toBeVisible();
   await expect(page.getByRole("region", { name: "History" })).toContainText(killed);
   await page.screenshot({ path: "docs/screenshots/consumer.png", fullPage: true });
 

@@ -57,7 +57,12 @@ type ChangeSeed = {
 const iso = (ms: number | undefined | null) => (ms === undefined || ms === null ? null : new Date(ms).toISOString());
 
 async function seed(db: pg.Client, nowMs: number): Promise<void> {
-  const scope = { patterns: [{ match: "lock:*", layout: "token", mustBeHeld: false }, { match: "leader:*", layout: "redisson", mustBeHeld: true }] };
+  const scope = {
+    patterns: [
+      { match: "lock:*", layout: "token", mustBeHeld: false },
+      { match: "leader:*", layout: "redisson", mustBeHeld: true },
+    ],
+  };
   // A slow poll interval: the seeded locks stay current (not stale) for the few minutes the test takes.
   const { rows } = await db.query<{ id: number }>(
     `insert into cluster (name, kind, admin_url, scope, poll_interval_ms, is_configured, updated_at) values ($1, 'REDIS', 'redis://127.0.0.1:6379', $2, 120000, true, now())
@@ -74,8 +79,23 @@ async function seed(db: pg.Client, nowMs: number): Promise<void> {
   const locks: LockSeed[] = [
     // A 10-minute TTL: its expiry 3 minutes ago and the busy lock's churn are still findings
     // (each ends once the holder has kept the lock for one TTL: tests/e2e/health.spec.ts).
-    { key: key("daily-job"), pattern: "lock:*", holder: who("pod-b"), holderSinceMs: nowMs - 3 * MINUTE, ttlMs: 10 * MINUTE, firstSeenMs: nowMs - 20 * MINUTE, longestHoldMs: 12 * MINUTE },
-    { key: key("fair"), pattern: "lock:*", holder: who("pod-c"), waiters: [who("pod-d"), who("pod-e")], firstSeenMs: nowMs - 3 * 3_600_000, source: { layout: "redisson", reentrancy: 2 } },
+    {
+      key: key("daily-job"),
+      pattern: "lock:*",
+      holder: who("pod-b"),
+      holderSinceMs: nowMs - 3 * MINUTE,
+      ttlMs: 10 * MINUTE,
+      firstSeenMs: nowMs - 20 * MINUTE,
+      longestHoldMs: 12 * MINUTE,
+    },
+    {
+      key: key("fair"),
+      pattern: "lock:*",
+      holder: who("pod-c"),
+      waiters: [who("pod-d"), who("pod-e")],
+      firstSeenMs: nowMs - 3 * 3_600_000,
+      source: { layout: "redisson", reentrancy: 2 },
+    },
     {
       key: key("split"),
       pattern: "lock:*",
@@ -84,7 +104,14 @@ async function seed(db: pg.Client, nowMs: number): Promise<void> {
       firstSeenMs: nowMs - 3_600_000,
       source: { masters: ["127.0.0.1:6380 pod-g", "127.0.0.1:6381 pod-h", "127.0.0.1:6382 (none)"] },
     },
-    { key: key("stale"), pattern: "lock:*", holder: who("pod-f"), staleSinceMs: nowMs - 2 * MINUTE, lastError: "connect ECONNREFUSED 127.0.0.1:6390", firstSeenMs: nowMs - 3_600_000 },
+    {
+      key: key("stale"),
+      pattern: "lock:*",
+      holder: who("pod-f"),
+      staleSinceMs: nowMs - 2 * MINUTE,
+      lastError: "connect ECONNREFUSED 127.0.0.1:6390",
+      firstSeenMs: nowMs - 3_600_000,
+    },
     { key: key("busy"), pattern: "lock:*", holder: who("worker-60"), holderSinceMs: nowMs - 30_000, ttlMs: 10 * MINUTE, firstSeenMs: nowMs - 2 * 3_600_000 },
     { key: LEADER, pattern: "leader:*", holder: null, firstSeenMs: nowMs - 3_600_000 },
   ];
@@ -133,24 +160,48 @@ async function seed(db: pg.Client, nowMs: number): Promise<void> {
       expiresAtBeforeMs: nowMs - 3 * MINUTE - 1_100,
     },
     // A busy lock: a hold a minute, each released and taken by the next worker.
-    ...Array.from({ length: BUSY_CHANGES }, (_, i): ChangeSeed => ({
-      key: key("busy"),
-      kind: "HOLDER_CHANGED",
-      ending: "RELEASED",
-      from: who(`worker-${i}`),
-      to: who(`worker-${i + 1}`),
-      atMs: nowMs - (BUSY_CHANGES - i) * MINUTE + 30_000,
-      // The two newest hand-overs went through a queue: one as predicted, one not.
-      ...(i === BUSY_CHANGES - 1 ? { prediction: { holder: who(`worker-${i + 1}`), outcome: "CONFIRMED" as const } } : {}),
-      ...(i === BUSY_CHANGES - 2 ? { prediction: { holder: who("worker-7"), outcome: "WRONG" as const } } : {}),
-    })),
+    ...Array.from(
+      { length: BUSY_CHANGES },
+      (_, i): ChangeSeed => ({
+        key: key("busy"),
+        kind: "HOLDER_CHANGED",
+        ending: "RELEASED",
+        from: who(`worker-${i}`),
+        to: who(`worker-${i + 1}`),
+        atMs: nowMs - (BUSY_CHANGES - i) * MINUTE + 30_000,
+        // The two newest hand-overs went through a queue: one as predicted, one not.
+        ...(i === BUSY_CHANGES - 1 ? { prediction: { holder: who(`worker-${i + 1}`), outcome: "CONFIRMED" as const } } : {}),
+        ...(i === BUSY_CHANGES - 2 ? { prediction: { holder: who("worker-7"), outcome: "WRONG" as const } } : {}),
+      }),
+    ),
   ];
   for (const c of changes) {
-    const details = { tokenBefore: c.from, tokenAfter: c.to, expiresAtBefore: iso(c.expiresAtBeforeMs), heldSince: iso(c.heldSinceMs), acquiredAt: iso(c.atMs - 200), waitersBefore: [], waitersAfter: [], hint: null };
+    const details = {
+      tokenBefore: c.from,
+      tokenAfter: c.to,
+      expiresAtBefore: iso(c.expiresAtBeforeMs),
+      heldSince: iso(c.heldSinceMs),
+      acquiredAt: iso(c.atMs - 200),
+      waitersBefore: [],
+      waitersAfter: [],
+      hint: null,
+    };
     await db.query(
       `insert into holder_change (cluster_id, resource_id, kind, cause, ending, from_holder, to_holder, old_seen_at, new_seen_at, details, poller_epoch, predicted_holder, prediction)
        values ($1, $2, $3, 'CLIENT', $4, $5, $6, $7, $8, $9, 1, $10, $11::prediction_outcome)`,
-      [clusterId, ids.get(c.key), c.kind, c.ending, c.from, c.to, new Date(c.atMs - 400), new Date(c.atMs), JSON.stringify(details), c.prediction?.holder ?? null, c.prediction?.outcome ?? null],
+      [
+        clusterId,
+        ids.get(c.key),
+        c.kind,
+        c.ending,
+        c.from,
+        c.to,
+        new Date(c.atMs - 400),
+        new Date(c.atMs),
+        JSON.stringify(details),
+        c.prediction?.holder ?? null,
+        c.prediction?.outcome ?? null,
+      ],
     );
   }
 }
@@ -222,7 +273,9 @@ test.describe("locks on the board and their pages", () => {
 
   test("the lock page tells the expiry while held in words, on the timeline and in the change list", async ({ page }) => {
     await page.goto(`/?q=daily-job-${run}`);
-    await lockRow(page, key("daily-job")).getByRole("link", { name: key("daily-job") }).click();
+    await lockRow(page, key("daily-job"))
+      .getByRole("link", { name: key("daily-job") })
+      .click();
     await expect(page.getByRole("heading", { level: 1, name: key("daily-job") })).toBeVisible();
     await expect(page).toHaveURL(/\/locks\?cluster=e2e-locks&key=/);
 
@@ -240,7 +293,13 @@ test.describe("locks on the board and their pages", () => {
     await expect(chart.locator("rect > title", { hasText: `${who("pod-b")} held it` }).first()).toBeAttached();
 
     const changes = page.getByRole("region", { name: "Changes" });
-    await expect(changes.getByRole("row", { name: new RegExp(`expired while held by ${who("pod-a")} \\(it held it since \\d\\d:\\d\\d:\\d\\d\\.\\d{3}; its TTL ended at \\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\); ${who("pod-b")} acquired it`) })).toBeVisible();
+    await expect(
+      changes.getByRole("row", {
+        name: new RegExp(
+          `expired while held by ${who("pod-a")} \\(it held it since \\d\\d:\\d\\d:\\d\\d\\.\\d{3}; its TTL ended at \\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\); ${who("pod-b")} acquired it`,
+        ),
+      }),
+    ).toBeVisible();
     await expect(changes.getByRole("row", { name: new RegExp(`${who("pod-a")} acquired it`) })).toBeVisible();
     await page.screenshot({ path: "docs/screenshots/lock.png", fullPage: true });
 
@@ -263,7 +322,9 @@ test.describe("locks on the board and their pages", () => {
     await expect(changes.getByRole("row", { name: new RegExp(`${who("worker-59")} released it; ${who("worker-60")} acquired it`) })).toBeVisible();
     // Each change says how it compared with the next holder Baton predicted: a wrong one is loud.
     await expect(changes.getByRole("row", { name: new RegExp(`${who("worker-60")} acquired it.*as predicted`) })).toBeVisible();
-    await expect(changes.getByRole("row", { name: new RegExp(`${who("worker-59")} acquired it.*prediction wrong: ${who("worker-7")} expected`) })).toBeVisible();
+    await expect(
+      changes.getByRole("row", { name: new RegExp(`${who("worker-59")} acquired it.*prediction wrong: ${who("worker-7")} expected`) }),
+    ).toBeVisible();
     await expect(changes.locator("[data-outcome=wrong]")).toHaveCount(1);
     await pager.getByRole("button", { name: "Older" }).click();
     await expect(pager).toContainText(`Page 2: changes 51–60 of ${BUSY_CHANGES}`);
@@ -279,7 +340,9 @@ test.describe("locks on the board and their pages", () => {
     const locks = page.getByRole("region", { name: "Locks" });
     await expect(locks.getByRole("row", { name: new RegExp(`${key("fair")}.*holds it`) })).toBeVisible();
     await page.goto(`/consumers/${encodeURIComponent(who("pod-e"))}`);
-    await expect(page.getByRole("region", { name: "Locks" }).getByRole("row", { name: new RegExp(`${key("fair")}.*number 2 in the queue, held by ${who("pod-c")}`) })).toBeVisible();
+    await expect(
+      page.getByRole("region", { name: "Locks" }).getByRole("row", { name: new RegExp(`${key("fair")}.*number 2 in the queue, held by ${who("pod-c")}`) }),
+    ).toBeVisible();
   });
 });
 
@@ -308,28 +371,78 @@ async function seedKindCluster(db: pg.Client, name: string, kind: "ZOOKEEPER" | 
   return rows[0]!.id;
 }
 
-type KindLockSeed = { clusterId: number; kind: string; key: string; pattern: string; holder: string; token: string; expiresAtMs: number; waiters: string[]; source: Record<string, unknown>; nowMs: number };
+type KindLockSeed = {
+  clusterId: number;
+  kind: string;
+  key: string;
+  pattern: string;
+  holder: string;
+  token: string;
+  expiresAtMs: number;
+  waiters: string[];
+  source: Record<string, unknown>;
+  nowMs: number;
+};
 
 async function seedKindLock(db: pg.Client, lock: KindLockSeed): Promise<string> {
-  const details = { pattern: lock.pattern, ttlMs: lock.expiresAtMs - lock.nowMs, isSplit: false, stats: { tenureMaxTtlMs: null, nearExpiryCount: 0, longestHoldMs: 0 }, source: lock.source };
+  const details = {
+    pattern: lock.pattern,
+    ttlMs: lock.expiresAtMs - lock.nowMs,
+    isSplit: false,
+    stats: { tenureMaxTtlMs: null, nearExpiryCount: 0, longestHoldMs: 0 },
+    source: lock.source,
+  };
   const { rows } = await db.query<{ id: string }>(
     `insert into held_resource (cluster_id, kind, resource_key, holder, holder_token, holder_since, expires_at, consumers, details, first_seen_at, last_observed_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning id`,
-    [lock.clusterId, lock.kind, lock.key, lock.holder, lock.token, new Date(lock.nowMs - 2 * MINUTE), new Date(lock.expiresAtMs), JSON.stringify(lock.waiters.map((name) => ({ name }))), JSON.stringify(details), new Date(lock.nowMs - 20 * MINUTE), new Date(lock.nowMs - 1_000)],
+    [
+      lock.clusterId,
+      lock.kind,
+      lock.key,
+      lock.holder,
+      lock.token,
+      new Date(lock.nowMs - 2 * MINUTE),
+      new Date(lock.expiresAtMs),
+      JSON.stringify(lock.waiters.map((name) => ({ name }))),
+      JSON.stringify(details),
+      new Date(lock.nowMs - 20 * MINUTE),
+      new Date(lock.nowMs - 1_000),
+    ],
   );
   return rows[0]!.id;
 }
 
-async function seedKindChange(db: pg.Client, clusterId: number, resourceId: string, change: { kind: string; ending: string | null; from: string | null; to: string | null; atMs: number; details: Record<string, unknown> }): Promise<void> {
+async function seedKindChange(
+  db: pg.Client,
+  clusterId: number,
+  resourceId: string,
+  change: { kind: string; ending: string | null; from: string | null; to: string | null; atMs: number; details: Record<string, unknown> },
+): Promise<void> {
   await db.query(
     `insert into holder_change (cluster_id, resource_id, kind, cause, ending, from_holder, to_holder, old_seen_at, new_seen_at, details, poller_epoch)
      values ($1, $2, $3, 'CLIENT', $4, $5, $6, $7, $8, $9, 1)`,
-    [clusterId, resourceId, change.kind, change.ending, change.from, change.to, new Date(change.atMs - 400), new Date(change.atMs), JSON.stringify({ waitersBefore: [], waitersAfter: [], hint: null, ...change.details })],
+    [
+      clusterId,
+      resourceId,
+      change.kind,
+      change.ending,
+      change.from,
+      change.to,
+      new Date(change.atMs - 400),
+      new Date(change.atMs),
+      JSON.stringify({ waitersBefore: [], waitersAfter: [], hint: null, ...change.details }),
+    ],
   );
 }
 
 async function seedKinds(db: pg.Client, nowMs: number): Promise<void> {
-  const zkCluster = await seedKindCluster(db, ZK_CLUSTER, "ZOOKEEPER", { patterns: [{ match: ZK_PATH, layout: "curator-leader-latch", mustBeHeld: true }] }, nowMs);
+  const zkCluster = await seedKindCluster(
+    db,
+    ZK_CLUSTER,
+    "ZOOKEEPER",
+    { patterns: [{ match: ZK_PATH, layout: "curator-leader-latch", mustBeHeld: true }] },
+    nowMs,
+  );
   const zkSource = {
     recipe: "curator-leader-latch",
     lockNodeExists: true,
@@ -346,14 +459,30 @@ async function seedKinds(db: pg.Client, nowMs: number): Promise<void> {
     otherChildren: [],
     batonSessionTimeoutMs: 10_000,
   };
-  const zkLock = await seedKindLock(db, { clusterId: zkCluster, kind: "ZOOKEEPER_LOCK", key: ZK_PATH, pattern: ZK_PATH, holder: who("zk-a"), token: `${SESSION_AFTER}/${latchNode(7)}`, expiresAtMs: nowMs + 5 * MINUTE, waiters: [who("zk-b"), who("zk-c")], source: zkSource, nowMs });
+  const zkLock = await seedKindLock(db, {
+    clusterId: zkCluster,
+    kind: "ZOOKEEPER_LOCK",
+    key: ZK_PATH,
+    pattern: ZK_PATH,
+    holder: who("zk-a"),
+    token: `${SESSION_AFTER}/${latchNode(7)}`,
+    expiresAtMs: nowMs + 5 * MINUTE,
+    waiters: [who("zk-b"), who("zk-c")],
+    source: zkSource,
+    nowMs,
+  });
   await seedKindChange(db, zkCluster, zkLock, {
     kind: "HOLDER_APPEARED",
     ending: null,
     from: null,
     to: who("zk-a"),
     atMs: nowMs - 10 * MINUTE,
-    details: { tokenBefore: null, tokenAfter: `${SESSION_BEFORE}/${latchNode(1)}`, sourceBefore: {}, sourceAfter: { ...zkSource, holderSessionId: SESSION_BEFORE, holderNode: latchNode(1) } },
+    details: {
+      tokenBefore: null,
+      tokenAfter: `${SESSION_BEFORE}/${latchNode(1)}`,
+      sourceBefore: {},
+      sourceAfter: { ...zkSource, holderSessionId: SESSION_BEFORE, holderNode: latchNode(1) },
+    },
   });
   // zk-a's session expired and it came back with a new one before Baton's next read: a hidden flap.
   await seedKindChange(db, zkCluster, zkLock, {
@@ -362,7 +491,12 @@ async function seedKinds(db: pg.Client, nowMs: number): Promise<void> {
     from: who("zk-a"),
     to: who("zk-a"),
     atMs: nowMs - 2 * MINUTE,
-    details: { tokenBefore: `${SESSION_BEFORE}/${latchNode(1)}`, tokenAfter: `${SESSION_AFTER}/${latchNode(7)}`, sourceBefore: { ...zkSource, holderSessionId: SESSION_BEFORE, holderNode: latchNode(1) }, sourceAfter: zkSource },
+    details: {
+      tokenBefore: `${SESSION_BEFORE}/${latchNode(1)}`,
+      tokenAfter: `${SESSION_AFTER}/${latchNode(7)}`,
+      sourceBefore: { ...zkSource, holderSessionId: SESSION_BEFORE, holderNode: latchNode(1) },
+      sourceAfter: zkSource,
+    },
   });
 
   const etcdCluster = await seedKindCluster(db, ETCD_CLUSTER, "ETCD", { patterns: [{ match: "elections/", layout: "go-election", mustBeHeld: true }] }, nowMs);
@@ -378,14 +512,30 @@ async function seedKinds(db: pg.Client, nowMs: number): Promise<void> {
     revision: 1311,
     waiters: [{ name: who("etcd-b"), key: `${ETCD_KEY}/694d7a1b2c3d4e70`, leaseId: "694d7a1b2c3d4e70", createRevision: 1209 }],
   };
-  const etcdLock = await seedKindLock(db, { clusterId: etcdCluster, kind: "ETCD_LOCK", key: ETCD_KEY, pattern: "elections/", holder: who("etcd-a"), token: "694d7a1b2c3d4e5f@1207", expiresAtMs: nowMs + 200_000, waiters: [who("etcd-b")], source: etcdSource, nowMs });
+  const etcdLock = await seedKindLock(db, {
+    clusterId: etcdCluster,
+    kind: "ETCD_LOCK",
+    key: ETCD_KEY,
+    pattern: "elections/",
+    holder: who("etcd-a"),
+    token: "694d7a1b2c3d4e5f@1207",
+    expiresAtMs: nowMs + 200_000,
+    waiters: [who("etcd-b")],
+    source: etcdSource,
+    nowMs,
+  });
   await seedKindChange(db, etcdCluster, etcdLock, {
     kind: "HOLDER_CHANGED",
     ending: "EXPIRED",
     from: who("etcd-z"),
     to: who("etcd-a"),
     atMs: nowMs - 8 * MINUTE,
-    details: { tokenBefore: "694d7a1b2c3d4e11@1100", tokenAfter: "694d7a1b2c3d4e5f@1207", sourceBefore: { leaseId: "694d7a1b2c3d4e11", leaseTtlS: 0 }, sourceAfter: etcdSource },
+    details: {
+      tokenBefore: "694d7a1b2c3d4e11@1100",
+      tokenAfter: "694d7a1b2c3d4e5f@1207",
+      sourceBefore: { leaseId: "694d7a1b2c3d4e11", leaseTtlS: 0 },
+      sourceAfter: etcdSource,
+    },
   });
 }
 
@@ -421,7 +571,9 @@ test.describe("each lock kind's own details", () => {
     await expect(row).toContainText("a stalled leader's expiry reads as TAKEN_OVER");
   });
 
-  test("a ZooKeeper lock's page shows its session, the session's time left, the waiters' sequences and the new session of the same participant", async ({ page }) => {
+  test("a ZooKeeper lock's page shows its session, the session's time left, the waiters' sequences and the new session of the same participant", async ({
+    page,
+  }) => {
     await page.goto(`/locks?${new URLSearchParams({ cluster: ZK_CLUSTER, key: ZK_PATH })}`);
     const panel = page.getByLabel("ZooKeeper details");
     await expect(panel).toContainText(`${latchNode(7)} (sequence 7)`);
@@ -430,7 +582,9 @@ test.describe("each lock kind's own details", () => {
     const waiters = panel.getByRole("list", { name: "ZooKeeper waiters in order" }).getByRole("listitem");
     await expect(waiters).toHaveText([`${who("zk-b")} (sequence 8, session 0x1000a3f2c0008)`, `${who("zk-c")} (sequence 9, session 0x1000a3f2c0009)`]);
     const changes = page.getByRole("region", { name: "Changes" });
-    await expect(changes.getByRole("row", { name: new RegExp(`new session of the same participant: session ${SESSION_BEFORE} → ${SESSION_AFTER}, node sequence 7`) })).toBeVisible();
+    await expect(
+      changes.getByRole("row", { name: new RegExp(`new session of the same participant: session ${SESSION_BEFORE} → ${SESSION_AFTER}, node sequence 7`) }),
+    ).toBeVisible();
     await expect(changes.getByRole("row", { name: new RegExp(`${who("zk-a")} acquired it.*session ${SESSION_BEFORE}, node sequence 1`) })).toBeVisible();
     await page.screenshot({ path: "docs/screenshots/lock-zookeeper.png", fullPage: true });
   });

@@ -81,7 +81,18 @@ test.describe("the read API's large answers on the wire", () => {
     hadCluster = (await db.query("select 1 from cluster where name = $1", [CLUSTER])).rowCount === 1;
     execFileSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "-e", SEED_SCRIPT], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl(), SEED_OPTIONS: JSON.stringify({ cluster: CLUSTER, resources: RESOURCES, partitionsPerTopic: 4, changes: 50, recentChanges: 5, tenantPrefix: TENANT_PREFIX }) },
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl(),
+        SEED_OPTIONS: JSON.stringify({
+          cluster: CLUSTER,
+          resources: RESOURCES,
+          partitionsPerTopic: 4,
+          changes: 50,
+          recentChanges: 5,
+          tenantPrefix: TENANT_PREFIX,
+        }),
+      },
       stdio: ["ignore", "inherit", "inherit"],
     });
   });
@@ -90,7 +101,10 @@ test.describe("the read API's large answers on the wire", () => {
     if (!db) return;
     if (hadCluster) {
       // Holder changes go with their resources (on delete cascade); the seed's lease and poll run are the poller id "bench"'s.
-      await db.query("delete from held_resource where cluster_id = (select id from cluster where name = $1) and tenant like $2", [CLUSTER, `${TENANT_PREFIX}-%`]);
+      await db.query("delete from held_resource where cluster_id = (select id from cluster where name = $1) and tenant like $2", [
+        CLUSTER,
+        `${TENANT_PREFIX}-%`,
+      ]);
       await db.query("delete from poll_run where cluster_id = (select id from cluster where name = $1) and poller_id = 'bench'", [CLUSTER]);
       await db.query("delete from poller_lease where cluster_id = (select id from cluster where name = $1) and poller_id = 'bench'", [CLUSTER]);
     } else {

@@ -107,7 +107,10 @@ function scheduler(worker: string, baseURL: string, token: string, service = SER
   return client;
 }
 
-test("a lock holder that stalled past its TTL while another took the lock: its violation's cause is 'Holder stalled past its lock's TTL'", async ({ page, baseURL }) => {
+test("a lock holder that stalled past its TTL while another took the lock: its violation's cause is 'Holder stalled past its lock's TTL'", async ({
+  page,
+  baseURL,
+}) => {
   test.setTimeout(180_000);
   await page.setViewportSize({ width: 1280, height: 800 });
   const token = ingestToken();
@@ -166,7 +169,9 @@ test("a lock holder that stalled past its TTL while another took the lock: its v
   const explanation = page.getByTestId("violation-explanation");
   await expect(explanation).toHaveAttribute("data-cause", "holder-stalled");
   await expect(explanation.getByTestId("violation-cause")).toHaveText("Holder stalled past its lock's TTL");
-  await expect(explanation).toContainText(`Holder stalled past its lock's TTL: the lock ${LOCK_REF} expired while ${SCHED_A} held it, and ${SCHED_B} entered key ${JOB_KEY}`);
+  await expect(explanation).toContainText(
+    `Holder stalled past its lock's TTL: the lock ${LOCK_REF} expired while ${SCHED_A} held it, and ${SCHED_B} entered key ${JOB_KEY}`,
+  );
 });
 
 /** Enters `key` and stays inside until the returned function is called; resolves once inside. */
@@ -199,7 +204,8 @@ test.describe("on a real broker", () => {
     broker = await startE2eBroker({ webPort: LEADERS_E2E_BROKER.webPort, brokerPort: LEADERS_E2E_BROKER.brokerPort });
     topic = await broker.createTopic([STALL_SUB, FAILOVER_SUB]);
     // One at a time, in name order: the Failover rule then gives partition 0 to the "a" worker.
-    for (const sub of [STALL_SUB, FAILOVER_SUB]) for (const name of [workerName(`${sub.split("-")[0]}-a`), workerName(`${sub.split("-")[0]}-b`)]) await broker.startConsumer(name, sub);
+    for (const sub of [STALL_SUB, FAILOVER_SUB])
+      for (const name of [workerName(`${sub.split("-")[0]}-a`), workerName(`${sub.split("-")[0]}-b`)]) await broker.startConsumer(name, sub);
   });
 
   test.afterAll(async () => {
@@ -211,7 +217,9 @@ test.describe("on a real broker", () => {
   async function holderInBaton(page: Page, subscription: string): Promise<string | null> {
     const response = await page.request.get(`/api/v1/leaders?${new URLSearchParams({ cluster: LEADERS_E2E_BROKER.cluster, q: subscription })}`);
     if (!response.ok()) return null;
-    const board = (await response.json()) as { subscriptions: { subscription: string; partitions: { partition: number; holder: string | null; staleSince: string | null }[] }[] };
+    const board = (await response.json()) as {
+      subscriptions: { subscription: string; partitions: { partition: number; holder: string | null; staleSince: string | null }[] }[];
+    };
     const row = board.subscriptions.find((s) => s.subscription === subscription)?.partitions.find((p) => p.partition === 0);
     return row && row.staleSince === null ? row.holder : null;
   }

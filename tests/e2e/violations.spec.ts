@@ -11,7 +11,7 @@ import pg from "pg";
 //
 // The web server must run with BATON_TRACE_URL_TEMPLATE = TRACE_URL_TEMPLATE (playwright.config.ts).
 
-export const TRACE_URL_TEMPLATE = "http://127.0.0.1:16686/trace/{traceId}";
+const TRACE_URL_TEMPLATE = "http://127.0.0.1:16686/trace/{traceId}";
 
 const MINUTE = 60_000;
 const run = randomUUID().slice(0, 8);
@@ -98,8 +98,23 @@ test.describe("violations, drill-down and deployments", () => {
 
     // A finished rollout of the service 40 to 30 minutes ago (inside until 25 minutes ago with
     // the 5-minute grace), one of another service, and one of the service still in progress.
-    await post(request, token, "/api/v1/deployments", { id: `e2e-${run}-1`, service, version: "1.4.2", environment: "production", startedAt: at(40), finishedAt: at(30), link: "http://127.0.0.1:8000/ci/991" });
-    await post(request, token, "/api/v1/deployments", { id: `e2e-${run}-2`, service: otherService, version: "7.0.0", environment: "staging", startedAt: at(21), finishedAt: at(19) });
+    await post(request, token, "/api/v1/deployments", {
+      id: `e2e-${run}-1`,
+      service,
+      version: "1.4.2",
+      environment: "production",
+      startedAt: at(40),
+      finishedAt: at(30),
+      link: "http://127.0.0.1:8000/ci/991",
+    });
+    await post(request, token, "/api/v1/deployments", {
+      id: `e2e-${run}-2`,
+      service: otherService,
+      version: "7.0.0",
+      environment: "staging",
+      startedAt: at(21),
+      finishedAt: at(19),
+    });
     await post(request, token, "/api/v1/deployments", { id: `e2e-${run}-3`, service, version: "1.5.0", environment: "production", startedAt: at(8) });
 
     const eventIds: Record<string, string> = {};
@@ -155,10 +170,17 @@ test.describe("violations, drill-down and deployments", () => {
     await expect(chart).toBeVisible();
     await expect(chart.locator('[data-testid="deployment-band"]')).toHaveCount(2);
     // Bars stacked per cause, each colour named in the legend with the headline's words.
-    for (const cause of ["rollout", "failover-overlap", "unexplained"]) await expect(chart.locator(`[data-testid="bar-segment"][data-segment="${cause}"]`).first()).toBeVisible();
+    for (const cause of ["rollout", "failover-overlap", "unexplained"])
+      await expect(chart.locator(`[data-testid="bar-segment"][data-segment="${cause}"]`).first()).toBeVisible();
     await expect(chart.locator('[data-testid="bar-segment"][data-segment="unclassified"]')).toHaveCount(0);
     const legend = page.getByRole("region", { name: "Violations over time" }).getByRole("list", { name: "Legend" });
-    await expect(legend.getByTestId("legend-cause")).toHaveText(["Unexplained", "Holder stalled past its lock's TTL", "Worker stalled while another took its key", "Failover overlap", "Rollout"]);
+    await expect(legend.getByTestId("legend-cause")).toHaveText([
+      "Unexplained",
+      "Holder stalled past its lock's TTL",
+      "Worker stalled while another took its key",
+      "Failover overlap",
+      "Rollout",
+    ]);
     await expect(legend).toContainText("alert (critical)");
 
     // Hovering the bucket of the rollout's violation names the deployment: service, version, environment, times.
@@ -236,10 +258,12 @@ test.describe("violations, drill-down and deployments", () => {
     await expect(explanation).toHaveCount(1);
     await expect(explanation).toHaveAttribute("data-cause", "failover-overlap");
     await expect(explanation.getByTestId("violation-cause")).toHaveText("Failover overlap");
-    await expect(explanation).toContainText("Failover overlap: the leader of " + subscription + " partition 2 moved from orders-worker-a to orders-worker-b at ");
+    await expect(explanation).toContainText(`Failover overlap: the leader of ${subscription} partition 2 moved from orders-worker-a to orders-worker-b at `);
     await expect(explanation).toContainText("Nearest leader change: holder changed on partition 2");
     await expect(explanation).toContainText("orders-worker-a → orders-worker-b");
-    await expect(explanation).toContainText("orders-worker-b entered while 1 other worker held the key; the last other entry was orders-worker-a, 300 ms earlier.");
+    await expect(explanation).toContainText(
+      "orders-worker-b entered while 1 other worker held the key; the last other entry was orders-worker-a, 300 ms earlier.",
+    );
     // The key's owner then: partition 2's leader, which moved 10.3 s before the violation.
     await expect(explanation).toContainText(`Key ${keys.failover} is on partition 2; at `);
     await expect(explanation).toContainText(

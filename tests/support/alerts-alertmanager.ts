@@ -18,15 +18,29 @@ export function ensureAlertmanager(log: (line: string) => void = (line) => proce
   const canInstall = process.getuid?.() === 0 && existsSync("/usr/bin/apt-get");
   if (!canInstall) throw new Error("Alertmanager is missing: install it with `sudo apt-get install -y prometheus-alertmanager`");
   log("installing Debian's Alertmanager for the alerting tests (apt-get install prometheus-alertmanager)...");
-  for (const args of [["update", "-qq"], ["install", "-y", "-qq", "prometheus-alertmanager"]]) {
-    const result = spawnSync("apt-get", args, { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  for (const args of [
+    ["update", "-qq"],
+    ["install", "-y", "-qq", "prometheus-alertmanager"],
+  ]) {
+    const result = spawnSync("apt-get", args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      encoding: "utf8",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
     if (result.status !== 0) throw new Error(`apt-get ${args.join(" ")} failed: ${(result.stderr ?? "").trim().split("\n").pop()}`);
   }
   if (!existsSync(ALERTMANAGER_BINARY)) throw new Error(`apt-get installed prometheus-alertmanager but ${ALERTMANAGER_BINARY} is not there`);
 }
 
 /** An alert as Alertmanager's `GET /api/v2/alerts` lists it. */
-export type ListedAlert = { labels: Record<string, string>; annotations: Record<string, string>; startsAt: string; endsAt: string; generatorURL: string; status: { state: string } };
+export type ListedAlert = {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  startsAt: string;
+  endsAt: string;
+  generatorURL: string;
+  status: { state: string };
+};
 
 export type TestAlertmanager = {
   url: string;
@@ -41,12 +55,29 @@ export async function startAlertmanager(options: { webhookUrl?: string } = {}): 
   const port = await findFreePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), "baton-alertmanager-"));
   const configFile = path.join(dir, "alertmanager.yml");
-  const receiver = options.webhookUrl ? `  - name: test\n    webhook_configs:\n      - url: ${options.webhookUrl}\n        send_resolved: true\n` : "  - name: test\n";
-  writeFileSync(configFile, `route:\n  receiver: test\n  group_by: ['...']\n  group_wait: 0s\n  group_interval: 1s\n  repeat_interval: 1h\nreceivers:\n${receiver}`);
+  const receiver = options.webhookUrl
+    ? `  - name: test\n    webhook_configs:\n      - url: ${options.webhookUrl}\n        send_resolved: true\n`
+    : "  - name: test\n";
+  writeFileSync(
+    configFile,
+    `route:\n  receiver: test\n  group_by: ['...']\n  group_wait: 0s\n  group_interval: 1s\n  repeat_interval: 1h\nreceivers:\n${receiver}`,
+  );
   const url = `http://127.0.0.1:${port}`;
-  const args = ["--config.file", configFile, "--storage.path", path.join(dir, "data"), "--web.listen-address", `127.0.0.1:${port}`, "--cluster.listen-address=", "--log.level=warn"];
+  const args = [
+    "--config.file",
+    configFile,
+    "--storage.path",
+    path.join(dir, "data"),
+    "--web.listen-address",
+    `127.0.0.1:${port}`,
+    "--cluster.listen-address=",
+    "--log.level=warn",
+  ];
   // A shell beside it kills it when our end of its stdin closes (this process died, even of SIGKILL).
-  const child = spawn("sh", ["-c", `"${ALERTMANAGER_BINARY}" "$@" 2>/dev/null & server=$!; cat >/dev/null; kill -9 "$server"`, "alertmanager-guard", ...args], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+  const child = spawn("sh", ["-c", `"${ALERTMANAGER_BINARY}" "$@" 2>/dev/null & server=$!; cat >/dev/null; kill -9 "$server"`, "alertmanager-guard", ...args], {
+    stdio: ["pipe", "ignore", "ignore"],
+    detached: true,
+  });
   if (child.pid === undefined) throw new Error("could not start a shell for Alertmanager");
   const groupId = child.pid;
   child.stdin!.on("error", () => undefined);

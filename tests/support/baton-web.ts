@@ -19,7 +19,14 @@ export async function startBatonWeb(options: { env: Record<string, string>; isPl
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: root,
     // Only what is given: the test runner's own BATON_* settings must not leak into this server.
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", BATON_NEXT_DIST_DIR: process.env.BATON_NEXT_DIST_DIR ?? "", NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...options.env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      BATON_NEXT_DIST_DIR: process.env.BATON_NEXT_DIST_DIR ?? "",
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      ...options.env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -29,7 +36,10 @@ export async function startBatonWeb(options: { env: Record<string, string>; isPl
   await pollUntil(
     async () => {
       if (child.exitCode !== null) throw new Error(`Baton's web server exited (${child.exitCode}): ${output}`);
-      return fetch(`${url}/api/openapi.json`).then((response) => response.status, () => 0);
+      return fetch(`${url}/api/openapi.json`).then(
+        (response) => response.status,
+        () => 0,
+      );
     },
     (status) => status === 200,
     { maxAttempts: 600, intervalMs: 100, description: "Baton's web server answers" },
@@ -49,11 +59,15 @@ export async function startBatonWeb(options: { env: Record<string, string>; isPl
 
 /** `npm run token:create -- --name <name> --scope <scope>` on `databaseUrl`; the token. */
 export async function createTokenWithCli(databaseUrl: string, name: string, scope: string): Promise<string> {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(process.cwd(), "tools", "token.ts"), "create", "--name", name, "--scope", scope], {
-    cwd: process.cwd(),
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--conditions=react-server", "--import", "tsx", path.join(process.cwd(), "tools", "token.ts"), "create", "--name", name, "--scope", scope],
+    {
+      cwd: process.cwd(),
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));

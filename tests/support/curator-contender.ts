@@ -34,7 +34,15 @@ export type CuratorContender = {
 export async function startCuratorContender(connectString: string, sessionTimeoutMs: number): Promise<CuratorContender> {
   const build = await ensureCuratorContenderBuilt({ log: (line) => process.stderr.write(`[curator] ${line}\n`) });
   // Small heap, one compiler thread: several contenders share two cores with the server.
-  const args = ["-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", `@${build.classpathArgFile}`, "baton.curator.CuratorContender", connectString, String(sessionTimeoutMs)];
+  const args = [
+    "-Xmx128m",
+    "-XX:TieredStopAtLevel=1",
+    "-XX:+UseSerialGC",
+    `@${build.classpathArgFile}`,
+    "baton.curator.CuratorContender",
+    connectString,
+    String(sessionTimeoutMs),
+  ];
   // stdin stays an open pipe: the contender halts when it closes (when this process dies).
   const child = spawn(build.java, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
   if (child.pid === undefined) throw new Error("the Curator contender did not start");

@@ -27,7 +27,14 @@ export type DynamodbContender = {
   wake(): void;
 };
 
-export async function startDynamodbContender(options: { endpoint: string; tableName: string; owner: string; leaseMs: number; heartbeatMs: number; sortKeyName?: string }): Promise<DynamodbContender> {
+export async function startDynamodbContender(options: {
+  endpoint: string;
+  tableName: string;
+  owner: string;
+  leaseMs: number;
+  heartbeatMs: number;
+  sortKeyName?: string;
+}): Promise<DynamodbContender> {
   const build = await ensureDynamodbContenderBuilt({ log: (line) => process.stderr.write(`[dynamodb-lock-client] ${line}\n`) });
   const args = [
     "-Xmx128m",
@@ -60,7 +67,9 @@ export async function startDynamodbContender(options: { endpoint: string; tableN
     resolveReady = resolve;
     rejectReady = reject;
   });
-  child.once("exit", (code) => rejectReady(new Error(`the dynamodb-lock-client contender exited (${code}) before it was ready: ${stderr.join("").slice(-2_000)}`)));
+  child.once("exit", (code) =>
+    rejectReady(new Error(`the dynamodb-lock-client contender exited (${code}) before it was ready: ${stderr.join("").slice(-2_000)}`)),
+  );
 
   createInterface({ input: child.stdout! }).on("line", (line) => {
     const [kind, handle] = line.split(" ");

@@ -57,7 +57,13 @@ export async function startDynamodbServer(): Promise<TestDynamodbServer> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "baton-dynamodb-"));
   mkdirSync(path.join(dir, "db"));
   const logFile = path.join(dir, "server.log");
-  const client = new DynamoDBClient({ region: TEST_AWS_REGION, endpoint, credentials: TEST_AWS_CREDENTIALS, maxAttempts: 1, requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 } });
+  const client = new DynamoDBClient({
+    region: TEST_AWS_REGION,
+    endpoint,
+    credentials: TEST_AWS_CREDENTIALS,
+    maxAttempts: 1,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+  });
   let pid = 0;
   let release: () => void = () => undefined;
 
@@ -71,12 +77,28 @@ export async function startDynamodbServer(): Promise<TestDynamodbServer> {
   }
 
   async function launch(): Promise<void> {
-    const args = ["-Xmx512m", "-XX:+UseSerialGC", `-Djava.library.path=${build.libraryPath}`, `@${build.classpathArgFile}`, DYNAMODB_MAIN_CLASS, "-sharedDb", "-dbPath", path.join(dir, "db"), "-port", String(port), "-disableTelemetry"];
+    const args = [
+      "-Xmx512m",
+      "-XX:+UseSerialGC",
+      `-Djava.library.path=${build.libraryPath}`,
+      `@${build.classpathArgFile}`,
+      DYNAMODB_MAIN_CLASS,
+      "-sharedDb",
+      "-dbPath",
+      path.join(dir, "db"),
+      "-port",
+      String(port),
+      "-disableTelemetry",
+    ];
     const logFd = openSync(logFile, "a");
     // In the temporary directory: DynamoDB Local writes dynamodb-local-metadata.json where it runs.
     // The JVM cannot watch its parent, so a shell runs beside it: `cat` returns when our end of
     // its stdin closes (this process died, even of SIGKILL) and the shell then kills the server.
-    const child = spawn("sh", ["-c", '"$0" "$@" & server=$!; cat >/dev/null; kill -9 "$server"', build.java, ...args], { stdio: ["pipe", logFd, logFd], detached: true, cwd: dir });
+    const child = spawn("sh", ["-c", '"$0" "$@" & server=$!; cat >/dev/null; kill -9 "$server"', build.java, ...args], {
+      stdio: ["pipe", logFd, logFd],
+      detached: true,
+      cwd: dir,
+    });
     closeSync(logFd);
     if (child.pid === undefined) throw new Error("could not start a shell for DynamoDB Local");
     pid = child.pid;
@@ -122,7 +144,10 @@ export async function startDynamodbServer(): Promise<TestDynamodbServer> {
     client,
     async createLockTable(tableName, options = {}) {
       const partitionKeyName = options.partitionKeyName ?? "key";
-      const keys = [{ AttributeName: partitionKeyName, KeyType: "HASH" as const }, ...(options.sortKeyName ? [{ AttributeName: options.sortKeyName, KeyType: "RANGE" as const }] : [])];
+      const keys = [
+        { AttributeName: partitionKeyName, KeyType: "HASH" as const },
+        ...(options.sortKeyName ? [{ AttributeName: options.sortKeyName, KeyType: "RANGE" as const }] : []),
+      ];
       await client.send(
         new CreateTableCommand({
           TableName: tableName,
@@ -131,7 +156,11 @@ export async function startDynamodbServer(): Promise<TestDynamodbServer> {
           BillingMode: "PAY_PER_REQUEST",
         }),
       );
-      await pollUntil(() => client.send(new DescribeTableCommand({ TableName: tableName })), (answer) => answer.Table?.TableStatus === "ACTIVE", { description: `table ${tableName} to be ACTIVE`, maxAttempts: 100, intervalMs: 100 });
+      await pollUntil(
+        () => client.send(new DescribeTableCommand({ TableName: tableName })),
+        (answer) => answer.Table?.TableStatus === "ACTIVE",
+        { description: `table ${tableName} to be ACTIVE`, maxAttempts: 100, intervalMs: 100 },
+      );
     },
     stop,
     restart: launch,

@@ -82,7 +82,10 @@ export type E2eBroker = {
 
 /** Starts the broker and resolves once its admin API answers (10-60 s on a busy two-core machine). */
 export async function startE2eBroker(ports: { webPort: number; brokerPort: number }): Promise<E2eBroker> {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "-e", SCRIPT], { cwd: process.cwd(), stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "-e", SCRIPT], {
+    cwd: process.cwd(),
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   createInterface({ input: child.stdout! }).on("line", (line) => {

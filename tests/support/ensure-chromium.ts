@@ -17,8 +17,15 @@ export function ensureChromium(log: (line: string) => void): string {
   const canInstall = process.getuid?.() === 0 && existsSync("/usr/bin/apt-get");
   if (!canInstall) throw new Error("Chromium is missing: install it with `sudo apt-get install -y chromium`, or set BATON_CHROMIUM to a Chromium binary");
   log("installing Debian's Chromium for the browser tests (apt-get install chromium)...");
-  for (const args of [["update", "-qq"], ["install", "-y", "-qq", "chromium"]]) {
-    const result = spawnSync("apt-get", args, { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  for (const args of [
+    ["update", "-qq"],
+    ["install", "-y", "-qq", "chromium"],
+  ]) {
+    const result = spawnSync("apt-get", args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      encoding: "utf8",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
     if (result.status !== 0) throw new Error(`apt-get ${args.join(" ")} failed: ${(result.stderr ?? "").trim().split("\n").pop()}`);
   }
   if (!existsSync(DEFAULT_CHROMIUM)) throw new Error("apt-get installed chromium but /usr/bin/chromium is not there; set BATON_CHROMIUM");

@@ -18,8 +18,15 @@ export function ensureEtcd(log: (line: string) => void = (line) => process.stder
   const canInstall = process.getuid?.() === 0 && existsSync("/usr/bin/apt-get");
   if (!canInstall) throw new Error("etcd is missing: install it with `sudo apt-get install -y etcd-server etcd-client`");
   log("installing Debian's etcd (apt-get install etcd-server etcd-client)...");
-  for (const args of [["update", "-qq"], ["install", "-y", "-qq", "etcd-server", "etcd-client"]]) {
-    const result = spawnSync("apt-get", args, { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  for (const args of [
+    ["update", "-qq"],
+    ["install", "-y", "-qq", "etcd-server", "etcd-client"],
+  ]) {
+    const result = spawnSync("apt-get", args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      encoding: "utf8",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
     if (result.status !== 0) throw new Error(`apt-get ${args.join(" ")} failed: ${(result.stderr ?? "").trim().split("\n").pop()}`);
   }
   if (!existsSync(ETCD_BINARY) || !existsSync(ETCDCTL_BINARY)) throw new Error("apt-get installed etcd but /usr/bin/etcd or /usr/bin/etcdctl is not there");

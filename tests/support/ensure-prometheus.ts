@@ -17,8 +17,15 @@ export function ensurePrometheus(log: (line: string) => void = (line) => process
   const canInstall = process.getuid?.() === 0 && existsSync("/usr/bin/apt-get");
   if (!canInstall) throw new Error("Prometheus is missing: install it with `sudo apt-get install -y prometheus`");
   log("installing Debian's Prometheus for the metrics tests (apt-get install prometheus)...");
-  for (const args of [["update", "-qq"], ["install", "-y", "-qq", "prometheus"]]) {
-    const result = spawnSync("apt-get", args, { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  for (const args of [
+    ["update", "-qq"],
+    ["install", "-y", "-qq", "prometheus"],
+  ]) {
+    const result = spawnSync("apt-get", args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      encoding: "utf8",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
     if (result.status !== 0) throw new Error(`apt-get ${args.join(" ")} failed: ${(result.stderr ?? "").trim().split("\n").pop()}`);
   }
   if (!existsSync(PROMETHEUS_BINARY)) throw new Error("apt-get installed prometheus but /usr/bin/prometheus is not there");

@@ -59,14 +59,22 @@ export async function startEtcdServer(
 
   async function launch(): Promise<void> {
     const args = [
-      "--name", "default",
-      "--data-dir", path.join(dir, "data"),
-      "--listen-client-urls", url,
-      "--advertise-client-urls", url,
-      "--listen-peer-urls", peerUrl,
-      "--initial-advertise-peer-urls", peerUrl,
-      "--initial-cluster", `default=${peerUrl}`,
-      "--log-level", "error",
+      "--name",
+      "default",
+      "--data-dir",
+      path.join(dir, "data"),
+      "--listen-client-urls",
+      url,
+      "--advertise-client-urls",
+      url,
+      "--listen-peer-urls",
+      peerUrl,
+      "--initial-advertise-peer-urls",
+      peerUrl,
+      "--initial-cluster",
+      `default=${peerUrl}`,
+      "--log-level",
+      "error",
       ...(options.tls ? ["--cert-file", options.tls.certFile, "--key-file", options.tls.keyFile] : []),
       ...(options.extraArgs ?? []),
     ];
@@ -108,7 +116,11 @@ export async function startEtcdServer(
 
   async function stop(): Promise<void> {
     signalProcessGroup(groupId, "SIGKILL");
-    await pollUntil(async () => !isAlive(etcdPid) && !isAlive(groupId), (isGone) => isGone, { description: `etcd ${etcdPid} to exit`, maxAttempts: 100, intervalMs: 50 });
+    await pollUntil(
+      async () => !isAlive(etcdPid) && !isAlive(groupId),
+      (isGone) => isGone,
+      { description: `etcd ${etcdPid} to exit`, maxAttempts: 100, intervalMs: 50 },
+    );
     release();
   }
 

@@ -10,7 +10,11 @@ export function startHttpServer(handler: http.RequestListener): Promise<TestServ
       const address = server.address() as { port: number };
       resolve({
         url: `http://127.0.0.1:${address.port}`,
-        close: () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); }),
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
       });
     });
   });

@@ -28,12 +28,20 @@ export function ensureJavaClientBuilt(options: { log?: (line: string) => void } 
 export type JavaProgramResult = { code: number | null; stdout: string; stderr: string };
 
 /** Runs a test-kit program to its end with key=value arguments. */
-export async function runJavaProgram(mainClass: string, args: Record<string, string | number>, options: { javaOptions?: string[] } = {}): Promise<JavaProgramResult> {
+export async function runJavaProgram(
+  mainClass: string,
+  args: Record<string, string | number>,
+  options: { javaOptions?: string[] } = {},
+): Promise<JavaProgramResult> {
   const build = await ensureJavaClientBuilt();
-  const child = spawn(build.java, [...(options.javaOptions ?? []), `@${build.classpathArgFile}`, `dev.baton.exclusivity.testkit.${mainClass}`, ...toArgs(args)], {
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  const child = spawn(
+    build.java,
+    [...(options.javaOptions ?? []), `@${build.classpathArgFile}`, `dev.baton.exclusivity.testkit.${mainClass}`, ...toArgs(args)],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   const release = child.pid === undefined ? () => undefined : guardProcessGroup(child.pid);
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -92,7 +100,10 @@ export type JavaWorker = {
  * with BatonExclusivityInterceptor; it subscribes on subscribe(), so that a test decides when it
  * joins), or LockHolder (an ExclusivityCounter under a Redis lock); resolves once the JVM is up.
  */
-export async function startJavaWorker(args: Record<string, string | number> & { name: string }, mainClass: "ConsumerWorker" | "LockHolder" = "ConsumerWorker"): Promise<JavaWorker> {
+export async function startJavaWorker(
+  args: Record<string, string | number> & { name: string },
+  mainClass: "ConsumerWorker" | "LockHolder" = "ConsumerWorker",
+): Promise<JavaWorker> {
   const build = await ensureJavaClientBuilt();
   const child = spawn(build.java, ["-Xmx256m", `@${build.classpathArgFile}`, `dev.baton.exclusivity.testkit.${mainClass}`, ...toArgs(args)], {
     stdio: ["pipe", "pipe", "pipe"],

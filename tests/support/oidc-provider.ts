@@ -16,7 +16,9 @@ export async function startOidcProvider(options: { redirectUris: string[] }): Pr
   const clientId = "baton-e2e";
   const clientSecret = "baton-e2e-client-secret-0123456789";
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: options.redirectUris, grant_types: ["authorization_code"], response_types: ["code"] }],
+    clients: [
+      { client_id: clientId, client_secret: clientSecret, redirect_uris: options.redirectUris, grant_types: ["authorization_code"], response_types: ["code"] },
+    ],
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
     pkce: { required: () => true },
     cookies: { keys: ["baton-e2e-provider-cookie-key"] },

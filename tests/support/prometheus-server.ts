@@ -56,10 +56,14 @@ export async function startPrometheus(options: { target: string; metricsPath?: s
   const args = ["--config.file", configFile, "--storage.tsdb.path", path.join(dir, "data"), "--web.listen-address", `127.0.0.1:${port}`, "--log.level", "warn"];
   // Prometheus cannot watch its parent: a shell runs beside it and kills it when our end of its
   // stdin closes (this process died, even of SIGKILL). The shell prints Prometheus's pid first.
-  const child = spawn("sh", ["-c", `"${PROMETHEUS_BINARY}" "$@" 2>/dev/null & server=$!; echo $server; cat >/dev/null; kill -9 "$server"`, "prometheus-guard", ...args], {
-    stdio: ["pipe", "pipe", "ignore"],
-    detached: true,
-  });
+  const child = spawn(
+    "sh",
+    ["-c", `"${PROMETHEUS_BINARY}" "$@" 2>/dev/null & server=$!; echo $server; cat >/dev/null; kill -9 "$server"`, "prometheus-guard", ...args],
+    {
+      stdio: ["pipe", "pipe", "ignore"],
+      detached: true,
+    },
+  );
   if (child.pid === undefined) throw new Error("could not start a shell for Prometheus");
   const groupId = child.pid;
   child.stdin!.on("error", () => undefined);
@@ -74,7 +78,11 @@ export async function startPrometheus(options: { target: string; metricsPath?: s
 
   async function dispose(): Promise<void> {
     signalProcessGroup(groupId, "SIGKILL");
-    await pollUntil(async () => !isAlive(serverPid) && !isAlive(groupId), (isGone) => isGone, { description: `Prometheus ${serverPid} to exit`, maxAttempts: 100, intervalMs: 50 });
+    await pollUntil(
+      async () => !isAlive(serverPid) && !isAlive(groupId),
+      (isGone) => isGone,
+      { description: `Prometheus ${serverPid} to exit`, maxAttempts: 100, intervalMs: 50 },
+    );
     release();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -103,7 +111,8 @@ export async function startPrometheus(options: { target: string; metricsPath?: s
     async query(promql) {
       const response = await request(`${url}/api/v1/query?${new URLSearchParams({ query: promql })}`, { signal: AbortSignal.timeout(5_000) });
       const body = (await response.body.json()) as { status: string; error?: string; data?: { resultType: string; result: PrometheusSample[] } };
-      if (body.status !== "success" || body.data?.resultType !== "vector") throw new Error(`Prometheus query ${promql} failed: ${body.error ?? JSON.stringify(body)}`);
+      if (body.status !== "success" || body.data?.resultType !== "vector")
+        throw new Error(`Prometheus query ${promql} failed: ${body.error ?? JSON.stringify(body)}`);
       return body.data.result;
     },
     dispose,

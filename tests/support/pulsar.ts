@@ -93,7 +93,11 @@ export function getTopicStats(topic: string): Promise<TopicStats> {
 }
 
 export function getPartitionedTopicStats(topic: string): Promise<PartitionedTopicStats> {
-  return requestAdmin(testTarget(), `admin/v2/${topicPath(topicNameOf(topic))}/partitioned-stats?perPartition=true&${STATS_QUERY}`, partitionedStatsWithAggregateSchema);
+  return requestAdmin(
+    testTarget(),
+    `admin/v2/${topicPath(topicNameOf(topic))}/partitioned-stats?perPartition=true&${STATS_QUERY}`,
+    partitionedStatsWithAggregateSchema,
+  );
 }
 
 /** One subscription of one topic's stats; throws if the broker does not list it. */

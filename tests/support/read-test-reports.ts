@@ -61,7 +61,11 @@ type PlaywrightSuite = {
   suites?: PlaywrightSuite[];
   specs?: { title: string; file: string; tests: { status: string; results: { error?: { message?: string } }[] }[] }[];
 };
-type PlaywrightReport = { stats: { expected: number; unexpected: number; flaky: number; skipped: number }; errors?: { message?: string }[]; suites?: PlaywrightSuite[] };
+type PlaywrightReport = {
+  stats: { expected: number; unexpected: number; flaky: number; skipped: number };
+  errors?: { message?: string }[];
+  suites?: PlaywrightSuite[];
+};
 
 function unexpectedSpecs(suites: PlaywrightSuite[], titles: string[], into: string[]): void {
   for (const suite of suites) {

@@ -7,7 +7,13 @@ import { ensureContenderBuilt } from "@/tools/redisson/build-contender";
 // Drives tools/redisson's LockContender: a real Redisson client on the JVM that takes and gives
 // back locks on command. Each handle is one Java thread (Redisson locks are thread-bound).
 
-export type ContenderEvent = { kind: "waiting" | "acquired" | "reentered" | "released" | "error"; handle: string; threadId: string; holdCount: number | null; text: string };
+export type ContenderEvent = {
+  kind: "waiting" | "acquired" | "reentered" | "released" | "error";
+  handle: string;
+  threadId: string;
+  holdCount: number | null;
+  text: string;
+};
 
 export type RedissonContender = {
   /** The uuid Redisson writes before ":<thread id>" in its lock hashes. */
@@ -53,7 +59,13 @@ export async function startRedissonContender(redisUrl: string, options: { watchd
       resolveClient(handle!);
       return;
     }
-    const event: ContenderEvent = { kind: kind as ContenderEvent["kind"], handle: handle!, threadId: threadId ?? "", holdCount: holdCount === undefined ? null : Number(holdCount), text: line };
+    const event: ContenderEvent = {
+      kind: kind as ContenderEvent["kind"],
+      handle: handle!,
+      threadId: threadId ?? "",
+      holdCount: holdCount === undefined ? null : Number(holdCount),
+      text: line,
+    };
     const index = waiters.findIndex((waiter) => waiter.handle === event.handle && (waiter.kind === event.kind || event.kind === "error"));
     if (index >= 0) waiters.splice(index, 1)[0]!.resolve(event);
     else seen.push(event);

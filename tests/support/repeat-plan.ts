@@ -27,4 +27,3 @@ export function readPlan(args: string[]): Plan {
   if (plan.vitestProjects.length + plan.vitestFiles.length + plan.e2eFiles.length === 0 && !plan.e2e) throw new Error(`name at least one target\n${USAGE}`);
   return plan;
 }
-

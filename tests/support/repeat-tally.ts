@@ -20,14 +20,12 @@ export function tallyOutcomes(tallies: Map<string, TestTally>, outcomes: TestOut
 export function formatTallies(tallies: Iterable<TestTally>, repetitions: number): string[] {
   const all = [...tallies];
   const failing = all.filter((tally) => tally.failures > 0).sort((a, b) => b.failures - a.failures || a.test.localeCompare(b.test));
-  const lines = failing.flatMap((tally) => [
-    `  failed ${tally.failures} of ${tally.runs}: ${tally.test}`,
-    ...tally.errors.map((error) => `      ${error}`),
-  ]);
+  const lines = failing.flatMap((tally) => [`  failed ${tally.failures} of ${tally.runs}: ${tally.test}`, ...tally.errors.map((error) => `      ${error}`)]);
   const passed = all.reduce((sum, tally) => sum + tally.runs - tally.failures, 0);
   const failed = all.reduce((sum, tally) => sum + tally.failures, 0);
-  const heading = failing.length === 0
-    ? `${all.length} tests, ${repetitions} repetitions: none failed`
-    : `${all.length} tests, ${repetitions} repetitions: ${failing.length} failed at least once`;
+  const heading =
+    failing.length === 0
+      ? `${all.length} tests, ${repetitions} repetitions: none failed`
+      : `${all.length} tests, ${repetitions} repetitions: ${failing.length} failed at least once`;
   return [heading, ...lines, `repeat: ${passed} passed, ${failed} failed`];
 }

@@ -26,7 +26,13 @@ export type VitestRun = {
 
 /** Runs vitest with a JSON report and answers its counts (a run that broke counts as a failure). */
 export function runVitest(run: VitestRun): Promise<TestCounts> {
-  const vitest = [path.join(run.root, "node_modules", "vitest", "vitest.mjs"), "run", "--reporter=default", "--reporter=json", `--outputFile.json=${run.reportFile}`];
+  const vitest = [
+    path.join(run.root, "node_modules", "vitest", "vitest.mjs"),
+    "run",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${run.reportFile}`,
+  ];
   for (const project of run.projects ?? []) vitest.push("--project", project);
   for (const glob of run.excludes ?? []) vitest.push("--exclude", glob);
   vitest.push(...(run.files ?? []));

@@ -40,6 +40,13 @@ export async function startTestServers(env: NodeJS.ProcessEnv, log: (line: strin
  */
 export async function buildJavaParts(log: (line: string) => void): Promise<void> {
   for (const version of Object.keys(PULSAR_VERSIONS) as PulsarVersion[]) await ensureBrokerBuilt(version, { log });
-  const parts = [ensureZookeeperServerBuilt, ensureCuratorContenderBuilt, ensureRedissonContenderBuilt, ensureDynamodbServerBuilt, ensureDynamodbContenderBuilt, ensureJavaClientBuilt];
+  const parts = [
+    ensureZookeeperServerBuilt,
+    ensureCuratorContenderBuilt,
+    ensureRedissonContenderBuilt,
+    ensureDynamodbServerBuilt,
+    ensureDynamodbContenderBuilt,
+    ensureJavaClientBuilt,
+  ];
   for (const build of parts) await build({ log });
 }

@@ -50,7 +50,10 @@ export async function openTestSession(connectString: string, sessionTimeoutMs = 
     client,
     sessionId: `0x${client.getSessionId().readBigUInt64BE(0).toString(16)}`,
     mkdirp: (path) => call<string>((done) => client.mkdirp(path, done)).then(() => undefined),
-    create: (path, data, mode, acl) => call<string>((done) => (acl ? client.create(path, Buffer.from(data), acl, MODES[mode], done) : client.create(path, Buffer.from(data), MODES[mode], done))),
+    create: (path, data, mode, acl) =>
+      call<string>((done) =>
+        acl ? client.create(path, Buffer.from(data), acl, MODES[mode], done) : client.create(path, Buffer.from(data), MODES[mode], done),
+      ),
     remove: (path) => call<void>((done) => client.remove(path, -1, (error) => done(error))),
     children: (path) => call<string[]>((done) => client.getChildren(path, (error, children) => done(error, children))),
     close: async () => {

@@ -95,7 +95,11 @@ export async function startZookeeperServer(options: { tickTimeMs?: number; fourL
     (child.stdin as unknown as { unref?: () => void }).unref?.();
     release = guardProcessGroup(pid);
     try {
-      await pollUntil(() => isAnswering(port), (isUp) => isUp, { description: `ZooKeeper on port ${port} to answer`, maxAttempts: 150, intervalMs: 100 });
+      await pollUntil(
+        () => isAnswering(port),
+        (isUp) => isUp,
+        { description: `ZooKeeper on port ${port} to answer`, maxAttempts: 150, intervalMs: 100 },
+      );
     } catch (error) {
       await stop();
       throw new Error(`${(error as Error).message}\n${readLogTail(logFile, 30)}`);

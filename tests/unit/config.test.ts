@@ -31,7 +31,9 @@ describe("loadConfig", () => {
   it("reads the producers' hashing scheme per topic, JavaStringHash when unset, and refuses anything else naming the topic", () => {
     expect(loadConfig({}).violations.producerRouting).toEqual({});
     const topic = "persistent://acme/orders/events";
-    expect(loadConfig({ BATON_PRODUCER_ROUTING: JSON.stringify({ [topic]: "Murmur3_32Hash" }) }).violations.producerRouting).toEqual({ [topic]: "Murmur3_32Hash" });
+    expect(loadConfig({ BATON_PRODUCER_ROUTING: JSON.stringify({ [topic]: "Murmur3_32Hash" }) }).violations.producerRouting).toEqual({
+      [topic]: "Murmur3_32Hash",
+    });
     expectConfigError({ BATON_PRODUCER_ROUTING: JSON.stringify({ [topic]: "Murmur3" }) }, /BATON_PRODUCER_ROUTING.*persistent:\/\/acme\/orders\/events/);
     expectConfigError({ BATON_PRODUCER_ROUTING: JSON.stringify({ "orders-events": "JavaStringHash" }) }, /BATON_PRODUCER_ROUTING.*full topic name/);
     expectConfigError({ BATON_PRODUCER_ROUTING: "{not json" }, /BATON_PRODUCER_ROUTING is not valid JSON/);
@@ -100,25 +102,64 @@ describe("loadConfig", () => {
     [{ BATON_PULSAR_ADMIN_URL: "pulsar://127.0.0.1:6650" }, /^Invalid configuration: BATON_PULSAR_ADMIN_URL must be an http:\/\/ or https:\/\/ URL/],
     [{ BATON_CLUSTERS: "{not json" }, /^Invalid configuration: BATON_CLUSTERS is not valid JSON/],
     [{ BATON_CLUSTERS: "{}" }, /^Invalid configuration: BATON_CLUSTERS /],
-    [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"ftp://x"}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.adminUrl must be an http:\/\/ or https:\/\/ URL \(got "ftp:\/\/x"\)$/],
+    [
+      { BATON_CLUSTERS: '[{"name":"a","adminUrl":"ftp://x"}]' },
+      /^Invalid configuration: BATON_CLUSTERS\[0\]\.adminUrl must be an http:\/\/ or https:\/\/ URL \(got "ftp:\/\/x"\)$/,
+    ],
     [{ BATON_CLUSTERS: '[{"adminUrl":"http://x"}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.name /],
     [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","pollIntervalMs":"soon"}]' }, /BATON_CLUSTERS\[0\]\.pollIntervalMs/],
-    [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","scope":{"namespaces":["nope"]}}]' }, /BATON_CLUSTERS\[0\]\.scope\.namespaces\[0\] must be tenant\/namespace/],
+    [
+      { BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","scope":{"namespaces":["nope"]}}]' },
+      /BATON_CLUSTERS\[0\]\.scope\.namespaces\[0\] must be tenant\/namespace/,
+    ],
     [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","colour":"red"}]' }, /BATON_CLUSTERS\[0\].*unknown key "colour"/],
-    [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","token":"t","tokenFile":"/f"}]' }, /BATON_CLUSTERS\[0\]\.tokenFile set token or tokenFile, not both/],
+    [
+      { BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","token":"t","tokenFile":"/f"}]' },
+      /BATON_CLUSTERS\[0\]\.tokenFile set token or tokenFile, not both/,
+    ],
     [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x"},{"name":"a","adminUrl":"http://y"}]' }, /BATON_CLUSTERS\[1\]\.name duplicate cluster name "a"/],
-    [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","consumerSignal":"sometimes"}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.consumerSignal must be "auto" or "off"/],
-    [{ BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","consumerSignalIntervalMs":100}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.consumerSignalIntervalMs /],
+    [
+      { BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","consumerSignal":"sometimes"}]' },
+      /^Invalid configuration: BATON_CLUSTERS\[0\]\.consumerSignal must be "auto" or "off"/,
+    ],
+    [
+      { BATON_CLUSTERS: '[{"name":"a","adminUrl":"http://x","consumerSignalIntervalMs":100}]' },
+      /^Invalid configuration: BATON_CLUSTERS\[0\]\.consumerSignalIntervalMs /,
+    ],
     [{ BATON_CLUSTERS: '[{"name":"local","adminUrl":"http://x"}]', BATON_PULSAR_ADMIN_URL: "http://y" }, /cluster "local" is configured twice/],
-    [{ BATON_CONFIG_FILE: "/nonexistent/baton.json" }, /^Invalid configuration: BATON_CONFIG_FILE names a file that cannot be read: \/nonexistent\/baton.json \(ENOENT\)$/],
-    [{ BATON_CLUSTERS: '[{"kind":"consul","name":"z"}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.kind must be one of "pulsar", "redis", "zookeeper", "etcd", "dynamodb" \(got "consul"\)$/],
+    [
+      { BATON_CONFIG_FILE: "/nonexistent/baton.json" },
+      /^Invalid configuration: BATON_CONFIG_FILE names a file that cannot be read: \/nonexistent\/baton.json \(ENOENT\)$/,
+    ],
+    [
+      { BATON_CLUSTERS: '[{"kind":"consul","name":"z"}]' },
+      /^Invalid configuration: BATON_CLUSTERS\[0\]\.kind must be one of "pulsar", "redis", "zookeeper", "etcd", "dynamodb" \(got "consul"\)$/,
+    ],
     [{ BATON_CLUSTERS: '[{"kind":"zookeeper","name":"z","paths":[{"path":"/l"}]}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.connectString /],
-    [{ BATON_CLUSTERS: '[{"kind":"zookeeper","name":"z","connectString":"zk1:2181","paths":[{"path":"locks"}]}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.paths\[0\]\.path must be an absolute ZooKeeper path/],
-    [{ BATON_CLUSTERS: '[{"kind":"zookeeper","name":"z","connectString":"zk1:2181","paths":[{"path":"/l"}],"digestFile":"/nonexistent/zk"}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.digestFile names a file that cannot be read: \/nonexistent\/zk \(ENOENT\)$/],
-    [{ BATON_CLUSTERS: redis({ patterns: [{ match: "*" }] }) }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.patterns\[0\]\.match matches every key.* \(got "\*"\)$/],
-    [{ BATON_CLUSTERS: redis({ patterns: [{ match: "lock:*", holderPattern: "(unclosed" }] }) }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.patterns\[0\]\.holderPattern is not a valid regular expression/],
-    [{ BATON_CLUSTERS: redis({ patterns: [{ match: "lock:*", holderPattern: "^([^:]+):" }] }) }, /BATON_CLUSTERS\[0\]\.patterns\[0\]\.holderPattern must have a named group `holder`/],
-    [{ BATON_CLUSTERS: redis({ url: undefined, urls: ["redis://127.0.0.1:7001", "redis://127.0.0.1:7002"] }) }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.urls must list 3 or 5 independent masters for a Redlock group/],
+    [
+      { BATON_CLUSTERS: '[{"kind":"zookeeper","name":"z","connectString":"zk1:2181","paths":[{"path":"locks"}]}]' },
+      /^Invalid configuration: BATON_CLUSTERS\[0\]\.paths\[0\]\.path must be an absolute ZooKeeper path/,
+    ],
+    [
+      { BATON_CLUSTERS: '[{"kind":"zookeeper","name":"z","connectString":"zk1:2181","paths":[{"path":"/l"}],"digestFile":"/nonexistent/zk"}]' },
+      /^Invalid configuration: BATON_CLUSTERS\[0\]\.digestFile names a file that cannot be read: \/nonexistent\/zk \(ENOENT\)$/,
+    ],
+    [
+      { BATON_CLUSTERS: redis({ patterns: [{ match: "*" }] }) },
+      /^Invalid configuration: BATON_CLUSTERS\[0\]\.patterns\[0\]\.match matches every key.* \(got "\*"\)$/,
+    ],
+    [
+      { BATON_CLUSTERS: redis({ patterns: [{ match: "lock:*", holderPattern: "(unclosed" }] }) },
+      /^Invalid configuration: BATON_CLUSTERS\[0\]\.patterns\[0\]\.holderPattern is not a valid regular expression/,
+    ],
+    [
+      { BATON_CLUSTERS: redis({ patterns: [{ match: "lock:*", holderPattern: "^([^:]+):" }] }) },
+      /BATON_CLUSTERS\[0\]\.patterns\[0\]\.holderPattern must have a named group `holder`/,
+    ],
+    [
+      { BATON_CLUSTERS: redis({ url: undefined, urls: ["redis://127.0.0.1:7001", "redis://127.0.0.1:7002"] }) },
+      /^Invalid configuration: BATON_CLUSTERS\[0\]\.urls must list 3 or 5 independent masters for a Redlock group/,
+    ],
     [{ BATON_CLUSTERS: redis({ url: "http://127.0.0.1:6379" }) }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.url /],
     [{ BATON_CLUSTERS: redis({ patterns: [] }) }, /BATON_CLUSTERS\[0\]\.patterns must name at least one lock pattern/],
     [{ BATON_CLUSTERS: redis({ adminUrl: "http://x" }) }, /BATON_CLUSTERS\[0\].*unknown key "adminUrl"/],
@@ -133,8 +174,21 @@ describe("loadConfig", () => {
       BATON_POLL_INTERVAL_MS: "1500",
       BATON_CLUSTERS: JSON.stringify([
         { name: "pulsar-eu", adminUrl: "http://127.0.0.1:8080" },
-        { kind: "redis", name: "locks", url: "redis://127.0.0.1:6379", patterns: [{ match: "lock:*", holderPattern: "^(?<holder>[^:]+):" }, { match: "{app}:leader", layout: "redisson", mustBeHeld: true }] },
-        { kind: "redis", name: "scheduler", urls: ["redis://127.0.0.1:7001", "redis://127.0.0.1:7002", "redis://127.0.0.1:7003"], patterns: [{ match: "scheduler:leader" }] },
+        {
+          kind: "redis",
+          name: "locks",
+          url: "redis://127.0.0.1:6379",
+          patterns: [
+            { match: "lock:*", holderPattern: "^(?<holder>[^:]+):" },
+            { match: "{app}:leader", layout: "redisson", mustBeHeld: true },
+          ],
+        },
+        {
+          kind: "redis",
+          name: "scheduler",
+          urls: ["redis://127.0.0.1:7001", "redis://127.0.0.1:7002", "redis://127.0.0.1:7003"],
+          patterns: [{ match: "scheduler:leader" }],
+        },
       ]),
     });
     expect(config.clusters.map((c) => [c.name, c.kind, c.pollIntervalMs])).toEqual([
@@ -142,7 +196,12 @@ describe("loadConfig", () => {
       ["locks", "redis", 1500],
       ["scheduler", "redis", 1500],
     ]);
-    expect(config.clusters[1]).toMatchObject({ patterns: [{ match: "lock:*", layout: "token", mustBeHeld: false }, { match: "{app}:leader", layout: "redisson", mustBeHeld: true }] });
+    expect(config.clusters[1]).toMatchObject({
+      patterns: [
+        { match: "lock:*", layout: "token", mustBeHeld: false },
+        { match: "{app}:leader", layout: "redisson", mustBeHeld: true },
+      ],
+    });
   });
 
   it("refuses an ingest topic on a Redis cluster", () => {

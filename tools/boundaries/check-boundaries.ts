@@ -38,7 +38,9 @@ export const IMPORT_RULES: ImportRule[] = [
     why: "the server registry loads every kind's server part: only the composition roots pick a kind by name; the rest read the descriptions (lib/sources/kind-descriptions.ts)",
     // lib/poller is left to poller-knows-no-kind: one broken import, one line.
     breaks: (from, to) =>
-      to === "lib/sources/registry.ts" && !from.startsWith("lib/poller/") && !COMPOSITION_ROOTS.some((root) => from === root || (root.endsWith("/") && from.startsWith(root))),
+      to === "lib/sources/registry.ts" &&
+      !from.startsWith("lib/poller/") &&
+      !COMPOSITION_ROOTS.some((root) => from === root || (root.endsWith("/") && from.startsWith(root))),
   },
   {
     name: "lib-imports-no-ui",
@@ -146,14 +148,18 @@ export function checkBoundaries(modules: ModuleText[]): string[] {
     allEdges.set(edge.from, [...(allEdges.get(edge.from) ?? []), edge.to]);
     if (!edge.isTypeOnly) valueEdges.set(edge.from, [...(valueEdges.get(edge.from) ?? []), edge.to]);
   }
-  for (const cycle of findCycles([...known].sort(), allEdges)) lines.push(`no-cycles: ${cycle.join(" <-> ")} (type-only imports count: read each module from the bottom up)`);
+  for (const cycle of findCycles([...known].sort(), allEdges))
+    lines.push(`no-cycles: ${cycle.join(" <-> ")} (type-only imports count: read each module from the bottom up)`);
   for (const module of [...known].sort()) {
     const isClient = marks.get(module)!.isClient || module.startsWith("components/");
     if (!isClient) continue;
     const chain = findServerOnlyReach(module, valueEdges, (other) => marks.get(other)!.isServerOnly);
     if (chain) lines.push(`client-imports-no-server-module: ${chain.join(" -> ")} (a client module imports only types from server-only modules)`);
     for (const to of new Set(allEdges.get(module) ?? [])) {
-      if (isKindInternal(to)) lines.push(`client-imports-only-kind-descriptions: ${module} imports ${to} (a client module reads a kind through its <kind>-description.ts, or lib/sources/kind-descriptions.ts)`);
+      if (isKindInternal(to))
+        lines.push(
+          `client-imports-only-kind-descriptions: ${module} imports ${to} (a client module reads a kind through its <kind>-description.ts, or lib/sources/kind-descriptions.ts)`,
+        );
     }
   }
   return lines;

@@ -12,7 +12,10 @@ const DYNAMIC = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
 function isTypeOnlyClause(clause: string): boolean {
   const braces = clause.match(/^\{([\s\S]*)\}$/);
   if (!braces) return false;
-  const names = braces[1]!.split(",").map((name) => name.trim()).filter(Boolean);
+  const names = braces[1]!
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
   return names.length > 0 && names.every((name) => name.startsWith("type "));
 }
 

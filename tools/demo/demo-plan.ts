@@ -25,18 +25,73 @@ export const DEMO_NAMESPACE = "demo/events";
 
 export const DEMO_SERVICES: DemoService[] = [
   // The "daily job" of the articles: one active scheduler per partition.
-  { service: "daily-job", topic: "daily-job-ticks", partitions: 2, subscription: "daily-job", subscriptionType: "Failover", workers: ["scheduler-a", "scheduler-b", "scheduler-c"], processingMs: [40, 120], ratePerSecond: 4, keys: 6, keyPrefix: "day" },
+  {
+    service: "daily-job",
+    topic: "daily-job-ticks",
+    partitions: 2,
+    subscription: "daily-job",
+    subscriptionType: "Failover",
+    workers: ["scheduler-a", "scheduler-b", "scheduler-c"],
+    processingMs: [40, 120],
+    ratePerSecond: 4,
+    keys: 6,
+    keyPrefix: "day",
+  },
   // Per-user orchestration: every user's events to one worker at a time.
-  { service: "user-orchestrator", topic: "user-events", partitions: 6, subscription: "orchestrator", subscriptionType: "Failover", workers: ["orchestrator-0", "orchestrator-1", "orchestrator-2", "orchestrator-3"], processingMs: [60, 180], ratePerSecond: 24, keys: 40, keyPrefix: "user" },
-  { service: "click-tracker", topic: "clicks", partitions: 1, subscription: "click-tracker", subscriptionType: "Key_Shared", workers: ["clicks-a", "clicks-b", "clicks-c"], processingMs: [20, 60], ratePerSecond: 15, keys: 60, keyPrefix: "visitor" },
-  { service: "audit-writer", topic: "audit-log", partitions: 1, subscription: "audit-writer", subscriptionType: "Exclusive", workers: ["audit-primary", "audit-standby"], processingMs: [10, 30], ratePerSecond: 3, keys: 5, keyPrefix: "account" },
+  {
+    service: "user-orchestrator",
+    topic: "user-events",
+    partitions: 6,
+    subscription: "orchestrator",
+    subscriptionType: "Failover",
+    workers: ["orchestrator-0", "orchestrator-1", "orchestrator-2", "orchestrator-3"],
+    processingMs: [60, 180],
+    ratePerSecond: 24,
+    keys: 40,
+    keyPrefix: "user",
+  },
+  {
+    service: "click-tracker",
+    topic: "clicks",
+    partitions: 1,
+    subscription: "click-tracker",
+    subscriptionType: "Key_Shared",
+    workers: ["clicks-a", "clicks-b", "clicks-c"],
+    processingMs: [20, 60],
+    ratePerSecond: 15,
+    keys: 60,
+    keyPrefix: "visitor",
+  },
+  {
+    service: "audit-writer",
+    topic: "audit-log",
+    partitions: 1,
+    subscription: "audit-writer",
+    subscriptionType: "Exclusive",
+    workers: ["audit-primary", "audit-standby"],
+    processingMs: [10, 30],
+    ratePerSecond: 3,
+    keys: 5,
+    keyPrefix: "account",
+  },
 ];
 
 /**
  * The JVM service: Java pods on a Failover subscription with BatonExclusivityInterceptor
  * (tools/demo/jvm-service.ts). Processing is long enough that a frozen pod is likely mid-message.
  */
-export const JVM_SERVICE: DemoService = { service: "payments-jvm", topic: "payments", partitions: 1, subscription: "payments", subscriptionType: "Failover", workers: ["payments-jvm-a", "payments-jvm-b"], processingMs: [200, 500], ratePerSecond: 2, keys: 8, keyPrefix: "payment" };
+export const JVM_SERVICE: DemoService = {
+  service: "payments-jvm",
+  topic: "payments",
+  partitions: 1,
+  subscription: "payments",
+  subscriptionType: "Failover",
+  workers: ["payments-jvm-a", "payments-jvm-b"],
+  processingMs: [200, 500],
+  ratePerSecond: 2,
+  keys: 8,
+  keyPrefix: "payment",
+};
 
 /**
  * The demo broker's keep-alive (Pulsar's default is 30 s): a connection whose peer answers no
@@ -85,10 +140,22 @@ export const REPORT_SCHEDULER: LockedJobPlan = {
 export type DemoElection = { kind: "zookeeper" | "etcd"; service: string; workers: string[]; cluster: string; lockPath: string };
 
 /** The index builder's workers elect their leader with a Curator LeaderLatch. */
-export const INDEX_BUILDER: DemoElection = { kind: "zookeeper", service: "index-builder", workers: ["indexer-a", "indexer-b"], cluster: "demo-zookeeper", lockPath: "/demo/index-builder/leader" };
+export const INDEX_BUILDER: DemoElection = {
+  kind: "zookeeper",
+  service: "index-builder",
+  workers: ["indexer-a", "indexer-b"],
+  cluster: "demo-zookeeper",
+  lockPath: "/demo/index-builder/leader",
+};
 
 /** The billing sweeper's workers campaign in an etcd election, as Go services do. */
-export const BILLING_SWEEPER: DemoElection = { kind: "etcd", service: "billing-sweeper", workers: ["sweeper-a", "sweeper-b"], cluster: "demo-etcd", lockPath: "elections/billing-sweeper" };
+export const BILLING_SWEEPER: DemoElection = {
+  kind: "etcd",
+  service: "billing-sweeper",
+  workers: ["sweeper-a", "sweeper-b"],
+  cluster: "demo-etcd",
+  lockPath: "elections/billing-sweeper",
+};
 
 /** The prefix Baton watches for the demo's etcd elections. */
 export const DEMO_ETCD_PREFIX = "elections/";
@@ -150,7 +217,51 @@ export const DEMO_DEPLOYMENT_GRACE_MINUTES = 1;
 // after it finished (the grace, then the rest of that minute), and the stall follows, then the
 // report-scheduler's lock stall. For a human watching: a rollout every 4 minutes, the stalls
 // between two of them.
-export const NORMAL_SCHEDULE: DemoSchedule = { electionCrashFirstMs: 60_000, electionCrashEveryMs: 180_000, electionDownMs: 15_000, crashEveryMs: 75_000, crashDownMs: 12_000, firstDeployAfterMs: 40_000, deployEveryMs: 240_000, rollStepMs: 4_000, stallAfterWindowMs: 20_000, stallMinMs: 9_000, stallMaxMs: 30_000, stallAttempts: 3, lockStallAfterCycleMs: 20_000, lockStallMaxMs: 30_000, lockStallAttempts: 3, scaleEveryMs: 60_000, firstAfterMs: 20_000, jvmFreezeFirstMs: 50_000, jvmFreezeEveryMs: 200_000, jvmFrozenMs: 15_000, jvmFreezeAttempts: 3 };
+export const NORMAL_SCHEDULE: DemoSchedule = {
+  electionCrashFirstMs: 60_000,
+  electionCrashEveryMs: 180_000,
+  electionDownMs: 15_000,
+  crashEveryMs: 75_000,
+  crashDownMs: 12_000,
+  firstDeployAfterMs: 40_000,
+  deployEveryMs: 240_000,
+  rollStepMs: 4_000,
+  stallAfterWindowMs: 20_000,
+  stallMinMs: 9_000,
+  stallMaxMs: 30_000,
+  stallAttempts: 3,
+  lockStallAfterCycleMs: 20_000,
+  lockStallMaxMs: 30_000,
+  lockStallAttempts: 3,
+  scaleEveryMs: 60_000,
+  firstAfterMs: 20_000,
+  jvmFreezeFirstMs: 50_000,
+  jvmFreezeEveryMs: 200_000,
+  jvmFrozenMs: 15_000,
+  jvmFreezeAttempts: 3,
+};
 
 /** For tests: a crash, a rollout, a stall right after its window and a lock stall after it, within about four minutes. */
-export const FAST_SCHEDULE: DemoSchedule = { electionCrashFirstMs: 20_000, electionCrashEveryMs: 150_000, electionDownMs: 5_000, crashEveryMs: 25_000, crashDownMs: 5_000, firstDeployAfterMs: 10_000, deployEveryMs: 300_000, rollStepMs: 2_500, stallAfterWindowMs: 2_000, stallMinMs: 6_000, stallMaxMs: 20_000, stallAttempts: 4, lockStallAfterCycleMs: 2_000, lockStallMaxMs: 30_000, lockStallAttempts: 4, scaleEveryMs: 20_000, firstAfterMs: 6_000, jvmFreezeFirstMs: 15_000, jvmFreezeEveryMs: 120_000, jvmFrozenMs: 13_000, jvmFreezeAttempts: 4 };
+export const FAST_SCHEDULE: DemoSchedule = {
+  electionCrashFirstMs: 20_000,
+  electionCrashEveryMs: 150_000,
+  electionDownMs: 5_000,
+  crashEveryMs: 25_000,
+  crashDownMs: 5_000,
+  firstDeployAfterMs: 10_000,
+  deployEveryMs: 300_000,
+  rollStepMs: 2_500,
+  stallAfterWindowMs: 2_000,
+  stallMinMs: 6_000,
+  stallMaxMs: 20_000,
+  stallAttempts: 4,
+  lockStallAfterCycleMs: 2_000,
+  lockStallMaxMs: 30_000,
+  lockStallAttempts: 4,
+  scaleEveryMs: 20_000,
+  firstAfterMs: 6_000,
+  jvmFreezeFirstMs: 15_000,
+  jvmFreezeEveryMs: 120_000,
+  jvmFrozenMs: 13_000,
+  jvmFreezeAttempts: 4,
+};

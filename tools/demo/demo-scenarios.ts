@@ -84,7 +84,9 @@ export async function rollingDeployment(deps: ScenarioDeps, serviceName: string)
   const finishedAtMs = Date.now();
   await postJson(deps, `/api/v1/deployments/${created.id}/finish`, { finishedAt: new Date(finishedAtMs).toISOString() });
   const windowEndMs = deploymentWindow({ startedAtMs, finishedAtMs }, deps.deploymentGraceMs, Date.now()).end;
-  deps.log(`deploy: ${serviceName} ${version} finished; its window (with ${deps.deploymentGraceMs / 1000} s of grace) closes at ${new Date(windowEndMs).toISOString()}`);
+  deps.log(
+    `deploy: ${serviceName} ${version} finished; its window (with ${deps.deploymentGraceMs / 1000} s of grace) closes at ${new Date(windowEndMs).toISOString()}`,
+  );
   return { windowEndMs };
 }
 
@@ -110,10 +112,14 @@ export async function stallLeader(deps: ScenarioDeps, serviceName: string, signa
       await sleepUnlessAborted(NO_LEADER_PAUSE_MS, signal);
       continue;
     }
-    deps.log(`${tag}: ${leader} (${serviceName}) freezes in the middle of a message, for ${stallMinMs / 1000} to ${stallMaxMs / 1000} s; its partitions move meanwhile`);
+    deps.log(
+      `${tag}: ${leader} (${serviceName}) freezes in the middle of a message, for ${stallMinMs / 1000} to ${stallMaxMs / 1000} s; its partitions move meanwhile`,
+    );
     const outcome = await target.stallWorker(leader, { minMs: stallMinMs, maxMs: stallMaxMs, waitForEntryMs: stallMaxMs });
     if (outcome.isOverlap) {
-      deps.log(`stall: ${outcome.enteredBy} entered ${outcome.key} while ${leader} was frozen inside it (${(outcome.frozenMs / 1000).toFixed(1)} s): a violation outside any deployment`);
+      deps.log(
+        `stall: ${outcome.enteredBy} entered ${outcome.key} while ${leader} was frozen inside it (${(outcome.frozenMs / 1000).toFixed(1)} s): a violation outside any deployment`,
+      );
       return true;
     }
     deps.log(`${tag} caught no overlap: ${outcome.reason}`);

@@ -51,7 +51,10 @@ async function violationsOf(worker: JavaWorker): Promise<number> {
   worker.send("stats");
   const deadline = Date.now() + STATS_WAIT_MS;
   while (Date.now() < deadline) {
-    const line = worker.lines().slice(before).find((seen) => seen.kind === "stats");
+    const line = worker
+      .lines()
+      .slice(before)
+      .find((seen) => seen.kind === "stats");
     if (line) return line.rest === "null" ? 0 : (JSON.parse(line.rest) as { violations: number }).violations;
     await sleepMs(50);
   }
@@ -134,7 +137,9 @@ export async function startJvmService(plan: DemoService, deps: JvmServiceDeps): 
           continue;
         }
         const before = await othersViolations(leader);
-        deps.log(`${tag}: ${leader} (${plan.service}) is stopped with SIGSTOP for ${frozenMs / 1000} s, a GC pause of the whole JVM; the broker drops it after its keep-alive goes unanswered`);
+        deps.log(
+          `${tag}: ${leader} (${plan.service}) is stopped with SIGSTOP for ${frozenMs / 1000} s, a GC pause of the whole JVM; the broker drops it after its keep-alive goes unanswered`,
+        );
         frozen.add(leader);
         pod.signal("SIGSTOP");
         await sleep(frozenMs, signal);
@@ -144,7 +149,9 @@ export async function startJvmService(plan: DemoService, deps: JvmServiceDeps): 
         await sleep(SETTLE_MS, signal);
         const caught = (await othersViolations(leader)) - before;
         if (caught > 0) {
-          deps.log(`jvm freeze: the standby entered the key ${leader} was frozen inside (${caught} violation(s) counted); ${leader} woke, finished late and left`);
+          deps.log(
+            `jvm freeze: the standby entered the key ${leader} was frozen inside (${caught} violation(s) counted); ${leader} woke, finished late and left`,
+          );
           return true;
         }
         deps.log(`${tag} caught no overlap: ${leader} was between messages when it froze`);
@@ -158,7 +165,10 @@ export async function startJvmService(plan: DemoService, deps: JvmServiceDeps): 
       await Promise.all(
         [...pods.values()].map(async (pod) => {
           if (frozen.has(pod.name)) pod.signal("SIGCONT");
-          const closing = pod.close().then(() => true, () => false);
+          const closing = pod.close().then(
+            () => true,
+            () => false,
+          );
           const closed = await Promise.race([closing, sleepMs(CLOSE_WAIT_MS).then(() => false)]);
           if (!closed) {
             deps.log(`${pod.name} did not close within ${CLOSE_WAIT_MS / 1000} s: killed`);

@@ -24,7 +24,11 @@ type Participant = { stop(): Promise<void>; isLeader: boolean };
 const TAKEOVER_WAIT_MS = 120_000;
 const TAKEOVER_POLL_MS = 500;
 
-function runElection(plan: DemoElection, join: (worker: string, onLeader: () => void) => Promise<Participant>, log: (line: string) => void): { start(): Promise<void>; election: RunningElection } {
+function runElection(
+  plan: DemoElection,
+  join: (worker: string, onLeader: () => void) => Promise<Participant>,
+  log: (line: string) => void,
+): { start(): Promise<void>; election: RunningElection } {
   const participants = new Map<string, Participant>();
   let isClosed = false;
   const add = async (worker: string) => {
@@ -49,7 +53,9 @@ function runElection(plan: DemoElection, join: (worker: string, onLeader: () => 
         if (crashed === null) return null;
         const participant = participants.get(crashed)!;
         participants.delete(crashed);
-        log(`${plan.service}: crashing ${crashed}, the leader (SIGKILL): it keeps ${plan.lockPath} until its ${plan.kind === "zookeeper" ? "session times out" : "lease runs out"}`);
+        log(
+          `${plan.service}: crashing ${crashed}, the leader (SIGKILL): it keeps ${plan.lockPath} until its ${plan.kind === "zookeeper" ? "session times out" : "lease runs out"}`,
+        );
         await participant.stop();
         let next: string | null = null;
         for (let waited = 0; waited < TAKEOVER_WAIT_MS && next === null && !signal.aborted; waited += TAKEOVER_POLL_MS) {
@@ -73,7 +79,12 @@ function runElection(plan: DemoElection, join: (worker: string, onLeader: () => 
 }
 
 /** A Curator LeaderLatch among `plan.workers`, each on its own ZooKeeper session. */
-export async function startZookeeperElection(plan: DemoElection, connectString: string, sessionTimeoutMs: number, log: (line: string) => void): Promise<RunningElection> {
+export async function startZookeeperElection(
+  plan: DemoElection,
+  connectString: string,
+  sessionTimeoutMs: number,
+  log: (line: string) => void,
+): Promise<RunningElection> {
   const { start, election } = runElection(
     plan,
     async (worker, onLeader) => {

@@ -12,7 +12,12 @@ const NO_LEADER_PAUSE_MS = 2_000;
 const RETRY_PAUSE_MS = 5_000;
 
 /** Stalls the leader, a bounded number of tries; resolves whether an overlap was caught. */
-export async function stallLockHolder(scheduler: RunningRedlockScheduler, schedule: DemoSchedule, log: (line: string) => void, signal: AbortSignal): Promise<boolean> {
+export async function stallLockHolder(
+  scheduler: RunningRedlockScheduler,
+  schedule: DemoSchedule,
+  log: (line: string) => void,
+  signal: AbortSignal,
+): Promise<boolean> {
   const { plan } = scheduler;
   const attempts = schedule.lockStallAttempts;
   for (let attempt = 1; attempt <= attempts && !signal.aborted; attempt++) {
@@ -23,11 +28,19 @@ export async function stallLockHolder(scheduler: RunningRedlockScheduler, schedu
       await sleep(NO_LEADER_PAUSE_MS, signal);
       continue;
     }
-    log(`${tag}: ${leader}, the leader of ${plan.service}, will freeze in its next run of ${plan.jobKey} for ${plan.lockTtlMs / 1000} to ${schedule.lockStallMaxMs / 1000} s, past the TTL of ${plan.lockKey}`);
+    log(
+      `${tag}: ${leader}, the leader of ${plan.service}, will freeze in its next run of ${plan.jobKey} for ${plan.lockTtlMs / 1000} to ${schedule.lockStallMaxMs / 1000} s, past the TTL of ${plan.lockKey}`,
+    );
     // Frozen at least a whole TTL: the lock it last extended has expired by the time it may wake.
-    const outcome = await scheduler.stallWorker(leader, { minMs: plan.lockTtlMs, maxMs: schedule.lockStallMaxMs, waitForEntryMs: plan.jobEveryMs + plan.lockTtlMs });
+    const outcome = await scheduler.stallWorker(leader, {
+      minMs: plan.lockTtlMs,
+      maxMs: schedule.lockStallMaxMs,
+      waitForEntryMs: plan.jobEveryMs + plan.lockTtlMs,
+    });
     if (outcome.isOverlap) {
-      log(`lock stall: ${plan.lockKey} expired while ${leader} was frozen; ${outcome.enteredBy} took it and entered ${outcome.key} while ${leader} was still inside (${(outcome.frozenMs / 1000).toFixed(1)} s frozen): a violation under the lock`);
+      log(
+        `lock stall: ${plan.lockKey} expired while ${leader} was frozen; ${outcome.enteredBy} took it and entered ${outcome.key} while ${leader} was still inside (${(outcome.frozenMs / 1000).toFixed(1)} s frozen): a violation under the lock`,
+      );
       return true;
     }
     log(`${tag} caught no overlap: ${outcome.reason}`);

@@ -164,7 +164,8 @@ export async function startRedlockScheduler(plan: LockedJobPlan, deps: RedlockSc
       // A worker frozen by a stall wakes on its own; the demo's exit does not wait for it.
       controller.abort();
       for (const worker of workers) {
-        if (worker.lease !== null) await worker.redlock.release(worker.lease).catch((error: unknown) => say(`${worker.name}: release failed: ${(error as Error).message}`));
+        if (worker.lease !== null)
+          await worker.redlock.release(worker.lease).catch((error: unknown) => say(`${worker.name}: release failed: ${(error as Error).message}`));
         await worker.exclusivity.close().catch((error: unknown) => say(`${worker.name}: ${(error as Error).message}`));
         await worker.redlock.close();
       }

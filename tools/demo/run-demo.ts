@@ -124,7 +124,8 @@ async function main(): Promise<void> {
   };
   // A closed terminal or test pipe must not stop the stopping: a log line written to it fails
   // with EPIPE, and there is nobody left to tell.
-  for (const stream of [process.stdout, process.stderr]) stream.on("error", (error: NodeJS.ErrnoException) => void (error.code === "EPIPE" ? undefined : stopAll(1)));
+  for (const stream of [process.stdout, process.stderr])
+    stream.on("error", (error: NodeJS.ErrnoException) => void (error.code === "EPIPE" ? undefined : stopAll(1)));
   if (!isInOwnProcessGroup(() => void stopAll(0))) return;
   // Persistent listeners: with once() Node drops ours before calling it, and the broker's process
   // guard, seeing itself alone, would exit before the ordered stop finishes.
@@ -139,14 +140,27 @@ async function main(): Promise<void> {
     // colour this run's violations.
     rmSync(dataDir, { recursive: true, force: true });
     // The demo has a database of its own: its rows never mix with what `npm start` keeps.
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: "", BATON_DATA_DIR: dataDir, BATON_EMBEDDED_PG_PORT: String(DEMO_POSTGRES_PORT), PORT: args.port, BATON_DEPLOYMENT_GRACE_MINUTES: String(DEMO_DEPLOYMENT_GRACE_MINUTES), NEXT_TELEMETRY_DISABLED: "1" };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: "",
+      BATON_DATA_DIR: dataDir,
+      BATON_EMBEDDED_PG_PORT: String(DEMO_POSTGRES_PORT),
+      PORT: args.port,
+      BATON_DEPLOYMENT_GRACE_MINUTES: String(DEMO_DEPLOYMENT_GRACE_MINUTES),
+      NEXT_TELEMETRY_DISABLED: "1",
+    };
     const config = loadConfig(env);
     const database = await prepareDatabase(config, log);
     if (database.embedded) stops.push(() => database.embedded!.stop());
 
     log("starting the demo's Pulsar broker (the first run downloads its jars through Maven)...");
     // A short keep-alive: the JVM service's frozen pod loses its partition within seconds.
-    const broker: BrokerHandle = await startBroker({ dataDir: path.join(dataDir, "pulsar"), keepData: false, log, brokerConfig: { keepAliveIntervalSeconds: DEMO_BROKER_KEEPALIVE_SECONDS } });
+    const broker: BrokerHandle = await startBroker({
+      dataDir: path.join(dataDir, "pulsar"),
+      keepData: false,
+      log,
+      brokerConfig: { keepAliveIntervalSeconds: DEMO_BROKER_KEEPALIVE_SECONDS },
+    });
     stops.push(() => broker.stop({ keepData: true }));
     await createTenant(broker.adminUrl, DEMO_TENANT);
     await createNamespace(broker.adminUrl, DEMO_NAMESPACE);
@@ -183,13 +197,33 @@ async function main(): Promise<void> {
         patterns: [{ match: REPORT_SCHEDULER.lockKey, layout: "token", holderPattern: "^(?<holder>[^:]+):", mustBeHeld: true }],
         pollIntervalMs,
       },
-      { kind: "zookeeper", name: INDEX_BUILDER.cluster, connectString: zookeeper.connectString, paths: [{ path: INDEX_BUILDER.lockPath, recipe: "curator-leader-latch", mustBeHeld: true }], pollIntervalMs },
-      { kind: "etcd", name: BILLING_SWEEPER.cluster, endpoints: [etcd.url], prefixes: [{ prefix: DEMO_ETCD_PREFIX, layout: "go-election", mustBeHeld: true }], pollIntervalMs },
+      {
+        kind: "zookeeper",
+        name: INDEX_BUILDER.cluster,
+        connectString: zookeeper.connectString,
+        paths: [{ path: INDEX_BUILDER.lockPath, recipe: "curator-leader-latch", mustBeHeld: true }],
+        pollIntervalMs,
+      },
+      {
+        kind: "etcd",
+        name: BILLING_SWEEPER.cluster,
+        endpoints: [etcd.url],
+        prefixes: [{ prefix: DEMO_ETCD_PREFIX, layout: "go-election", mustBeHeld: true }],
+        pollIntervalMs,
+      },
     ]);
     ensureNextBuild(root, log, env.BATON_NEXT_DIST_DIR || ".next");
     const children: ChildProcess[] = [
-      spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(root, "lib", "worker", "main.ts")], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] }),
-      spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-p", args.port], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] }),
+      spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(root, "lib", "worker", "main.ts")], {
+        cwd: root,
+        env,
+        stdio: ["ignore", "ignore", "inherit"],
+      }),
+      spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-p", args.port], {
+        cwd: root,
+        env,
+        stdio: ["ignore", "ignore", "inherit"],
+      }),
     ];
     stops.push(async () => {
       for (const child of children) child.kill("SIGTERM");
@@ -213,12 +247,21 @@ async function main(): Promise<void> {
     });
     const connection = { wsUrl: broker.wsUrl };
     const counterKeyPrefix = `baton:exclusivity:demo-${randomUUID().slice(0, 8)}:`;
-    for (const plan of DEMO_SERVICES) services.set(plan.service, await startService(plan, { connection, counter, counterKeyPrefix, baton: { url, token }, namespace: DEMO_NAMESPACE, log }));
+    for (const plan of DEMO_SERVICES)
+      services.set(plan.service, await startService(plan, { connection, counter, counterKeyPrefix, baton: { url, token }, namespace: DEMO_NAMESPACE, log }));
     // The JVM pods count in Redis itself (the Java client has no in-process counter).
     if (isRedis) log(`starting ${JVM_SERVICE.service}, the JVM service (the first run builds the Java client with Maven)...`);
     else log(`${JVM_SERVICE.service} (the JVM service) does not run: it needs Redis at 127.0.0.1:6379`);
     const jvmService: RunningJvmService | null = isRedis
-      ? await startJvmService(JVM_SERVICE, { adminUrl: broker.adminUrl, serviceUrl: broker.serviceUrl, connection, baton: { url, token }, counterKeyPrefix, namespace: DEMO_NAMESPACE, log })
+      ? await startJvmService(JVM_SERVICE, {
+          adminUrl: broker.adminUrl,
+          serviceUrl: broker.serviceUrl,
+          connection,
+          baton: { url, token },
+          counterKeyPrefix,
+          namespace: DEMO_NAMESPACE,
+          log,
+        })
       : null;
     if (jvmService) stops.push(() => jvmService.close());
     const reportScheduler = await startRedlockScheduler(REPORT_SCHEDULER, {
@@ -243,10 +286,15 @@ async function main(): Promise<void> {
     const jvmAbort = new AbortController();
     stops.push(async () => jvmAbort.abort());
     const stopSchedules = [
-      every(schedule.firstAfterMs, schedule.crashEveryMs, async () => {
-        await crashLeader(deps, "daily-job");
-        await crashLeader(deps, "audit-writer");
-      }, log),
+      every(
+        schedule.firstAfterMs,
+        schedule.crashEveryMs,
+        async () => {
+          await crashLeader(deps, "daily-job");
+          await crashLeader(deps, "audit-writer");
+        },
+        log,
+      ),
       // The stalls must land outside the rollout's window: one script, not several timers.
       startDeployThenStall(deps, "user-orchestrator", async (signal) => {
         await sleepUnlessAborted(schedule.lockStallAfterCycleMs, signal);
@@ -254,24 +302,40 @@ async function main(): Promise<void> {
       }),
       every(schedule.firstAfterMs, schedule.scaleEveryMs, () => scaleKeyShared(deps, "click-tracker"), log),
       // Both elections' leaders crash at once: each moves when the dead leader's session or lease runs out.
-      every(schedule.electionCrashFirstMs, schedule.electionCrashEveryMs, async () => {
-        await Promise.all(
-          elections.map(async (election) => {
-            const next = await election.crashLeader(schedule.electionDownMs, electionsAbort.signal);
-            if (next !== null) log(`${election.plan.service}: leadership moved to ${next}`);
-          }),
-        );
-      }, log),
+      every(
+        schedule.electionCrashFirstMs,
+        schedule.electionCrashEveryMs,
+        async () => {
+          await Promise.all(
+            elections.map(async (election) => {
+              const next = await election.crashLeader(schedule.electionDownMs, electionsAbort.signal);
+              if (next !== null) log(`${election.plan.service}: leadership moved to ${next}`);
+            }),
+          );
+        },
+        log,
+      ),
     ];
     if (jvmService) {
-      stopSchedules.push(every(schedule.jvmFreezeFirstMs, schedule.jvmFreezeEveryMs, async () => void (await jvmService.freezeLeader(schedule.jvmFrozenMs, schedule.jvmFreezeAttempts, jvmAbort.signal)), log));
+      stopSchedules.push(
+        every(
+          schedule.jvmFreezeFirstMs,
+          schedule.jvmFreezeEveryMs,
+          async () => void (await jvmService.freezeLeader(schedule.jvmFrozenMs, schedule.jvmFreezeAttempts, jvmAbort.signal)),
+          log,
+        ),
+      );
     }
     stops.push(async () => {
       for (const stop of stopSchedules) stop();
     });
 
-    log(`Baton is at ${url} (demo cluster "demo" on ${broker.adminUrl}, "${DEMO_LOCK_CLUSTER}" on ${redisMasters.urls.join(", ")}, "${INDEX_BUILDER.cluster}" on ${zookeeper.connectString}, "${BILLING_SWEEPER.cluster}" on ${etcd.url}); Ctrl-C stops everything`);
-    log(`services: ${[...DEMO_SERVICES, ...(jvmService ? [JVM_SERVICE] : [])].map((s) => `${s.service} (${s.subscriptionType}, ${s.workers.join(", ")})`).join("; ")}; ${REPORT_SCHEDULER.service} (Redlock on ${REPORT_SCHEDULER.lockKey}, ${REPORT_SCHEDULER.workers.join(", ")}); ${[INDEX_BUILDER, BILLING_SWEEPER].map((e) => `${e.service} (${e.kind === "zookeeper" ? "Curator LeaderLatch" : "etcd election"} on ${e.lockPath}, ${e.workers.join(", ")})`).join("; ")}`);
+    log(
+      `Baton is at ${url} (demo cluster "demo" on ${broker.adminUrl}, "${DEMO_LOCK_CLUSTER}" on ${redisMasters.urls.join(", ")}, "${INDEX_BUILDER.cluster}" on ${zookeeper.connectString}, "${BILLING_SWEEPER.cluster}" on ${etcd.url}); Ctrl-C stops everything`,
+    );
+    log(
+      `services: ${[...DEMO_SERVICES, ...(jvmService ? [JVM_SERVICE] : [])].map((s) => `${s.service} (${s.subscriptionType}, ${s.workers.join(", ")})`).join("; ")}; ${REPORT_SCHEDULER.service} (Redlock on ${REPORT_SCHEDULER.lockKey}, ${REPORT_SCHEDULER.workers.join(", ")}); ${[INDEX_BUILDER, BILLING_SWEEPER].map((e) => `${e.service} (${e.kind === "zookeeper" ? "Curator LeaderLatch" : "etcd election"} on ${e.lockPath}, ${e.workers.join(", ")})`).join("; ")}`,
+    );
   } catch (error) {
     console.error(`The demo cannot start: ${error instanceof ConfigError || error instanceof StartupError ? error.message : (error as Error).stack}`);
     await stopAll(1);

@@ -14,9 +14,7 @@ export type StallPlan = {
   waitForEntryMs: number;
 };
 
-export type StallOutcome =
-  | { isOverlap: true; key: string; enteredBy: string; frozenMs: number }
-  | { isOverlap: false; reason: string };
+export type StallOutcome = { isOverlap: true; key: string; enteredBy: string; frozenMs: number } | { isOverlap: false; reason: string };
 
 /** What the service does to the worker: freezing drops its connection, waking lets it reconnect. */
 export type StallHooks = { onFrozen(): void; onWoken(): void };
@@ -67,7 +65,10 @@ export function createWorkerStall(): WorkerStall {
       settle(
         current.enteredBy
           ? { isOverlap: true, key, enteredBy: current.enteredBy, frozenMs }
-          : { isOverlap: false, reason: `nobody entered ${key} in the ${seconds(frozenMs)} ${worker} was frozen inside it (no other worker reached the key in time)` },
+          : {
+              isOverlap: false,
+              reason: `nobody entered ${key} in the ${seconds(frozenMs)} ${worker} was frozen inside it (no other worker reached the key in time)`,
+            },
       );
     },
 

@@ -22,7 +22,11 @@ function readProse(file: string, text: string): { prose: Array<{ line: number; t
     } else if (fence && fence[2]!.trim() === "") {
       openedAt = null;
     } else if (fence) {
-      problems.push({ file, line: openedAt!, message: `the \`\`\` fence opened here is not closed before the fence "${lineText.trim()}" on line ${index + 1}` });
+      problems.push({
+        file,
+        line: openedAt!,
+        message: `the \`\`\` fence opened here is not closed before the fence "${lineText.trim()}" on line ${index + 1}`,
+      });
       openedAt = index + 1;
     } else if (openedAt === null) {
       prose.push({ line: index + 1, text: lineText });
@@ -59,7 +63,12 @@ export function anchorsOf(text: string): Set<string> {
 }
 
 /** The problems of one Markdown file; `readText` reads a linked Markdown file (for its headings). */
-export function checkMarkdown(file: string, text: string, root: string, readText: (file: string) => string = (f) => readFileSync(f, "utf8")): MarkdownProblem[] {
+export function checkMarkdown(
+  file: string,
+  text: string,
+  root: string,
+  readText: (file: string) => string = (f) => readFileSync(f, "utf8"),
+): MarkdownProblem[] {
   const { prose, problems } = readProse(file, text);
   for (const { line, text: lineText } of prose) {
     const withoutCode = lineText.replace(/`[^`]*`/g, "");
@@ -68,7 +77,8 @@ export function checkMarkdown(file: string, text: string, root: string, readText
       if (EXTERNAL.test(target)) continue;
       const [pathPart, fragment] = target.split("#", 2) as [string, string | undefined];
       if (pathPart === "") {
-        if (fragment !== undefined && !anchorsOf(text).has(fragment)) problems.push({ file, line, message: `links to ${target}: ${file} has no heading #${fragment}` });
+        if (fragment !== undefined && !anchorsOf(text).has(fragment))
+          problems.push({ file, line, message: `links to ${target}: ${file} has no heading #${fragment}` });
         continue;
       }
       const resolved = path.resolve(path.dirname(path.join(root, file)), decodeURIComponent(pathPart));
@@ -77,7 +87,8 @@ export function checkMarkdown(file: string, text: string, root: string, readText
         continue;
       }
       if (fragment === undefined || !resolved.endsWith(".md") || statSync(resolved).isDirectory()) continue;
-      if (!anchorsOf(readText(resolved)).has(fragment)) problems.push({ file, line, message: `links to ${target}: ${path.relative(root, resolved)} has no heading #${fragment}` });
+      if (!anchorsOf(readText(resolved)).has(fragment))
+        problems.push({ file, line, message: `links to ${target}: ${path.relative(root, resolved)} has no heading #${fragment}` });
     }
   }
   return problems;

@@ -1,11 +1,5 @@
 import "server-only";
-import {
-  openConsumer,
-  type ConsumerMessage,
-  type PulsarConsumer,
-  type PulsarWebSocketError,
-  type SubscriptionType,
-} from "@/lib/pulsar/websocket";
+import { openConsumer, type ConsumerMessage, type PulsarConsumer, type PulsarWebSocketError, type SubscriptionType } from "@/lib/pulsar/websocket";
 
 /**
  * One named consumer of a test or demo fleet: it can be started (again), killed abruptly (a

@@ -49,9 +49,7 @@ export function createFleet(connection: FleetConnection): Fleet {
       return members;
     },
     consumer(name, subscription) {
-      const matches = consumers.filter(
-        (member) => member.name === name && (subscription === undefined || member.spec.subscription === subscription),
-      );
+      const matches = consumers.filter((member) => member.name === name && (subscription === undefined || member.spec.subscription === subscription));
       if (matches.length !== 1) {
         throw new Error(`${matches.length === 0 ? "no" : "more than one"} fleet consumer named ${name}${subscription ? ` on ${subscription}` : ""}`);
       }
@@ -69,9 +67,11 @@ export function createFleet(connection: FleetConnection): Fleet {
       ]);
       const failures = results.filter((result): result is PromiseRejectedResult => result.status === "rejected");
       if (failures.length > 0) {
-        throw new AggregateError(failures.map((failure) => failure.reason), `${failures.length} fleet members failed to close`);
+        throw new AggregateError(
+          failures.map((failure) => failure.reason),
+          `${failures.length} fleet members failed to close`,
+        );
       }
     },
   };
 }
-

@@ -17,11 +17,7 @@ export interface RateTicker {
 const MIN_WAKE_MS = 10;
 const MAX_WAKE_MS = 100;
 
-export function startRateTicker(
-  ratePerSecond: number,
-  tick: () => Promise<void>,
-  onError: (error: unknown) => void,
-): RateTicker {
+export function startRateTicker(ratePerSecond: number, tick: () => Promise<void>, onError: (error: unknown) => void): RateTicker {
   if (!(ratePerSecond > 0)) throw new Error(`ratePerSecond must be positive, got ${ratePerSecond}`);
   const started = performance.now();
   const wakeMs = Math.min(MAX_WAKE_MS, Math.max(MIN_WAKE_MS, 1000 / ratePerSecond));

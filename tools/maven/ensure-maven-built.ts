@@ -38,14 +38,18 @@ function buildKey(dir: string): string {
 }
 
 function readJars(classpathFile: string): string[] {
-  return readFileSync(classpathFile, "utf8").trim().split(path.delimiter).filter((entry) => entry.length > 0);
+  return readFileSync(classpathFile, "utf8")
+    .trim()
+    .split(path.delimiter)
+    .filter((entry) => entry.length > 0);
 }
 
 const JDK_HINT = "install a JDK 17+ (Debian: apt-get install -y openjdk-17-jdk-headless)";
 
 function assertJavaRuns(java: string, what: string): void {
   const result = spawnSync(java, ["-version"], { encoding: "utf8" });
-  if (result.error || result.status !== 0) throw new Error(`${what} needs "${java}", which could not be run (${result.error?.message ?? `exit ${result.status}`}): ${JDK_HINT}.`);
+  if (result.error || result.status !== 0)
+    throw new Error(`${what} needs "${java}", which could not be run (${result.error?.message ?? `exit ${result.status}`}): ${JDK_HINT}.`);
 }
 
 /** Throws one line saying what to install when java or mvn cannot be run. */

@@ -14,11 +14,7 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
 }
 
-export async function createTenant(
-  adminUrl: string,
-  tenant: string,
-  options: { allowedClusters?: string[] } = {},
-): Promise<void> {
+export async function createTenant(adminUrl: string, tenant: string, options: { allowedClusters?: string[] } = {}): Promise<void> {
   // Without allowedClusters a namespace cannot be created in the tenant.
   await requestAdminOk(adminUrl, "PUT", `/admin/v2/tenants/${encodeURIComponent(tenant)}`, {
     body: { allowedClusters: options.allowedClusters ?? [STANDALONE_CLUSTER], adminRoles: [] },

@@ -1,16 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -255,23 +244,14 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
 function prepareDataDir(dataDir: string, keepData: boolean): void {
   const marker = path.join(dataDir, DATA_DIR_MARKER);
   if (existsSync(dataDir) && readdirSync(dataDir).length > 0 && !existsSync(marker)) {
-    throw new BrokerStartError(
-      `${dataDir} is not empty and was not made by this tool (no ${DATA_DIR_MARKER}); refusing to use it as a Pulsar data dir`,
-    );
+    throw new BrokerStartError(`${dataDir} is not empty and was not made by this tool (no ${DATA_DIR_MARKER}); refusing to use it as a Pulsar data dir`);
   }
   if (!keepData) rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(marker, "Pulsar standalone data written by tools/pulsar/broker.ts\n");
 }
 
-function spawnJvm(
-  java: string,
-  args: string[],
-  dataDir: string,
-  logFile: string,
-  version: PulsarVersion,
-  ownsDataDir: boolean,
-): RunningProcess {
+function spawnJvm(java: string, args: string[], dataDir: string, logFile: string, version: PulsarVersion, ownsDataDir: boolean): RunningProcess {
   const logFd = openSync(logFile, "a");
   writeSync(logFd, `\n===== [baton] ${new Date().toISOString()} starting Pulsar ${version}: ${java} ${args.join(" ")}\n`);
   const env = { ...process.env };
@@ -301,13 +281,7 @@ function spawnJvm(
   return { child, pid, exited, hasExited: () => hasExited, release };
 }
 
-async function waitForAdmin(
-  adminUrl: string,
-  run: RunningProcess,
-  timeoutMs: number,
-  logFile: string,
-  version: PulsarVersion,
-): Promise<void> {
+async function waitForAdmin(adminUrl: string, run: RunningProcess, timeoutMs: number, logFile: string, version: PulsarVersion): Promise<void> {
   const url = `${adminUrl}/admin/v2/namespaces/public/default`;
   const deadline = performance.now() + timeoutMs;
   let lastProblem = "no answer yet";
@@ -337,10 +311,7 @@ async function stopProcess(run: RunningProcess): Promise<void> {
   if (run.hasExited()) return;
   signalProcessGroup(run.pid, "SIGTERM");
   // ref: false, so that the grace timer never keeps a finished script alive.
-  const stoppedInTime = await Promise.race([
-    run.exited.then(() => true),
-    delay(STOP_GRACE_MS, undefined, { ref: false }).then(() => false),
-  ]);
+  const stoppedInTime = await Promise.race([run.exited.then(() => true), delay(STOP_GRACE_MS, undefined, { ref: false }).then(() => false)]);
   if (!stoppedInTime) {
     signalProcessGroup(run.pid, "SIGKILL");
     await run.exited;

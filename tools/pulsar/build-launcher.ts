@@ -47,10 +47,7 @@ const LAUNCHER_CLASS_FILE = path.join("classes", "baton", "pulsar", "StandaloneL
  * classpath cached under target/<version>/ without running Maven, as long as the pom and the
  * launcher sources are unchanged and every jar is still in ~/.m2.
  */
-export async function ensureBrokerBuilt(
-  version: PulsarVersion = DEFAULT_PULSAR_VERSION,
-  options: EnsureBuiltOptions = {},
-): Promise<LauncherBuild> {
+export async function ensureBrokerBuilt(version: PulsarVersion = DEFAULT_PULSAR_VERSION, options: EnsureBuiltOptions = {}): Promise<LauncherBuild> {
   const started = performance.now();
   const buildDir = path.join(LAUNCHER_DIR, "target", version);
   const classpathFile = path.join(buildDir, "classpath.txt");
@@ -82,9 +79,7 @@ export async function ensureBrokerBuilt(
     source = "online";
     const exitCode = await runMaven(mavenArgs, { cwd: LAUNCHER_DIR, logFile: mavenLog });
     if (exitCode !== 0) {
-      throw new Error(
-        `Maven failed (exit ${exitCode}) building the Pulsar ${version} launcher; see ${mavenLog}:\n${readLogTail(mavenLog, 30)}`,
-      );
+      throw new Error(`Maven failed (exit ${exitCode}) building the Pulsar ${version} launcher; see ${mavenLog}:\n${readLogTail(mavenLog, 30)}`);
     }
   }
 
@@ -133,4 +128,3 @@ function listFiles(dir: string): string[] {
       return statSync(full).isDirectory() ? listFiles(full) : [full];
     });
 }
-

@@ -48,8 +48,6 @@ export function assertMavenAvailable(): void {
   const result = spawnSync("mvn", ["-v"], { encoding: "utf8" });
   if (result.error || result.status !== 0) {
     const why = result.error ? result.error.message : `exit code ${result.status}`;
-    throw new MissingPrerequisiteError(
-      `Resolving the Pulsar jars needs Maven, but "mvn -v" failed (${why}): ${MAVEN_INSTALL_HINT}.`,
-    );
+    throw new MissingPrerequisiteError(`Resolving the Pulsar jars needs Maven, but "mvn -v" failed (${why}): ${MAVEN_INSTALL_HINT}.`);
   }
 }

@@ -11,7 +11,12 @@ export function readLogTail(file: string, lineCount: number): string {
     const length = Math.min(size, TAIL_BYTES);
     const buffer = Buffer.alloc(length);
     readSync(fd, buffer, 0, length, size - length);
-    return buffer.toString("utf8").split("\n").slice(-lineCount - 1).join("\n").trimEnd();
+    return buffer
+      .toString("utf8")
+      .split("\n")
+      .slice(-lineCount - 1)
+      .join("\n")
+      .trimEnd();
   } finally {
     closeSync(fd);
   }

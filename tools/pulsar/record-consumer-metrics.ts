@@ -40,7 +40,10 @@ async function main(): Promise<void> {
     await fleet.consumer("w1").kill();
     await new Promise((resolve) => setTimeout(resolve, 200));
     writeFileSync(path.join(OUT_DIR, "metrics-after-kill.txt"), await readText(`${broker.adminUrl}/metrics/`));
-    writeFileSync(path.join(OUT_DIR, "recorded.json"), `${JSON.stringify({ pulsarVersion: broker.version, topic: orders, recordedAt: new Date().toISOString() }, null, 2)}\n`);
+    writeFileSync(
+      path.join(OUT_DIR, "recorded.json"),
+      `${JSON.stringify({ pulsarVersion: broker.version, topic: orders, recordedAt: new Date().toISOString() }, null, 2)}\n`,
+    );
     await fleet.shutdown("kill");
     await scratch.cleanup();
   } finally {

@@ -5,14 +5,7 @@ import { z } from "zod";
 import { createFleet, type Fleet } from "../fleet/fleet";
 import { openConsumer, WebSocketUpgradeError } from "../../lib/pulsar/websocket";
 import { requestAdmin, type AdminResponse } from "./admin-http";
-import {
-  createNamespace,
-  createNonPartitionedTopic,
-  createPartitionedTopic,
-  createSubscription,
-  createTenant,
-  topicPath,
-} from "./admin-setup";
+import { createNamespace, createNonPartitionedTopic, createPartitionedTopic, createSubscription, createTenant, topicPath } from "./admin-setup";
 import { MissingPrerequisiteError, PULSAR_VERSIONS, startBroker, type BrokerHandle, type PulsarVersion } from "./broker";
 
 /**
@@ -34,8 +27,7 @@ const IDLE = topicName("idle");
 const CLICKS = topicName("clicks");
 const WORKERS = ["w1", "w2", "w3"];
 // What Baton's poller sends with every stats call (PULSAR.md).
-const STATS_QUERY =
-  "subscriptionBacklogSize=false&getPreciseBacklog=false&getEarliestTimeInBacklog=false&excludePublishers=true";
+const STATS_QUERY = "subscriptionBacklogSize=false&getPreciseBacklog=false&getEarliestTimeInBacklog=false&excludePublishers=true";
 const POLL_INTERVAL_MS = 100;
 const MAX_POLLS = 100;
 
@@ -84,13 +76,7 @@ class FixtureRecorder {
     return response;
   }
 
-  write(entry: {
-    scenario: string;
-    description: string;
-    request: Fixture["request"];
-    response: AdminResponse;
-    context?: Record<string, unknown>;
-  }): void {
+  write(entry: { scenario: string; description: string; request: Fixture["request"]; response: AdminResponse; context?: Record<string, unknown> }): void {
     const isJson = entry.response.contentType?.includes("json") ?? false;
     const fixture: Fixture = {
       pulsarVersion: this.broker.version,
@@ -127,12 +113,9 @@ async function recordVersion(version: PulsarVersion): Promise<string[]> {
     mkdirSync(dir, { recursive: true });
     const recorder = new FixtureRecorder(broker, dir);
     const admin = broker.adminUrl;
-    const topicStats = async (topic: string) =>
-      TopicStatsSchema.parse(JSON.parse((await recorder.get(`${topicPath(topic)}/stats?${STATS_QUERY}`)).text));
+    const topicStats = async (topic: string) => TopicStatsSchema.parse(JSON.parse((await recorder.get(`${topicPath(topic)}/stats?${STATS_QUERY}`)).text));
     const partitionedStats = async (topic: string) =>
-      PartitionedStatsSchema.parse(
-        JSON.parse((await recorder.get(`${topicPath(topic)}/partitioned-stats?perPartition=true&${STATS_QUERY}`)).text),
-      );
+      PartitionedStatsSchema.parse(JSON.parse((await recorder.get(`${topicPath(topic)}/partitioned-stats?perPartition=true&${STATS_QUERY}`)).text));
 
     // --- Set-up: one tenant, one namespace, a topic per scenario.
     await createTenant(admin, TENANT);
@@ -181,9 +164,7 @@ async function recordVersion(version: PulsarVersion): Promise<string[]> {
         [0, 1, 2, 3].every((p) => {
           const subscription = stats.partitions[partitionKey(p)]?.subscriptions["orders-workers"];
           return (
-            subscription !== undefined &&
-            subscription.consumers.length === 2 &&
-            !subscription.consumers.some((consumer) => consumer.consumerName === killed)
+            subscription !== undefined && subscription.consumers.length === 2 && !subscription.consumers.some((consumer) => consumer.consumerName === killed)
           );
         }),
       `${killed} gone from every partition of orders`,
@@ -201,7 +182,11 @@ async function recordVersion(version: PulsarVersion): Promise<string[]> {
 
     // --- Failover on a non-partitioned topic.
     await fleet.startGroup({ topic: PAYMENTS, subscription: "payments-workers", subscriptionType: "Failover", names: WORKERS });
-    await pollStats(() => topicStats(PAYMENTS), (s) => s.subscriptions["payments-workers"]?.consumers.length === 3, "payments consumers");
+    await pollStats(
+      () => topicStats(PAYMENTS),
+      (s) => s.subscriptions["payments-workers"]?.consumers.length === 3,
+      "payments consumers",
+    );
     await recorder.record(
       "failover-non-partitioned",
       "Failover subscription payments-workers on a non-partitioned topic, consumers w1, w2, w3",
@@ -212,7 +197,11 @@ async function recordVersion(version: PulsarVersion): Promise<string[]> {
     await fleet.startConsumer({ name: "solo", topic: AUDIT, subscription: "audit-writer", subscriptionType: "Exclusive", ack: "none" });
     const auditProducer = await fleet.openProducer({ topic: AUDIT, keys: ["a"] });
     await auditProducer.publish(5);
-    await pollStats(() => topicStats(AUDIT), (s) => s.subscriptions["audit-writer"]?.activeConsumerName === "solo", "audit holder");
+    await pollStats(
+      () => topicStats(AUDIT),
+      (s) => s.subscriptions["audit-writer"]?.activeConsumerName === "solo",
+      "audit holder",
+    );
     await recorder.record(
       "exclusive",
       "Exclusive subscription audit-writer held by solo, 5 messages delivered and not acked",
@@ -274,14 +263,14 @@ async function recordVersion(version: PulsarVersion): Promise<string[]> {
 
     // --- Topic listings and metadata, now that every topic exists.
     await recorder.record("topics-persistent", "GET /persistent/{tenant}/{namespace}: partitions are listed one by one", `/admin/v2/persistent/${NAMESPACE}`);
-    await recorder.record("topics-partitioned", "GET /persistent/{tenant}/{namespace}/partitioned: base names only", `/admin/v2/persistent/${NAMESPACE}/partitioned`);
+    await recorder.record(
+      "topics-partitioned",
+      "GET /persistent/{tenant}/{namespace}/partitioned: base names only",
+      `/admin/v2/persistent/${NAMESPACE}/partitioned`,
+    );
     await recorder.record("topics-namespace", "GET /namespaces/{tenant}/{namespace}/topics", `/admin/v2/namespaces/${NAMESPACE}/topics`);
     await recorder.record("partitioned-metadata", "partition count of the partitioned topic orders", `${topicPath(ORDERS)}/partitions`);
-    await recorder.record(
-      "partitioned-metadata-non-partitioned",
-      "partition count of the non-partitioned topic payments",
-      `${topicPath(PAYMENTS)}/partitions`,
-    );
+    await recorder.record("partitioned-metadata-non-partitioned", "partition count of the non-partitioned topic payments", `${topicPath(PAYMENTS)}/partitions`);
 
     // --- Errors.
     await recorder.record("error-404-topic", "/stats of a topic that does not exist", `${topicPath(topicName("missing"))}/stats?${STATS_QUERY}`);

@@ -14,7 +14,6 @@ import { pollUntil } from "@/tools/poll-until";
 import { withoutFakeClock } from "@/tools/without-fake-clock";
 import { guardProcessGroup, signalProcessGroup } from "@/tools/pulsar/process-guard";
 
-
 export type RedisServer = {
   port: number;
   url: string;
@@ -70,7 +69,20 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   async function launch(): Promise<void> {
     // With TLS the plain port is off (0) and the free port serves TLS only.
     const listen = options.tls
-      ? ["--port", "0", "--tls-port", String(port), "--tls-cert-file", options.tls.certFile, "--tls-key-file", options.tls.keyFile, "--tls-ca-cert-file", options.tls.caFile, "--tls-auth-clients", "no"]
+      ? [
+          "--port",
+          "0",
+          "--tls-port",
+          String(port),
+          "--tls-cert-file",
+          options.tls.certFile,
+          "--tls-key-file",
+          options.tls.keyFile,
+          "--tls-ca-cert-file",
+          options.tls.caFile,
+          "--tls-auth-clients",
+          "no",
+        ]
       : ["--port", String(port)];
     const args = [...listen, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir];
     if (options.notifyKeyspaceEvents) args.push("--notify-keyspace-events", options.notifyKeyspaceEvents);

@@ -60,12 +60,19 @@ export async function connectRedlock(urls: string[], options: RedlockOptions = {
     return { lease, accepted, masters: clients.length };
   };
 
-  const releaseEverywhere = (key: string, value: string) => countAccepted(clients.map((client) => client.eval(DELETE_IF_OURS, 1, key, value)), (deleted) => deleted === 1);
+  const releaseEverywhere = (key: string, value: string) =>
+    countAccepted(
+      clients.map((client) => client.eval(DELETE_IF_OURS, 1, key, value)),
+      (deleted) => deleted === 1,
+    );
 
   return {
     async acquire(key, value, ttlMs) {
       const startedAtMs = Date.now();
-      const accepted = await countAccepted(clients.map((client) => client.set(key, value, "PX", ttlMs, "NX")), (answer) => answer === "OK");
+      const accepted = await countAccepted(
+        clients.map((client) => client.set(key, value, "PX", ttlMs, "NX")),
+        (answer) => answer === "OK",
+      );
       const attempt = toLease(key, value, ttlMs, startedAtMs, accepted);
       // A minority (or a majority that took too long) is no lock: give back what was taken, so
       // the next contender does not wait for its TTL.
@@ -75,7 +82,10 @@ export async function connectRedlock(urls: string[], options: RedlockOptions = {
     async extend(lease) {
       const startedAtMs = Date.now();
       if (lease.validUntilMs <= startedAtMs) return { lease: null, accepted: 0, masters: clients.length };
-      const accepted = await countAccepted(clients.map((client) => client.eval(EXTEND_IF_OURS, 1, lease.key, lease.value, lease.ttlMs)), (extended) => extended === 1);
+      const accepted = await countAccepted(
+        clients.map((client) => client.eval(EXTEND_IF_OURS, 1, lease.key, lease.value, lease.ttlMs)),
+        (extended) => extended === 1,
+      );
       return toLease(lease.key, lease.value, lease.ttlMs, startedAtMs, accepted);
     },
     release: (lease) => releaseEverywhere(lease.key, lease.value),

@@ -29,7 +29,11 @@ export default async function SignInPage({ searchParams }: Props) {
     <section className={`panel ${styles.signIn}`} aria-labelledby="sign-in-title">
       <h1 id="sign-in-title">Sign in to Baton</h1>
       {params.signedOut === "1" ? <p role="status">You are signed out.</p> : null}
-      {error ? <p className={styles.error} role="alert">{error}</p> : null}
+      {error ? (
+        <p className={styles.error} role="alert">
+          {error}
+        </p>
+      ) : null}
       {viewer !== null ? (
         <p>
           You are signed in as <strong>{viewer}</strong>. <Link href={returnTo}>Continue to Baton</Link>

@@ -16,7 +16,9 @@ export default async function AlertsPage() {
   const heading = (
     <>
       <h1>Alerts</h1>
-      <p className="page-lead">What the alert rules found: firing and pending alerts, then the recently resolved, each with its state history and the page that explains it.</p>
+      <p className="page-lead">
+        What the alert rules found: firing and pending alerts, then the recently resolved, each with its state history and the page that explains it.
+      </p>
     </>
   );
   if (!result.isAvailable) {

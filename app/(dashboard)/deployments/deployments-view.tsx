@@ -25,7 +25,10 @@ export function DeploymentsView({
   const [state, setState] = useState(initialState);
   const [openId, setOpenId] = useState<string | null>(null);
   const timeZone = useReaderTimeZone(serverTimeZone);
-  const range = useMemo(() => (state.range === initialState.range ? initialRange : resolveRange(state.range, Date.now())), [state.range, initialState.range, initialRange]);
+  const range = useMemo(
+    () => (state.range === initialState.range ? initialRange : resolveRange(state.range, Date.now())),
+    [state.range, initialState.range, initialRange],
+  );
   const queryRange = useMemo(() => ({ ...range, isLive: isLiveRange(state.range) }), [range, state.range]);
   const query = useQuery(deploymentCoincidencesQuery(queryRange, { service: state.service, environment: state.environment }));
 
@@ -52,10 +55,23 @@ export function DeploymentsView({
         <RangeControl selection={state.range} range={range} timeZone={timeZone} onChange={(selection) => setState((s) => ({ ...s, range: selection }))} />
       </div>
       <div className="vio-filters">
-        <ChoiceSelect className="vio-field" label="Service" value={state.service} choices={list.services} onChange={(service) => setState((s) => ({ ...s, service }))} />
-        <ChoiceSelect className="vio-field" label="Environment" value={state.environment} choices={list.environments} onChange={(environment) => setState((s) => ({ ...s, environment }))} />
+        <ChoiceSelect
+          className="vio-field"
+          label="Service"
+          value={state.service}
+          choices={list.services}
+          onChange={(service) => setState((s) => ({ ...s, service }))}
+        />
+        <ChoiceSelect
+          className="vio-field"
+          label="Environment"
+          value={state.environment}
+          choices={list.environments}
+          onChange={(environment) => setState((s) => ({ ...s, environment }))}
+        />
         <p className="vio-count muted" data-testid="deployment-count">
-          {formatCount(list.total)} deployments started in the range{list.total > list.deployments.length ? ` (the latest ${list.deployments.length} shown)` : ""}; {formatCount(withViolations)} coincided with
+          {formatCount(list.total)} deployments started in the range
+          {list.total > list.deployments.length ? ` (the latest ${list.deployments.length} shown)` : ""}; {formatCount(withViolations)} coincided with
           violations.
         </p>
       </div>
@@ -70,7 +86,9 @@ export function DeploymentsView({
               <th scope="col">Environment</th>
               <th scope="col">Started</th>
               <th scope="col">Finished</th>
-              <th scope="col" className="vio-num">Violations during it</th>
+              <th scope="col" className="vio-num">
+                Violations during it
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -88,19 +106,29 @@ export function DeploymentsView({
                     <td>{d.environment}</td>
                     <td className="mono vio-nowrap">{formatInstant(d.startedAt, timeZone)}</td>
                     <td className="mono vio-nowrap">
-                      {d.finishedAt === null ? <strong>in progress</strong> : `${formatInstant(d.finishedAt, timeZone)} (${formatDuration(Date.parse(d.finishedAt) - startedMs)})`}
+                      {d.finishedAt === null ? (
+                        <strong>in progress</strong>
+                      ) : (
+                        `${formatInstant(d.finishedAt, timeZone)} (${formatDuration(Date.parse(d.finishedAt) - startedMs)})`
+                      )}
                     </td>
                     <td className="vio-num">
                       {d.violations === 0 ? (
                         <span className="muted">0</span>
                       ) : (
                         <>
-                          <Link href={violationsHref({ service: d.service, fromMs: startedMs - 30 * 60_000, toMs: Date.parse(d.windowEnd) + 30 * 60_000 })} className="vio-outside">
+                          <Link
+                            href={violationsHref({ service: d.service, fromMs: startedMs - 30 * 60_000, toMs: Date.parse(d.windowEnd) + 30 * 60_000 })}
+                            className="vio-outside"
+                          >
                             {formatCount(d.violations)}
                           </Link>{" "}
                           <button type="button" aria-expanded={isOpen} onClick={() => setOpenId(isOpen ? null : d.id)}>
                             {isOpen ? "Hide" : "Show"}
-                            <span className="vio-sr-only"> the violations of {d.service} {d.version}</span>
+                            <span className="vio-sr-only">
+                              {" "}
+                              the violations of {d.service} {d.version}
+                            </span>
                           </button>
                         </>
                       )}
@@ -120,8 +148,8 @@ export function DeploymentsView({
         </table>
       )}
       <p className="vio-note">
-        A violation coincides with a deployment when it is of the deployment&apos;s service and falls from its start to its finish plus {formatDuration(list.graceMs)} of grace (in
-        whole minutes, as the violations chart counts).
+        A violation coincides with a deployment when it is of the deployment&apos;s service and falls from its start to its finish plus{" "}
+        {formatDuration(list.graceMs)} of grace (in whole minutes, as the violations chart counts).
       </p>
     </section>
   );

@@ -32,7 +32,13 @@ export default async function DeploymentsPage({ searchParams }: Props) {
     // Without a range in the URL, the page opens on one that fits the deployments there are.
     const state = namesRange(params) ? urlState : { ...urlState, range: fitRangeToData(oldestMs, nowMs) };
     const range = resolveRange(state.range, nowMs);
-    const list = await listDeploymentCoincidences(db, { ...range, ...filters, limit: DEPLOYMENTS_PAGE_LIMIT, graceMs: getConfig().violations.deploymentGraceMs, nowMs });
+    const list = await listDeploymentCoincidences(db, {
+      ...range,
+      ...filters,
+      limit: DEPLOYMENTS_PAGE_LIMIT,
+      graceMs: getConfig().violations.deploymentGraceMs,
+      nowMs,
+    });
     return { state, range, list };
   });
 
@@ -56,8 +62,8 @@ export default async function DeploymentsPage({ searchParams }: Props) {
         {heading}
         <EmptyState title="No deployments recorded yet">
           <p>
-            Post each rollout to <code>POST /api/v1/deployments</code> from your CI/CD pipeline (service, version, environment, start and finish), the way you would send
-            a Grafana annotation or a Datadog deployment event.
+            Post each rollout to <code>POST /api/v1/deployments</code> from your CI/CD pipeline (service, version, environment, start and finish), the way you
+            would send a Grafana annotation or a Datadog deployment event.
           </p>
         </EmptyState>
       </>

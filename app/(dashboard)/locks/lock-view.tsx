@@ -46,11 +46,22 @@ function describeRange(selection: RangeSelection, from: string, to: string) {
   );
 }
 
-export function LockView({ lockRef, initialSelection, initialRange }: { lockRef: LockPageRef; initialSelection: RangeSelection; initialRange: { fromMs: number; toMs: number } }) {
+export function LockView({
+  lockRef,
+  initialSelection,
+  initialRange,
+}: {
+  lockRef: LockPageRef;
+  initialSelection: RangeSelection;
+  initialRange: { fromMs: number; toMs: number };
+}) {
   const [selection, setSelection] = useState<RangeSelection>(initialSelection);
   const [allDeployments, setAllDeployments] = useState(false);
   const isLive = isLiveRange(selection);
-  const range = useMemo(() => (selection === initialSelection ? initialRange : resolveRange(selection, Date.now())), [selection, initialSelection, initialRange]);
+  const range = useMemo(
+    () => (selection === initialSelection ? initialRange : resolveRange(selection, Date.now())),
+    [selection, initialSelection, initialRange],
+  );
   const pages = useChangePages(JSON.stringify([selection]));
   const timelineQuery = useQuery(lockTimelineQuery(lockRef, range, { isLive, allDeployments }));
   const alertsQuery = useQuery(alertMarkersQuery({ cluster: lockRef.cluster, ...(lockRef.key ? { resource: lockRef.key } : {}) }, range, isLive));
@@ -58,13 +69,20 @@ export function LockView({ lockRef, initialSelection, initialRange }: { lockRef:
   const tick = useTick(1_000);
 
   useEffect(() => {
-    const params = new URLSearchParams({ cluster: lockRef.cluster, ...(lockRef.key ? { key: lockRef.key } : { pattern: lockRef.pattern ?? "" }), ...writeRangeSelection(selection) });
+    const params = new URLSearchParams({
+      cluster: lockRef.cluster,
+      ...(lockRef.key ? { key: lockRef.key } : { pattern: lockRef.pattern ?? "" }),
+      ...writeRangeSelection(selection),
+    });
     if (window.location.search.replace(/^\?/, "") !== params.toString()) window.history.replaceState(null, "", `?${params}`);
   }, [selection, lockRef]);
 
   const data = timelineQuery.data;
   const colors = useMemo(() => assignConsumerColors(data?.timeline.consumers ?? []), [data?.timeline.consumers]);
-  const xTicks = useMemo(() => (data ? timeTicks(Date.parse(data.timeline.from), Date.parse(data.timeline.to), 8, -new Date().getTimezoneOffset() * 60_000) : []), [data]);
+  const xTicks = useMemo(
+    () => (data ? timeTicks(Date.parse(data.timeline.from), Date.parse(data.timeline.to), 8, -new Date().getTimezoneOffset() * 60_000) : []),
+    [data],
+  );
   if (!data) {
     return timelineQuery.isError ? (
       <section className="panel empty-state unavailable" role="alert">
@@ -101,13 +119,19 @@ export function LockView({ lockRef, initialSelection, initialRange }: { lockRef:
           </label>
         </div>
         <SwimlaneChart timeline={data.timeline} colors={colors} nowMs={nowMs} xTicks={xTicks} noHolderWords={NO_HOLDER_WORDS} />
-        <AlertStrip spans={prepareAlertSpans(alertsQuery.data?.alerts ?? [], Date.parse(data.timeline.from), Date.parse(data.timeline.to))} insetLeft={fitLaneLabels(data.timeline.lanes.map((lane) => lane.label)).width} insetRight={16} />
+        <AlertStrip
+          spans={prepareAlertSpans(alertsQuery.data?.alerts ?? [], Date.parse(data.timeline.from), Date.parse(data.timeline.to))}
+          insetLeft={fitLaneLabels(data.timeline.lanes.map((lane) => lane.label)).width}
+          insetRight={16}
+        />
         <TimelineLegend consumers={data.timeline.consumers} colors={colors} isKeyShared={false} noHolderWords={NO_HOLDER_WORDS} isLock />
         <p className="chart-note">
           {data.timeline.changeCount} changes {describeRange(selection, data.timeline.from, data.timeline.to)}.
-          {data.timeline.isDownsampled ? " Short tenures are merged (dashed bars) and markers bucketed to keep the chart readable; the list below is exact." : ""}
-          {data.hiddenLockCount > 0 ? ` ${data.hiddenLockCount} more locks of this pattern are not drawn (the board lists them all).` : ""}
-          {" "}A red marker is a hold that expired while held; a hatched gap is time Baton did not observe.
+          {data.timeline.isDownsampled
+            ? " Short tenures are merged (dashed bars) and markers bucketed to keep the chart readable; the list below is exact."
+            : ""}
+          {data.hiddenLockCount > 0 ? ` ${data.hiddenLockCount} more locks of this pattern are not drawn (the board lists them all).` : ""} A red marker is a
+          hold that expired while held; a hatched gap is time Baton did not observe.
         </p>
       </section>
 
@@ -121,7 +145,13 @@ export function LockView({ lockRef, initialSelection, initialRange }: { lockRef:
           <p className="muted">No change in this range.</p>
         ) : (
           <>
-            <LockChangeList changes={page.changes} cluster={lockRef.cluster} showKey={isPattern} caption="Changes of this lock, newest first" sourceKind={data.locks[0]?.sourceKind ?? null} />
+            <LockChangeList
+              changes={page.changes}
+              cluster={lockRef.cluster}
+              showKey={isPattern}
+              caption="Changes of this lock, newest first"
+              sourceKind={data.locks[0]?.sourceKind ?? null}
+            />
             <ChangePager
               pageNumber={pages.pageNumber}
               pageSize={CHANGE_PAGE_SIZE}

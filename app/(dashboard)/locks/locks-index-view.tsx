@@ -15,6 +15,7 @@ export function LocksIndexView({ initialLocks }: { initialLocks: LocksBoard }) {
   const filters = useMemo(() => ({ cluster: null, kind: null, q }), [q]);
   return (
     <>
+      {/* biome-ignore lint/a11y/useSemanticElements: a form with the search landmark role, as the board has; the <search> element is not yet in every browser Baton supports */}
       <form className="board-filters" role="search" aria-label="Filter the locks" onSubmit={(event) => event.preventDefault()}>
         <label className="filter-field filter-text">
           <span>Filter</span>

@@ -38,7 +38,8 @@ export default async function LockPage({ searchParams }: Props) {
     <>
       <h1>{key ?? pattern}</h1>
       <p className="page-lead">
-        {key !== null ? "A lock" : "Every lock of this pattern"} on cluster <strong>{cluster}</strong>: who holds it, since when, who held it before, and how each hold ended.
+        {key !== null ? "A lock" : "Every lock of this pattern"} on cluster <strong>{cluster}</strong>: who holds it, since when, who held it before, and how
+        each hold ended.
       </p>
     </>
   );

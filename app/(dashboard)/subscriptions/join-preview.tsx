@@ -11,7 +11,13 @@ export function JoinPreview({ group }: { group: SubscriptionGroup }) {
   const [name, setName] = useState(suggested);
   const inputId = useId();
   const preview = previewJoin(
-    { topic: group.topic, subscriptionType: group.subscriptionType, isPartitioned: group.isPartitioned, partitions: group.partitions.map((p) => p.partition), consumers: group.consumers },
+    {
+      topic: group.topic,
+      subscriptionType: group.subscriptionType,
+      isPartitioned: group.isPartitioned,
+      partitions: group.partitions.map((p) => p.partition),
+      consumers: group.consumers,
+    },
     name,
   );
   return (

@@ -49,14 +49,28 @@ function HolderText({ row, isShared }: { row: LeaderRow; isShared: boolean }) {
   if (row.staleSince !== null) return <span className="last-known">last known: {isShared ? `${row.consumerCount} consumers` : (row.holder ?? "none")}</span>;
   if (isShared) return row.consumerCount === 0 ? <strong className="loud">No consumers</strong> : <span>{row.consumerCount} consumers share it</span>;
   if (row.holder === null) return <strong className="loud">No active consumer</strong>;
-  return <Link prefetch={false} href={consumerHref(row.holder)}>{row.holder}</Link>;
+  return (
+    <Link prefetch={false} href={consumerHref(row.holder)}>
+      {row.holder}
+    </Link>
+  );
 }
 
 function ConsumerTable({ partitions, nowMs }: { partitions: PartitionDetail[]; nowMs: number }) {
-  const byName = new Map<string, { name: string; partitions: number[]; connectedSince: string | null; address: string | null; clientVersion: string | null; msgRateOut: number }>();
+  const byName = new Map<
+    string,
+    { name: string; partitions: number[]; connectedSince: string | null; address: string | null; clientVersion: string | null; msgRateOut: number }
+  >();
   for (const p of partitions) {
     for (const c of p.consumers) {
-      const entry = byName.get(c.name) ?? { name: c.name, partitions: [], connectedSince: c.connectedSince, address: c.address, clientVersion: c.clientVersion, msgRateOut: 0 };
+      const entry = byName.get(c.name) ?? {
+        name: c.name,
+        partitions: [],
+        connectedSince: c.connectedSince,
+        address: c.address,
+        clientVersion: c.clientVersion,
+        msgRateOut: 0,
+      };
       entry.partitions.push(p.partition);
       entry.msgRateOut += c.msgRateOut ?? 0;
       if (c.connectedSince && (!entry.connectedSince || c.connectedSince < entry.connectedSince)) entry.connectedSince = c.connectedSince;
@@ -80,7 +94,9 @@ function ConsumerTable({ partitions, nowMs }: { partitions: PartitionDetail[]; n
         {rows.map((c) => (
           <tr key={c.name}>
             <td>
-              <Link prefetch={false} href={consumerHref(c.name)}>{c.name}</Link>
+              <Link prefetch={false} href={consumerHref(c.name)}>
+                {c.name}
+              </Link>
             </td>
             <td>{c.connectedSince ? <ClockTime iso={new Date(c.connectedSince).toISOString()} nowMs={nowMs} /> : "?"}</td>
             <td>{c.msgRateOut.toFixed(1)}</td>
@@ -110,7 +126,9 @@ export function SubscriptionView({
     [selection, initialSelection, initialRange],
   );
   const timelineQuery = useQuery(subscriptionTimelineQuery(subscriptionRef, range, { isLive, allDeployments }));
-  const alertsQuery = useQuery(alertMarkersQuery({ cluster: subscriptionRef.cluster, resource: subscriptionRef.topic, subscription: subscriptionRef.subscription }, range, isLive));
+  const alertsQuery = useQuery(
+    alertMarkersQuery({ cluster: subscriptionRef.cluster, resource: subscriptionRef.topic, subscription: subscriptionRef.subscription }, range, isLive),
+  );
   const pages = useChangePages(JSON.stringify([selection]));
   const changesQuery = useQuery(subscriptionChangesPageQuery(subscriptionRef, range, { isLive, cursor: pages.cursor }));
   const tick = useTick(5_000);
@@ -199,13 +217,15 @@ export function SubscriptionView({
           <RangeControl selection={selection} range={range} onChange={setSelection} />
           <label className="filter-check">
             <input type="checkbox" checked={allDeployments} onChange={(event) => setAllDeployments(event.target.checked)} />
-            <span>
-              Show every deployment{data.unmatchedDeploymentCount > 0 ? ` (${data.unmatchedDeploymentCount} of other services in range)` : ""}
-            </span>
+            <span>Show every deployment{data.unmatchedDeploymentCount > 0 ? ` (${data.unmatchedDeploymentCount} of other services in range)` : ""}</span>
           </label>
         </div>
         <SwimlaneChart timeline={data.timeline} colors={colors} nowMs={nowMs} xTicks={xTicks} />
-        <AlertStrip spans={prepareAlertSpans(alertsQuery.data?.alerts ?? [], Date.parse(data.timeline.from), Date.parse(data.timeline.to))} insetLeft={fitLaneLabels(data.timeline.lanes.map((lane) => lane.label)).width} insetRight={16} />
+        <AlertStrip
+          spans={prepareAlertSpans(alertsQuery.data?.alerts ?? [], Date.parse(data.timeline.from), Date.parse(data.timeline.to))}
+          insetLeft={fitLaneLabels(data.timeline.lanes.map((lane) => lane.label)).width}
+          insetRight={16}
+        />
         <TimelineLegend consumers={data.timeline.consumers} colors={colors} isKeyShared={isShared} />
         <p className="chart-note">
           {data.timeline.changeCount} changes{" "}
@@ -219,8 +239,10 @@ export function SubscriptionView({
             </>
           )}
           .
-          {data.timeline.isDownsampled ? " Short tenures are merged (dashed bars) and markers bucketed to keep the chart readable; the list below is exact." : ""}
-          {" "}Deployment bands: deployments whose service is the subscription&apos;s name or a prefix of a consumer&apos;s name.
+          {data.timeline.isDownsampled
+            ? " Short tenures are merged (dashed bars) and markers bucketed to keep the chart readable; the list below is exact."
+            : ""}{" "}
+          Deployment bands: deployments whose service is the subscription&apos;s name or a prefix of a consumer&apos;s name.
         </p>
       </section>
 
@@ -247,27 +269,27 @@ export function SubscriptionView({
       </section>
 
       <section className="panel" aria-label="Changes">
-          <h2>
-            Changes <span className="muted small">{total} in range, newest first</span>
-          </h2>
-          {changes.length === 0 ? (
-            <p className="muted">No change in this range.</p>
-          ) : (
-            <>
-              <ChangeList changes={changes} caption="Changes of this subscription, newest first" />
-              <ChangePager
-                pageNumber={pages.pageNumber}
-                pageSize={CHANGE_PAGE_SIZE}
-                shown={changes.length}
-                total={total}
-                nextCursor={changePage?.nextCursor ?? null}
-                isLoading={changesQuery.isPlaceholderData}
-                onNewest={pages.newest}
-                onNewer={pages.newer}
-                onOlder={pages.older}
-              />
-            </>
-          )}
+        <h2>
+          Changes <span className="muted small">{total} in range, newest first</span>
+        </h2>
+        {changes.length === 0 ? (
+          <p className="muted">No change in this range.</p>
+        ) : (
+          <>
+            <ChangeList changes={changes} caption="Changes of this subscription, newest first" />
+            <ChangePager
+              pageNumber={pages.pageNumber}
+              pageSize={CHANGE_PAGE_SIZE}
+              shown={changes.length}
+              total={total}
+              nextCursor={changePage?.nextCursor ?? null}
+              isLoading={changesQuery.isPlaceholderData}
+              onNewest={pages.newest}
+              onNewer={pages.newer}
+              onOlder={pages.older}
+            />
+          </>
+        )}
       </section>
     </>
   );

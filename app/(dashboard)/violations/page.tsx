@@ -58,8 +58,8 @@ export default async function ViolationsPage({ searchParams }: Props) {
         {heading}
         <EmptyState title="No exclusivity-counter events yet">
           <p>
-            Services report each increment of their per-key mutual-exclusivity counter to <code>POST /api/v1/exclusivity-events</code>{" "}
-            (or to the configured Pulsar topic). A counter above zero at increment means another worker was inside: a violation.
+            Services report each increment of their per-key mutual-exclusivity counter to <code>POST /api/v1/exclusivity-events</code> (or to the configured
+            Pulsar topic). A counter above zero at increment means another worker was inside: a violation.
           </p>
         </EmptyState>
       </>

@@ -3,7 +3,17 @@ import type { KindDetailsProps } from "@/components/locks/kinds/kind-details-pro
 import { describeDetailValue, isEtcdLeaseUnrenewed } from "@/components/locks/kinds/kind-facts";
 import { TtlLeft } from "@/components/locks/ttl-left";
 
-const KNOWN: ReadonlySet<string> = new Set(["layout", "key", "leaseId", "createRevision", "modRevision", "leaseGrantedTtlS", "leaseTtlS", "revision", "waiters"]);
+const KNOWN: ReadonlySet<string> = new Set([
+  "layout",
+  "key",
+  "leaseId",
+  "createRevision",
+  "modRevision",
+  "leaseGrantedTtlS",
+  "leaseTtlS",
+  "revision",
+  "waiters",
+]);
 
 type EtcdWaiter = { name?: unknown; leaseId?: unknown; createRevision?: unknown };
 
@@ -35,9 +45,10 @@ export function EtcdDetails({ details, expiresAt, lastReadAt, nowMs, isStale }: 
       {waiters.length > 0 ? (
         <Fact label="Waiters with revisions">
           <ol className="waiters" aria-label="etcd waiters in order">
-            {waiters.map((waiter, index) => (
-              <li key={index}>
-                {String(waiter.name ?? "?")} (create revision {describeDetailValue(waiter.createRevision)}, lease <span className="mono">{describeDetailValue(waiter.leaseId)}</span>)
+            {waiters.map((waiter) => (
+              <li key={`${describeDetailValue(waiter.leaseId)}@${describeDetailValue(waiter.createRevision)}`}>
+                {String(waiter.name ?? "?")} (create revision {describeDetailValue(waiter.createRevision)}, lease{" "}
+                <span className="mono">{describeDetailValue(waiter.leaseId)}</span>)
               </li>
             ))}
           </ol>

@@ -7,7 +7,8 @@ import { isLockSourceKind } from "@/lib/sources/kind-descriptions";
 
 const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
 const count = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
-const record = (value: unknown): Record<string, unknown> | null => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null);
+const record = (value: unknown): Record<string, unknown> | null =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 
 /** A detail value in a plain key/value list: strings and numbers as they are, the rest as JSON. */
 export function describeDetailValue(value: unknown): string {
@@ -53,10 +54,13 @@ export function isEtcdLeaseUnrenewed(details: Record<string, unknown>): boolean 
   return left < granted / 2;
 }
 
-export type KindChangeWords = { words: string; /** A new session of the same participant: a hidden flap. */ isLoud: boolean };
+export type KindChangeWords = { words: string /** A new session of the same participant: a hidden flap. */; isLoud: boolean };
 
 /** What one change did to the kind's own details, in words (null when the stored change has none of them). */
-export function describeKindChange(kind: string | null, change: { kind: string; fromHolder: string | null; toHolder: string | null; details: Record<string, unknown> }): KindChangeWords | null {
+export function describeKindChange(
+  kind: string | null,
+  change: { kind: string; fromHolder: string | null; toHolder: string | null; details: Record<string, unknown> },
+): KindChangeWords | null {
   const words = describeKindChangeWords(kind, change);
   if (words === null) return null;
   return { words, isLoud: words.startsWith(NEW_SESSION_WORDS) };
@@ -64,7 +68,10 @@ export function describeKindChange(kind: string | null, change: { kind: string; 
 
 const NEW_SESSION_WORDS = "new session of the same participant";
 
-function describeKindChangeWords(kind: string | null, change: { kind: string; fromHolder: string | null; toHolder: string | null; details: Record<string, unknown> }): string | null {
+function describeKindChangeWords(
+  kind: string | null,
+  change: { kind: string; fromHolder: string | null; toHolder: string | null; details: Record<string, unknown> },
+): string | null {
   const before = record(change.details.sourceBefore);
   const after = record(change.details.sourceAfter);
   const tokenBefore = text(change.details.tokenBefore);
@@ -77,9 +84,18 @@ function describeKindChangeWords(kind: string | null, change: { kind: string; fr
       const sessionAfter = change.toHolder === null ? null : zookeeperSessionOf(after, tokenAfter);
       const node = text(after?.holderNode);
       const sequence = node === null ? null : zookeeperSequence(node);
-      const isNewSession = change.fromHolder !== null && change.fromHolder === change.toHolder && sessionBefore !== null && sessionAfter !== null && sessionBefore !== sessionAfter;
+      const isNewSession =
+        change.fromHolder !== null &&
+        change.fromHolder === change.toHolder &&
+        sessionBefore !== null &&
+        sessionAfter !== null &&
+        sessionBefore !== sessionAfter;
       if (isNewSession) return `${NEW_SESSION_WORDS}: session ${sessionBefore} → ${sessionAfter}${sequence === null ? "" : `, node sequence ${sequence}`}`;
-      const parts = [sessionAfter ? `session ${sessionAfter}` : null, sequence === null ? null : `node sequence ${sequence}`, sessionBefore && change.fromHolder ? `was session ${sessionBefore}` : null];
+      const parts = [
+        sessionAfter ? `session ${sessionAfter}` : null,
+        sequence === null ? null : `node sequence ${sequence}`,
+        sessionBefore && change.fromHolder ? `was session ${sessionBefore}` : null,
+      ];
       return joinParts(parts);
     }
     case "etcd": {
@@ -96,7 +112,10 @@ function describeKindChangeWords(kind: string | null, change: { kind: string; fr
     case "redis": {
       const token = text(after?.token);
       const reentrancy = count(after?.reentrancy);
-      return joinParts([change.toHolder !== null && token ? `token ${token}` : null, reentrancy !== null && change.toHolder !== null ? `held ${reentrancy}×` : null]);
+      return joinParts([
+        change.toHolder !== null && token ? `token ${token}` : null,
+        reentrancy !== null && change.toHolder !== null ? `held ${reentrancy}×` : null,
+      ]);
     }
     case "dynamodb": {
       const versionBefore = text(before?.recordVersionNumber);
@@ -144,7 +163,11 @@ export function summarizeKindDetails(kind: string, details: Record<string, unkno
     case "dynamodb": {
       const version = text(details.recordVersionNumber);
       const lease = count(details.leaseDurationMs);
-      return joinParts([version ? `version ${version.length > 13 ? `${version.slice(0, 8)}…` : version}` : null, lease === null ? null : `lease ${formatDuration(lease)}`, details.isReleased === true ? "released" : null]);
+      return joinParts([
+        version ? `version ${version.length > 13 ? `${version.slice(0, 8)}…` : version}` : null,
+        lease === null ? null : `lease ${formatDuration(lease)}`,
+        details.isReleased === true ? "released" : null,
+      ]);
     }
     default:
       return null;

@@ -2,7 +2,20 @@ import { Fact, OtherFacts } from "@/components/locks/kinds/detail-list";
 import type { KindDetailsProps } from "@/components/locks/kinds/kind-details-props";
 import { describeDetailValue } from "@/components/locks/kinds/kind-facts";
 
-const KNOWN: ReadonlySet<string> = new Set(["layout", "master", "mustBeHeld", "token", "neverExpires", "reentrancy", "redlock", "majority", "masters", "holdingMasters", "waiterTimeouts", "otherFields"]);
+const KNOWN: ReadonlySet<string> = new Set([
+  "layout",
+  "master",
+  "mustBeHeld",
+  "token",
+  "neverExpires",
+  "reentrancy",
+  "redlock",
+  "majority",
+  "masters",
+  "holdingMasters",
+  "waiterTimeouts",
+  "otherFields",
+]);
 
 const KNOWN_WITHOUT_MASTERS: ReadonlySet<string> = new Set([...KNOWN].filter((name) => name !== "masters"));
 
@@ -13,7 +26,10 @@ type WaiterTimeout = { waiter?: unknown; timeoutAt?: unknown };
  * timeouts, and for a Redlock group the token each master holds.
  */
 export function RedisDetails({ details }: KindDetailsProps) {
-  const masters = typeof details.masters === "object" && details.masters !== null && !Array.isArray(details.masters) ? Object.entries(details.masters as Record<string, unknown>) : null;
+  const masters =
+    typeof details.masters === "object" && details.masters !== null && !Array.isArray(details.masters)
+      ? Object.entries(details.masters as Record<string, unknown>)
+      : null;
   const timeouts = Array.isArray(details.waiterTimeouts) ? (details.waiterTimeouts as WaiterTimeout[]) : [];
   return (
     <dl className="facts kind-details" aria-label="Redis details">

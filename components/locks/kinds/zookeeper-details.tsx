@@ -4,7 +4,19 @@ import { readZookeeperWaiters, zookeeperSequence } from "@/components/locks/kind
 import { TtlLeft } from "@/components/locks/ttl-left";
 import { formatDuration } from "@/lib/board/format";
 
-const KNOWN: ReadonlySet<string> = new Set(["recipe", "holderNode", "holderSessionId", "sessionExpiry", "waiterNodes", "batonSessionTimeoutMs", "lockNodeExists", "contenderDir", "holderNodeCreatedAt", "holderNodeCzxid", "otherChildren"]);
+const KNOWN: ReadonlySet<string> = new Set([
+  "recipe",
+  "holderNode",
+  "holderSessionId",
+  "sessionExpiry",
+  "waiterNodes",
+  "batonSessionTimeoutMs",
+  "lockNodeExists",
+  "contenderDir",
+  "holderNodeCreatedAt",
+  "holderNodeCzxid",
+  "otherChildren",
+]);
 
 /**
  * A ZooKeeper lock or election: the holder's node and session (its ephemeralOwner: a new session
@@ -32,7 +44,13 @@ export function ZookeeperDetails({ details, waiters, expiresAt, lastReadAt, nowM
       </Fact>
       <Fact label="Holder session">{session === null ? "—" : <span className="mono">{session}</span>}</Fact>
       <Fact label="Session time left">
-        {session === null ? "—" : details.sessionExpiry === "server dump" ? <TtlLeft expiresAt={expiresAt} lastReadAt={lastReadAt} nowMs={nowMs} isStale={isStale} /> : <span className="muted">{String(details.sessionExpiry ?? "unknown")}</span>}
+        {session === null ? (
+          "—"
+        ) : details.sessionExpiry === "server dump" ? (
+          <TtlLeft expiresAt={expiresAt} lastReadAt={lastReadAt} nowMs={nowMs} isStale={isStale} />
+        ) : (
+          <span className="muted">{String(details.sessionExpiry ?? "unknown")}</span>
+        )}
       </Fact>
       {batonTimeout === null ? null : <Fact label="Session timeout (Baton's, as negotiated)">{formatDuration(batonTimeout)}</Fact>}
       <Fact label="Waiters with sequences">

@@ -40,7 +40,10 @@ export function countsBodySchema(rules: { retentionDays: number }) {
           ctx.addIssue({ code: "custom", message: `is older than the ${rules.retentionDays}-day retention (BATON_RETENTION_DAYS)` });
         }
       }),
-      counts: z.array(groupSchema).min(1, { message: "must list at least one group" }).max(MAX_COUNT_GROUPS, { message: `must list at most ${MAX_COUNT_GROUPS} groups` }),
+      counts: z
+        .array(groupSchema)
+        .min(1, { message: "must list at least one group" })
+        .max(MAX_COUNT_GROUPS, { message: `must list at most ${MAX_COUNT_GROUPS} groups` }),
     })
     .superRefine((body, ctx) => {
       const seen = new Map<string, number>();
@@ -52,7 +55,8 @@ export function countsBodySchema(rules: { retentionDays: number }) {
         if (first === undefined) seen.set(groupKey, index);
         else ctx.addIssue({ code: "custom", path: ["counts", index], message: `repeats the subscription and topic of counts.${first}` });
       });
-      if (total > MAX_COUNT_INCREMENTS_PER_BODY) ctx.addIssue({ code: "custom", path: ["counts"], message: `must count at most ${MAX_COUNT_INCREMENTS_PER_BODY} increments in all` });
+      if (total > MAX_COUNT_INCREMENTS_PER_BODY)
+        ctx.addIssue({ code: "custom", path: ["counts"], message: `must count at most ${MAX_COUNT_INCREMENTS_PER_BODY} increments in all` });
     });
 }
 

@@ -60,7 +60,10 @@ async function writeBatch(options: TopicSourceOptions, batch: ConsumerMessage[],
     items.push(...result.items);
     return { message, items: result.items, firstItem };
   });
-  const result = await ingestEvents(options.db, items, "PULSAR_TOPIC", { retentionDays: options.retentionDays, violationRetentionDays: options.violationRetentionDays });
+  const result = await ingestEvents(options.db, items, "PULSAR_TOPIC", {
+    retentionDays: options.retentionDays,
+    violationRetentionDays: options.violationRetentionDays,
+  });
   const rejectedByItem = new Map(result.rejected.map((r) => [r.index, r]));
   const deadLetters: DeadLetter[] = [];
   for (const entry of decoded) {

@@ -21,8 +21,14 @@ export function annotationOperations(nowMs: number): OperationSpec[] {
         schema: annotationsParamsSchema,
         examples: {
           changes: { summary: "Every holder change of the last 6 hours", value: { kind: "changes" } },
-          grafana: { summary: "One cluster's changes over Grafana's range", value: { kind: "changes", cluster: "prod-eu", from: String(nowMs - 3_600_000), to: String(nowMs), limit: "500" } },
-          deployments: { summary: "One service's deployments", value: { kind: "deployments", service: "orders", from: String(nowMs - 86_400_000), to: String(nowMs) } },
+          grafana: {
+            summary: "One cluster's changes over Grafana's range",
+            value: { kind: "changes", cluster: "prod-eu", from: String(nowMs - 3_600_000), to: String(nowMs), limit: "500" },
+          },
+          deployments: {
+            summary: "One service's deployments",
+            value: { kind: "deployments", service: "orders", from: String(nowMs - 86_400_000), to: String(nowMs) },
+          },
         },
       },
       responses: [{ status: 200, description: "The annotations.", schema: annotationListSchema }],

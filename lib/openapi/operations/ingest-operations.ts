@@ -86,7 +86,16 @@ export function ingestOperations(nowMs: number): OperationSpec[] {
         ndjsonExamples: { batch: { summary: "The same two events, one per line", value: `${events.map((event) => JSON.stringify(event)).join("\n")}\n` } },
       },
       responses: [{ status: 200, description: "What was written, what was a duplicate, and each rejected event.", schema: ingestResponseSchema }],
-      errors: [...TOKEN_ERRORS, "invalid_json", "invalid_ndjson", "invalid_encoding", "payload_too_large", "too_many_events", "unsupported_media_type", "unsupported_content_encoding"],
+      errors: [
+        ...TOKEN_ERRORS,
+        "invalid_json",
+        "invalid_ndjson",
+        "invalid_encoding",
+        "payload_too_large",
+        "too_many_events",
+        "unsupported_media_type",
+        "unsupported_content_encoding",
+      ],
     },
     {
       path: "/api/v1/exclusivity-counts",
@@ -195,7 +204,8 @@ export function ingestOperations(nowMs: number): OperationSpec[] {
       operationId: "finishDeployment",
       tag: "Deployments",
       summary: "Finish a deployment",
-      description: "Marks an open deployment finished, now or at `finishedAt`. The body may be empty (then without Content-Type). A finished deployment stays as it is: 409.",
+      description:
+        "Marks an open deployment finished, now or at `finishedAt`. The body may be empty (then without Content-Type). A finished deployment stays as it is: 409.",
       isAuthenticated: true,
       pathParameters: [deploymentIdParameter],
       body: {

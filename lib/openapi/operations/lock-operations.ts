@@ -24,7 +24,10 @@ export function lockOperations(nowMs: number): OperationSpec[] {
         schema: locksParamsSchema,
         examples: {
           all: { summary: "Every lock", value: {} },
-          filtered: { summary: "One cluster's Redis locks of a pattern, searched", value: { cluster: "redis-main", kind: "redis", pattern: "lock:*", q: "daily", includeGone: "true" } },
+          filtered: {
+            summary: "One cluster's Redis locks of a pattern, searched",
+            value: { cluster: "redis-main", kind: "redis", pattern: "lock:*", q: "daily", includeGone: "true" },
+          },
         },
       },
       responses: [{ status: 200, description: "The locks.", schema: locksBoardSchema }],
@@ -41,7 +44,10 @@ export function lockOperations(nowMs: number): OperationSpec[] {
         schema: lockTimelineParamsSchema,
         examples: {
           lock: { summary: "One lock, the last 6 hours", value: { cluster: "redis-main", key: "lock:daily-job" } },
-          pattern: { summary: "A pattern's locks over an hour, every deployment", value: { cluster: "redis-main", pattern: "lock:*", from: hourAgo, to: now, deployments: "all" } },
+          pattern: {
+            summary: "A pattern's locks over an hour, every deployment",
+            value: { cluster: "redis-main", pattern: "lock:*", from: hourAgo, to: now, deployments: "all" },
+          },
         },
       },
       responses: [{ status: 200, description: "The timeline.", schema: lockTimelineSchema }],
@@ -58,7 +64,10 @@ export function lockOperations(nowMs: number): OperationSpec[] {
         schema: lockChangesParamsSchema,
         examples: {
           recent: { summary: "The latest changes", value: { cluster: "redis-main", key: "lock:daily-job", limit: "50" } },
-          nextPage: { summary: "The next page", value: { cluster: "redis-main", key: "lock:daily-job", from: hourAgo, to: now, cursor: `${nowMs - 600_000}_812` } },
+          nextPage: {
+            summary: "The next page",
+            value: { cluster: "redis-main", key: "lock:daily-job", from: hourAgo, to: now, cursor: `${nowMs - 600_000}_812` },
+          },
         },
       },
       responses: [{ status: 200, description: "One page of changes.", schema: lockChangePageSchema }],

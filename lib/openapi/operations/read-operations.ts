@@ -4,7 +4,13 @@ import { z } from "zod";
 
 import type { OperationSpec } from "@/lib/openapi/operation-types";
 import { changesParamsSchema, consumerParamsSchema, leadersParamsSchema, timelineParamsSchema } from "@/lib/http/read-api-params";
-import { changePageSchema, consumerReportSchema, healthReportSchema, leadersBoardSchema, subscriptionTimelineSchema } from "@/lib/openapi/responses/read-schemas";
+import {
+  changePageSchema,
+  consumerReportSchema,
+  healthReportSchema,
+  leadersBoardSchema,
+  subscriptionTimelineSchema,
+} from "@/lib/openapi/responses/read-schemas";
 
 // Health, this document, and the read API of the leaders board, subscriptions and consumers.
 // The examples' ranges end at `nowMs`: the routes default and bound ranges relative to now.
@@ -68,7 +74,10 @@ export function readOperations(nowMs: number): OperationSpec[] {
         schema: timelineParamsSchema,
         examples: {
           recent: { summary: "The last 6 hours", value: { cluster: "prod-eu", topic: TOPIC, subscription: SUBSCRIPTION } },
-          day: { summary: "A day, with every deployment", value: { cluster: "prod-eu", topic: TOPIC, subscription: SUBSCRIPTION, from: dayAgo, to: now, deployments: "all" } },
+          day: {
+            summary: "A day, with every deployment",
+            value: { cluster: "prod-eu", topic: TOPIC, subscription: SUBSCRIPTION, from: dayAgo, to: now, deployments: "all" },
+          },
         },
       },
       responses: [{ status: 200, description: "The timeline.", schema: subscriptionTimelineSchema }],
@@ -85,7 +94,10 @@ export function readOperations(nowMs: number): OperationSpec[] {
         schema: changesParamsSchema,
         examples: {
           recent: { summary: "The latest changes", value: { cluster: "prod-eu", topic: TOPIC, subscription: SUBSCRIPTION, limit: "50" } },
-          nextPage: { summary: "The next page", value: { cluster: "prod-eu", topic: TOPIC, subscription: SUBSCRIPTION, from: dayAgo, to: now, cursor: `${nowMs - 3_600_000}_812` } },
+          nextPage: {
+            summary: "The next page",
+            value: { cluster: "prod-eu", topic: TOPIC, subscription: SUBSCRIPTION, from: dayAgo, to: now, cursor: `${nowMs - 3_600_000}_812` },
+          },
         },
       },
       responses: [{ status: 200, description: "One page of changes.", schema: changePageSchema }],

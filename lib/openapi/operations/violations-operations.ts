@@ -59,7 +59,10 @@ export function violationsOperations(nowMs: number): OperationSpec[] {
       query: {
         schema: topParamsSchema,
         examples: {
-          week: { summary: "A week's keys and workers, by violations outside deployments", value: { range: "7d", limit: "20", ranking: "outside", lists: "keys,workers" } },
+          week: {
+            summary: "A week's keys and workers, by violations outside deployments",
+            value: { range: "7d", limit: "20", ranking: "outside", lists: "keys,workers" },
+          },
           service: { summary: "One service, every list", value: { range: "24h", service: "orders" } },
         },
       },
@@ -111,7 +114,10 @@ export function violationsOperations(nowMs: number): OperationSpec[] {
       query: {
         schema: eventParamsSchema,
         examples: {
-          event: { summary: "By the id it was posted with and its time", value: { id: "5c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f", at: "2026-11-24T10:15:02.120Z" } },
+          event: {
+            summary: "By the id it was posted with and its time",
+            value: { id: "5c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f", at: "2026-11-24T10:15:02.120Z" },
+          },
           idOnly: { summary: "By the id alone", value: { id: "5c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f" } },
         },
       },
@@ -141,7 +147,9 @@ export function violationsOperations(nowMs: number): OperationSpec[] {
       description: `Newest first. ${RANGE_NOTE}`,
       query: {
         schema: deploymentParamsSchema,
-        examples: { week: { summary: "A week of one service in production", value: { range: "7d", service: "orders", environment: "production", limit: "50" } } },
+        examples: {
+          week: { summary: "A week of one service in production", value: { range: "7d", service: "orders", environment: "production", limit: "50" } },
+        },
       },
       responses: [{ status: 200, description: "The deployments and the filter choices.", schema: deploymentCoincidencesSchema }],
       errors: ["invalid_request"],

@@ -40,7 +40,10 @@ const alertSchema = z
   .register(responseComponents, { id: "Alert" });
 
 export const alertListSchema = z
-  .object({ generatedAt: isoTime, alerts: z.array(alertSchema).meta({ description: "Firing first, then pending, then resolved; within each, critical before warning, then newest first." }) })
+  .object({
+    generatedAt: isoTime,
+    alerts: z.array(alertSchema).meta({ description: "Firing first, then pending, then resolved; within each, critical before warning, then newest first." }),
+  })
   .register(responseComponents, { id: "AlertList" });
 
 true satisfies SameShape<z.output<typeof alertListSchema>, AlertList>;

@@ -13,10 +13,16 @@ export const annotationSchema = z
   .object({
     id: z.string().meta({ description: '"change-<id>" or "deployment-<id>".' }),
     time: z.number().int().meta({ description: "Epoch ms: when the change was first seen, or when the deployment started." }),
-    timeEnd: z.number().int().meta({ description: "Epoch ms: equal to `time` for a change; the deployment's finish (now while it runs, at most a day after its start)." }),
+    timeEnd: z
+      .number()
+      .int()
+      .meta({ description: "Epoch ms: equal to `time` for a change; the deployment's finish (now while it runs, at most a day after its start)." }),
     title: z.string(),
     text: z.string(),
-    tags: z.array(z.string()).meta({ description: 'Always "baton" and "holder-change" or "deployment", then the cluster, resource kind, change kind and ending, or the service and environment.' }),
+    tags: z.array(z.string()).meta({
+      description:
+        'Always "baton" and "holder-change" or "deployment", then the cluster, resource kind, change kind and ending, or the service and environment.',
+    }),
   })
   .register(responseComponents, { id: "Annotation", description: "One Grafana annotation." });
 

@@ -46,7 +46,9 @@ const lockRowSchema = z
     lastObservedAt: isoTime.nullable(),
     staleSince: isoTime.nullable(),
     goneAt: isoTime.nullable(),
-    lastChange: z.object({ kind: changeKind, ending: holdEnding.nullable(), fromHolder: z.string().nullable(), toHolder: z.string().nullable(), at: isoTime }).nullable(),
+    lastChange: z
+      .object({ kind: changeKind, ending: holdEnding.nullable(), fromHolder: z.string().nullable(), toHolder: z.string().nullable(), at: isoTime })
+      .nullable(),
     changesInWindow: z.number(),
     expiriesInHour: z.number(),
     next: nextHolderSchema,
@@ -56,7 +58,9 @@ const lockRowSchema = z
       .array(
         z.object({
           rule: z.enum(["expired-while-held", "lock-churn"]),
-          text: z.string().describe("What happened and how it ended, e.g. 'recovered: expired while held by sched-a at 19:00:16 UTC, taken over by sched-b 1 s later'"),
+          text: z
+            .string()
+            .describe("What happened and how it ended, e.g. 'recovered: expired while held by sched-a at 19:00:16 UTC, taken over by sched-b 1 s later'"),
           startedAt: isoTime.nullable(),
           endedAt: isoTime,
         }),
@@ -69,7 +73,9 @@ export const locksBoardSchema = z
   .object({
     generatedAt: isoTime,
     thresholds: thresholdsSchema,
-    clusters: z.array(z.object({ ...clusterStatusFields, sourceKind: z.enum(LOCK_SOURCE_KINDS) })).meta({ description: "The configured clusters that hold locks; empty when none is configured." }),
+    clusters: z
+      .array(z.object({ ...clusterStatusFields, sourceKind: z.enum(LOCK_SOURCE_KINDS) }))
+      .meta({ description: "The configured clusters that hold locks; empty when none is configured." }),
     locks: z.array(lockRowSchema),
   })
   .register(responseComponents, { id: "LocksBoard" });

@@ -20,7 +20,10 @@ const componentHealth = { status: healthStatus, reason: z.string().nullable(), l
 
 const healthVerdictSchema = z
   .object({
-    status: z.enum(["ok", "warning", "critical", "unknown"]).meta({ description: "critical or warning: the worst firing alert; unknown: the database is down or no worker evaluates the alert rules; ok only when nothing fires." }),
+    status: z.enum(["ok", "warning", "critical", "unknown"]).meta({
+      description:
+        "critical or warning: the worst firing alert; unknown: the database is down or no worker evaluates the alert rules; ok only when nothing fires.",
+    }),
     firing: z.object({ critical: z.number(), warning: z.number(), total: z.number() }),
     pending: z.number(),
     staleSources: z.array(z.string()).meta({ description: "Clusters with a firing stale alert." }),
@@ -58,7 +61,8 @@ export const healthReportSchema = z
             topicCount: z.number().nullable(),
             resourceCount: z.number().nullable(),
             failingSince: isoTime.nullable().meta({
-              description: "Set while the latest poll cycles failed and read nothing of the cluster: when the first of them started. The stale alert fires on it, also for a cluster with no resources.",
+              description:
+                "Set while the latest poll cycles failed and read nothing of the cluster: when the first of them started. The stale alert fires on it, also for a cluster with no resources.",
             }),
           })
           .nullable(),
@@ -100,17 +104,36 @@ export const healthFlagSchema = z
   .register(responseComponents, { id: "HealthFlag" });
 
 const nextHolderReason = z.enum([
-  "no-owner-rule", "no-key", "key-not-utf8", "no-ranges", "ranges-not-of-this-line", "overlapping-ranges", "priority-level-unknown",
-  "consumer-name-unknown", "consumer-name-charset", "rule-disagrees-with-broker", "not-partitioned", "unknown-consumer", "no-queue",
+  "no-owner-rule",
+  "no-key",
+  "key-not-utf8",
+  "no-ranges",
+  "ranges-not-of-this-line",
+  "overlapping-ranges",
+  "priority-level-unknown",
+  "consumer-name-unknown",
+  "consumer-name-charset",
+  "rule-disagrees-with-broker",
+  "not-partitioned",
+  "unknown-consumer",
+  "no-queue",
 ]);
 
 export const nextHolderSchema = z
   .object({
-    holder: z.string().nullable().meta({ description: "The predicted next holder; null when nobody would be left, or when it cannot be computed (then `reason` says why)." }),
-    reason: nextHolderReason.nullable().meta({ description: "Why the next holder cannot be computed (e.g. no-owner-rule for Exclusive, Shared, Key_Shared; no-queue for locks without one); null when it was computed." }),
+    holder: z
+      .string()
+      .nullable()
+      .meta({ description: "The predicted next holder; null when nobody would be left, or when it cannot be computed (then `reason` says why)." }),
+    reason: nextHolderReason.nullable().meta({
+      description:
+        "Why the next holder cannot be computed (e.g. no-owner-rule for Exclusive, Shared, Key_Shared; no-queue for locks without one); null when it was computed.",
+    }),
     detail: z.string().nullable().meta({ description: "The reason in one sentence." }),
   })
-  .meta({ description: "Who takes over if the current holder leaves: the broker's Failover rule rerun without it, or the head of a lock's queue. Never a guess." })
+  .meta({
+    description: "Who takes over if the current holder leaves: the broker's Failover rule rerun without it, or the head of a lock's queue. Never a guess.",
+  })
   .register(responseComponents, { id: "NextHolder" });
 
 const leaderRowSchema = z
@@ -161,7 +184,10 @@ export const thresholdsSchema = z.object({
   flapChanges: z.number(),
   flapWindowMs: z.number(),
   stuckSamples: z.number(),
-  recoveredAfterMs: z.number().nullable().describe("BATON_RECOVERED_AFTER_SECONDS: a finding ends once the holder has kept it this long; null: one TTL or lease, a minute where there is none"),
+  recoveredAfterMs: z
+    .number()
+    .nullable()
+    .describe("BATON_RECOVERED_AFTER_SECONDS: a finding ends once the holder has kept it this long; null: one TTL or lease, a minute where there is none"),
 });
 
 export const clusterStatusFields = {
@@ -182,9 +208,10 @@ export const leadersBoardSchema = z
     clusters: z.array(
       z.object({
         ...clusterStatusFields,
-        predictions: z
-          .object({ predicted: z.number(), confirmed: z.number(), wrong: z.number(), notPredicted: z.number() })
-          .meta({ description: "The cluster's holder changes against the next holder predicted just before each: predicted = confirmed + wrong; notPredicted had no prediction." }),
+        predictions: z.object({ predicted: z.number(), confirmed: z.number(), wrong: z.number(), notPredicted: z.number() }).meta({
+          description:
+            "The cluster's holder changes against the next holder predicted just before each: predicted = confirmed + wrong; notPredicted had no prediction.",
+        }),
       }),
     ),
     subscriptions: z.array(subscriptionGroupSchema),
@@ -234,7 +261,10 @@ export const timelineSchema = z
     changeCount: z.number(),
     isDownsampled: z.boolean(),
   })
-  .register(responseComponents, { id: "Timeline", description: "Lanes of tenures (a partition's, or a lock's), change markers and deployment bands over a range." });
+  .register(responseComponents, {
+    id: "Timeline",
+    description: "Lanes of tenures (a partition's, or a lock's), change markers and deployment bands over a range.",
+  });
 
 export const subscriptionTimelineSchema = z
   .object({
@@ -275,11 +305,14 @@ export const changeEntryFields = {
   detectedAt: isoTime,
   isDuringGap: z.boolean(),
   details: z.record(z.string(), z.unknown()),
-  predictedHolder: z.string().nullable().meta({ description: "The next holder Baton predicted from the state just before the change (null: nobody, or no prediction)." }),
-  prediction: z
-    .enum(["CONFIRMED", "WRONG", "NOT_PREDICTED"])
+  predictedHolder: z
+    .string()
     .nullable()
-    .meta({ description: "How the change compares with that prediction; null when no prediction covers it (an appearance, a flap, a holder that left with other consumers)." }),
+    .meta({ description: "The next holder Baton predicted from the state just before the change (null: nobody, or no prediction)." }),
+  prediction: z.enum(["CONFIRMED", "WRONG", "NOT_PREDICTED"]).nullable().meta({
+    description:
+      "How the change compares with that prediction; null when no prediction covers it (an appearance, a flap, a holder that left with other consumers).",
+  }),
 };
 
 export const changePageSchema = z
@@ -312,21 +345,25 @@ export const consumerReportSchema = z
         goneAt: isoTime.nullable(),
       }),
     ),
-    locks: z.array(
-      z.object({
-        cluster: z.string(),
-        key: z.string(),
-        pattern: z.string(),
-        role: z.enum(["holder", "waiter"]),
-        queuePosition: z.number().nullable().meta({ description: "Its place in the queue (1 = next), for a waiter." }),
-        holder: z.string().nullable(),
-        holderSince: isoTime.nullable(),
-        expiresAt: isoTime.nullable(),
-        lastObservedAt: isoTime.nullable().meta({ description: "When Baton's poller last read the lock: once the expiry has passed, the TTL left is told from this read." }),
-        waiterCount: z.number(),
-        staleSince: isoTime.nullable(),
-      }),
-    ).meta({ description: "The locks the name holds or waits for, held first." }),
+    locks: z
+      .array(
+        z.object({
+          cluster: z.string(),
+          key: z.string(),
+          pattern: z.string(),
+          role: z.enum(["holder", "waiter"]),
+          queuePosition: z.number().nullable().meta({ description: "Its place in the queue (1 = next), for a waiter." }),
+          holder: z.string().nullable(),
+          holderSince: isoTime.nullable(),
+          expiresAt: isoTime.nullable(),
+          lastObservedAt: isoTime
+            .nullable()
+            .meta({ description: "When Baton's poller last read the lock: once the expiry has passed, the TTL left is told from this read." }),
+          waiterCount: z.number(),
+          staleSince: isoTime.nullable(),
+        }),
+      )
+      .meta({ description: "The locks the name holds or waits for, held first." }),
     history: z.array(z.object({ ...changeEntryFields, cluster: z.string(), topic: z.string(), subscription: z.string(), resourceKey: z.string() })),
     historyTotal: z.number(),
     nextCursor: z.string().nullable(),

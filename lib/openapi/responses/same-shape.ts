@@ -5,5 +5,4 @@
 
 type Flatten<T> = T extends (infer Item)[] ? Flatten<Item>[] : T extends object ? { [K in keyof T]: Flatten<T[K]> } : T;
 
-export type SameShape<Schema, Returned> =
-  (<T>() => T extends Flatten<Schema> ? 1 : 2) extends <T>() => T extends Flatten<Returned> ? 1 : 2 ? true : false;
+export type SameShape<Schema, Returned> = (<T>() => T extends Flatten<Schema> ? 1 : 2) extends <T>() => T extends Flatten<Returned> ? 1 : 2 ? true : false;

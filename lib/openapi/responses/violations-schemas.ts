@@ -17,8 +17,11 @@ import { isoTime } from "@/lib/openapi/responses/shared-schemas";
 
 const countFields = {
   violations: z.number().int().meta({ description: "Events whose counter was above zero." }),
-  inside: z.number().int().meta({ description: "Violations inside a deployment window of the same service: the cause \"rollout\"." }),
-  outside: z.number().int().meta({ description: "Violations outside every deployment window: every other cause (holder-stalled, worker-stalled, failover-overlap, unexplained)." }),
+  inside: z.number().int().meta({ description: 'Violations inside a deployment window of the same service: the cause "rollout".' }),
+  outside: z
+    .number()
+    .int()
+    .meta({ description: "Violations outside every deployment window: every other cause (holder-stalled, worker-stalled, failover-overlap, unexplained)." }),
 };
 
 /** The causes, each with its meaning, in precedence order (the first whose evidence holds wins). */
@@ -29,7 +32,13 @@ const violationCauseSchema = z
   .meta({ description: `Why the violation happened, by one precedence: ${CAUSES_NOTE}.` })
   .register(responseComponents, { id: "ViolationCause" });
 const causeCountsSchema = z
-  .object({ rollout: z.number().int(), "holder-stalled": z.number().int(), "worker-stalled": z.number().int(), "failover-overlap": z.number().int(), unexplained: z.number().int() })
+  .object({
+    rollout: z.number().int(),
+    "holder-stalled": z.number().int(),
+    "worker-stalled": z.number().int(),
+    "failover-overlap": z.number().int(),
+    unexplained: z.number().int(),
+  })
   .meta({ description: "Violations per cause: every cause present, adding up to the violations counted." })
   .register(responseComponents, { id: "ViolationCauseCounts" });
 const violationCountsSchema = z.object(countFields).register(responseComponents, { id: "ViolationCounts" });
@@ -44,7 +53,10 @@ const ownerChangeSchema = z
     to: z.string().nullable(),
     changedAfter: isoTime.nullable().meta({ description: "The last poll that saw the old owner: the change happened in (changedAfter, changedAt]." }),
     changedAt: isoTime,
-    rangeBefore: z.tuple([z.number().int(), z.number().int()]).nullable().meta({ description: "Key_Shared: the range that held the key's hash before the change." }),
+    rangeBefore: z
+      .tuple([z.number().int(), z.number().int()])
+      .nullable()
+      .meta({ description: "Key_Shared: the range that held the key's hash before the change." }),
     joined: z.array(z.string()).meta({ description: "Consumers that joined with the change (Key_Shared)." }),
     left: z.array(z.string()).meta({ description: "Consumers that left with the change (Key_Shared)." }),
   })
@@ -54,20 +66,38 @@ const violationOwnerSchema = z
   .discriminatedUnion("isComputed", [
     z.object({
       isComputed: z.literal(true),
-      rule: z.enum(["key-shared", "failover"]).meta({ description: "key-shared: the key's sticky-key hash in the split valid then; failover: the partition's leader then." }),
+      rule: z
+        .enum(["key-shared", "failover"])
+        .meta({ description: "key-shared: the key's sticky-key hash in the split valid then; failover: the partition's leader then." }),
       owner: z.string().nullable(),
       hash: z.number().int().nullable().meta({ description: "Key_Shared: the broker's sticky-key hash of the key." }),
       range: z.tuple([z.number().int(), z.number().int()]).nullable(),
       partition: z.number().int().meta({ description: "-1 when the topic is not partitioned." }),
-      isPartitionRouted: z.boolean().meta({ description: "True when the partition was computed from the key with the producers' routing (BATON_PRODUCER_ROUTING)." }),
-      change: ownerChangeSchema.nullable().meta({ description: "The change of owner within the drill-down window around the violation; null: the owner was stable." }),
+      isPartitionRouted: z
+        .boolean()
+        .meta({ description: "True when the partition was computed from the key with the producers' routing (BATON_PRODUCER_ROUTING)." }),
+      change: ownerChangeSchema
+        .nullable()
+        .meta({ description: "The change of owner within the drill-down window around the violation; null: the owner was stable." }),
     }),
     z.object({
       isComputed: z.literal(false),
       reason: z.enum([
-        "no-owner-rule", "no-key", "key-not-utf8", "no-ranges", "ranges-not-of-this-line", "overlapping-ranges", "priority-level-unknown",
-        "consumer-name-unknown", "consumer-name-charset", "rule-disagrees-with-broker", "not-partitioned", "unknown-consumer",
-        "no-resource", "no-history", "partition-count-changed",
+        "no-owner-rule",
+        "no-key",
+        "key-not-utf8",
+        "no-ranges",
+        "ranges-not-of-this-line",
+        "overlapping-ranges",
+        "priority-level-unknown",
+        "consumer-name-unknown",
+        "consumer-name-charset",
+        "rule-disagrees-with-broker",
+        "not-partitioned",
+        "unknown-consumer",
+        "no-resource",
+        "no-history",
+        "partition-count-changed",
       ]),
       detail: z.string(),
     }),
@@ -132,9 +162,14 @@ export const violationTimelineSchema = z
         start: isoTime,
         end: isoTime,
         isPartial: z.boolean(),
-        total: violationCountsSchema.nullable().meta({ description: "null: no event at all was reported in this bucket (unobserved), which is not “no violation”." }),
+        total: violationCountsSchema
+          .nullable()
+          .meta({ description: "null: no event at all was reported in this bucket (unobserved), which is not “no violation”." }),
         byService: z.record(z.string(), violationCountsSchema),
-        increments: z.number().nullable().meta({ description: "Increments reported in the bucket (events, plus the per-minute counts of clients in violations+counts mode); null where nothing was reported (a silent reporter), 0 a quiet one. Only without a service filter." }),
+        increments: z.number().nullable().meta({
+          description:
+            "Increments reported in the bucket (events, plus the per-minute counts of clients in violations+counts mode); null where nothing was reported (a silent reporter), 0 a quiet one. Only without a service filter.",
+        }),
       }),
     ),
     totals: violationCountsSchema,
@@ -196,8 +231,11 @@ export const keyDrilldownSchema = z
         observedAt: isoTime,
         receivedAt: isoTime,
         resource: z.object({ topic: z.string(), subscription: z.string(), partition: z.number().int().nullable() }).nullable(),
-        othersInside: z.array(otherInsideSchema).nullable().meta({ description: "On a violation from a client that records who is inside: the workers inside when this one entered." }),
-        lock: z.string().nullable().meta({ description: "The lock the work ran under, \"<cluster>/<lock key>\", when the client named it." }),
+        othersInside: z
+          .array(otherInsideSchema)
+          .nullable()
+          .meta({ description: "On a violation from a client that records who is inside: the workers inside when this one entered." }),
+        lock: z.string().nullable().meta({ description: 'The lock the work ran under, "<cluster>/<lock key>", when the client named it.' }),
       }),
     ),
     eventLimit: z.number(),
@@ -215,13 +253,17 @@ export const keyDrilldownSchema = z
       z.object({
         eventId: z.string(),
         previousEntry: z.object({ eventId: z.string(), worker: z.string(), observedAt: isoTime, gapMs: z.number() }).nullable(),
-        othersInside: z.array(otherInsideSchema.extend({ insideForMs: z.number() })).meta({ description: "From the violation's own row: who was inside, and for how long, when this worker entered." }),
+        othersInside: z
+          .array(otherInsideSchema.extend({ insideForMs: z.number() }))
+          .meta({ description: "From the violation's own row: who was inside, and for how long, when this worker entered." }),
         insideDeploymentIds: z.array(z.string()),
         nearbyDeploymentIds: z.array(z.string()),
         leaderChangeIds: z.array(z.string()),
         lockChangeIds: z.array(z.string()),
         cause: violationCauseSchema,
-        owner: violationOwnerSchema.nullable().meta({ description: "Who owned the key at the violation's time, and whether that changed around it; null without a topic and subscription." }),
+        owner: violationOwnerSchema
+          .nullable()
+          .meta({ description: "Who owned the key at the violation's time, and whether that changed around it; null without a topic and subscription." }),
       }),
     ),
   })

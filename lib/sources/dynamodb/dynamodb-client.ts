@@ -35,8 +35,10 @@ export function describeDynamodbError(error: unknown, where: string): string {
   if (failure.name === "CredentialsProviderError") {
     return `DynamoDB ${where}: no AWS credentials (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or the source's profile)`;
   }
-  if (failure.name === "AccessDeniedException" || failure.name === "UnrecognizedClientException") return `DynamoDB ${where}: access denied (${failure.message ?? failure.name})`;
-  if (failure.name === "ProvisionedThroughputExceededException" || failure.name === "ThrottlingException") return `DynamoDB ${where}: throttled (${failure.name})`;
+  if (failure.name === "AccessDeniedException" || failure.name === "UnrecognizedClientException")
+    return `DynamoDB ${where}: access denied (${failure.message ?? failure.name})`;
+  if (failure.name === "ProvisionedThroughputExceededException" || failure.name === "ThrottlingException")
+    return `DynamoDB ${where}: throttled (${failure.name})`;
   const message = (failure.message ?? String(error)).split("\n")[0];
   return `DynamoDB ${where}: ${failure.name && failure.name !== "Error" ? `${failure.name}: ` : ""}${message}`;
 }

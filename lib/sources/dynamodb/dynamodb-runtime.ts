@@ -24,7 +24,10 @@ export function openDynamodbCycles(config: DynamodbSourceConfig, saved: CycleSta
 }
 
 /** DescribeTable: the table answers and is ACTIVE (ok), answers in another state (degraded), or not (down). */
-export async function checkDynamodbReachable(config: DynamodbSourceConfig, timeoutMs: number): Promise<{ status: "ok" | "degraded" | "down"; reason: string | null }> {
+export async function checkDynamodbReachable(
+  config: DynamodbSourceConfig,
+  timeoutMs: number,
+): Promise<{ status: "ok" | "degraded" | "down"; reason: string | null }> {
   const client = createDynamodbClient({ ...config, requestTimeoutMs: timeoutMs });
   try {
     const answer = await client.send(new DescribeTableCommand({ TableName: config.tableName }));

@@ -12,7 +12,12 @@ export const BATCH_GET_MAX_KEYS = 100;
 
 export type LockKey = { partitionKey: string; sortKey: string | null };
 
-export async function getLocks(client: DynamoDBClient, limiter: Pick<RateLimiter, "run">, options: Omit<ScanOptions, "pageSize" | "segments">, keys: LockKey[]): Promise<TableScan> {
+export async function getLocks(
+  client: DynamoDBClient,
+  limiter: Pick<RateLimiter, "run">,
+  options: Omit<ScanOptions, "pageSize" | "segments">,
+  keys: LockKey[],
+): Promise<TableScan> {
   const projection = projectionOf(options);
   const pages: ScanPage[] = [];
   const startedMs = Date.now();
@@ -29,7 +34,9 @@ export async function getLocks(client: DynamoDBClient, limiter: Pick<RateLimiter
     const answer = await limiter.run(() =>
       client.send(
         new BatchGetItemCommand({
-          RequestItems: { [options.tableName]: { Keys: batch, ConsistentRead: true, ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names } },
+          RequestItems: {
+            [options.tableName]: { Keys: batch, ConsistentRead: true, ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names },
+          },
           ReturnConsumedCapacity: "TOTAL",
         }),
       ),

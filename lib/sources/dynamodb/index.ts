@@ -71,11 +71,14 @@ export function createDynamodbHoldSource(
     expiryTimers.delete(observation.resourceKey);
     if (observation.holder === null || observation.expiresAt === null || onHints === null) return;
     const at = Date.parse(observation.expiresAt);
-    const timer = setTimeout(() => {
-      expiryTimers.delete(observation.resourceKey);
-      // Whether the lease ran out is for the read to tell: the holder may have renewed it.
-      onHints?.([{ key: observation.resourceKey, kind: "change", event: null, at: new Date().toISOString() }]);
-    }, Math.max(0, at - Date.now()) + 1);
+    const timer = setTimeout(
+      () => {
+        expiryTimers.delete(observation.resourceKey);
+        // Whether the lease ran out is for the read to tell: the holder may have renewed it.
+        onHints?.([{ key: observation.resourceKey, kind: "change", event: null, at: new Date().toISOString() }]);
+      },
+      Math.max(0, at - Date.now()) + 1,
+    );
     timer.unref();
     expiryTimers.set(observation.resourceKey, timer);
   }
@@ -84,7 +87,9 @@ export function createDynamodbHoldSource(
     const keys = { tableName: config.tableName, partitionKeyName: config.partitionKeyName, sortKeyName: config.sortKeyName };
     const byKey = refs?.map((ref) => located.get(ref.key));
     const isTargeted = byKey !== undefined && byKey.length < located.size && byKey.every((key) => key !== undefined);
-    const scan = isTargeted ? await getLocks(client, limiter, keys, byKey as LockKey[]) : await scanTable(client, limiter, { ...keys, pageSize: config.pageSize, segments: config.segments });
+    const scan = isTargeted
+      ? await getLocks(client, limiter, keys, byKey as LockKey[])
+      : await scanTable(client, limiter, { ...keys, pageSize: config.pageSize, segments: config.segments });
     const items: ReadTable["items"] = [];
     const errors: HoldReadError[] = [];
     for (const page of scan.pages) {
@@ -112,7 +117,9 @@ export function createDynamodbHoldSource(
         return { keys: [], errors: [{ message: describeDynamodbError(error, where) }], isComplete: false };
       }
       fresh = { read, atMs: Date.now() };
-      options.log?.(`dynamodb ${config.name}: read ${where}: ${read.items.length} items in ${read.scan.requests} Scan pages, ${read.scan.capacityUnits} read capacity units`);
+      options.log?.(
+        `dynamodb ${config.name}: read ${where}: ${read.items.length} items in ${read.scan.requests} Scan pages, ${read.scan.capacityUnits} read capacity units`,
+      );
       return { keys: read.items.map(({ item }) => ({ key: item.resourceKey, pattern })), errors: read.errors, isComplete: read.errors.length === 0 };
     },
 

@@ -55,7 +55,14 @@ export function toDetails(reading: LockReading): DynamodbLockDetails {
 export function toHoldObservation(reading: LockReading): HoldObservation {
   const { item } = reading;
   const details = toDetails(reading);
-  const base = { resourceKey: item.resourceKey, pattern: reading.pattern, observedAt: new Date(reading.observedMs).toISOString(), isSplit: false, waiters: [], details };
+  const base = {
+    resourceKey: item.resourceKey,
+    pattern: reading.pattern,
+    observedAt: new Date(reading.observedMs).toISOString(),
+    isSplit: false,
+    waiters: [],
+    details,
+  };
   const free = { ...base, holder: null, holderToken: null, expiresAt: null, ttlMs: null };
   if (item.isReleased) return { ...free, previousEnding: "RELEASED" };
   // No owner or no lease: not a lock the client wrote; nobody can be said to hold it.
@@ -74,5 +81,16 @@ export function toHoldObservation(reading: LockReading): HoldObservation {
 
 /** A lock Baton knew of whose item is gone: released with the item deleted (the client's default). */
 export function toAbsentObservation(resourceKey: string, pattern: string, observedMs: number): HoldObservation {
-  return { resourceKey, pattern, observedAt: new Date(observedMs).toISOString(), isSplit: false, holder: null, holderToken: null, expiresAt: null, ttlMs: null, waiters: [], details: {} };
+  return {
+    resourceKey,
+    pattern,
+    observedAt: new Date(observedMs).toISOString(),
+    isSplit: false,
+    holder: null,
+    holderToken: null,
+    expiresAt: null,
+    ttlMs: null,
+    waiters: [],
+    details: {},
+  };
 }

@@ -52,7 +52,13 @@ export function prefixRangeEnd(prefix: string): Buffer {
 }
 
 export function decodeKeyValue(kv: z.output<typeof keyValueSchema>): EtcdKeyValue {
-  return { key: fromBase64(kv.key), value: fromBase64(kv.value), createRevision: Number(kv.create_revision), modRevision: Number(kv.mod_revision), leaseId: kv.lease };
+  return {
+    key: fromBase64(kv.key),
+    value: fromBase64(kv.value),
+    createRevision: Number(kv.create_revision),
+    modRevision: Number(kv.mod_revision),
+    leaseId: kv.lease,
+  };
 }
 
 /** `answeredAt`: when the first page arrived, whose revision every page was read at. */
@@ -101,14 +107,21 @@ export async function readLeaseTimeToLive(transport: EtcdTransport, leaseId: str
   return { leaseId, ttlSeconds: Number(answer.data.TTL), grantedTtlSeconds: Number(answer.data.grantedTTL), answeredAt: answer.answeredAt };
 }
 
-export async function readStatus(transport: EtcdTransport, options: { timeoutMs?: number } = {}): Promise<{ version: string; revision: number; member: string }> {
+export async function readStatus(
+  transport: EtcdTransport,
+  options: { timeoutMs?: number } = {},
+): Promise<{ version: string; revision: number; member: string }> {
   const answer = await transport.call("maintenance/status", {}, statusSchema, options);
   return { version: answer.data.version, revision: Number(answer.data.header.revision), member: answer.member };
 }
 
 /** The current revision, from a range of at most one key (cheap, and allowed to a read-only user). */
 export async function readCurrentRevision(transport: EtcdTransport, prefix: string): Promise<number> {
-  const answer = await transport.call("kv/range", { key: toBase64(prefix), range_end: prefixRangeEnd(prefix).toString("base64"), limit: 1, count_only: true }, rangeSchema);
+  const answer = await transport.call(
+    "kv/range",
+    { key: toBase64(prefix), range_end: prefixRangeEnd(prefix).toString("base64"), limit: 1, count_only: true },
+    rangeSchema,
+  );
   return Number(answer.data.header.revision);
 }
 

@@ -135,7 +135,14 @@ export function createEtcdTransport(
    * while it waits in the queue) and covers the whole body for a unary call, only the headers
    * for a stream.
    */
-  async function send<T>(endpoint: string, path: string, body: unknown, timeoutMs: number, outer: AbortSignal | undefined, take: (response: GatewayResponse) => Promise<T>): Promise<T> {
+  async function send<T>(
+    endpoint: string,
+    path: string,
+    body: unknown,
+    timeoutMs: number,
+    outer: AbortSignal | undefined,
+    take: (response: GatewayResponse) => Promise<T>,
+  ): Promise<T> {
     return limiter.run(async () => {
       let isBodyKept = false;
       const controller = new AbortController();
@@ -147,7 +154,14 @@ export function createEtcdTransport(
       try {
         // undici's request() rather than fetch(): a full read is thousands of small calls, and
         // fetch's WHATWG layers cost several times the CPU per call.
-        const response = await agent.request({ origin: new URL(endpoint).origin, path: `${basePathOf(endpoint)}/v3/${path}`, method: "POST", headers, body: JSON.stringify(body), signal: controller.signal });
+        const response = await agent.request({
+          origin: new URL(endpoint).origin,
+          path: `${basePathOf(endpoint)}/v3/${path}`,
+          method: "POST",
+          headers,
+          body: JSON.stringify(body),
+          signal: controller.signal,
+        });
         const taken = await take(toGatewayResponse(response));
         // A stream's body is read after this returns: it stays bound to the caller's signal.
         isBodyKept = outer !== undefined && response.statusCode < 300 && !response.body.bodyUsed;
@@ -165,13 +179,23 @@ export function createEtcdTransport(
     });
   }
 
-  const readAnswer = async (response: GatewayResponse): Promise<Answer> => ({ status: response.status, ok: response.ok, text: await response.body.text(), answeredAt: new Date().toISOString() });
+  const readAnswer = async (response: GatewayResponse): Promise<Answer> => ({
+    status: response.status,
+    ok: response.ok,
+    text: await response.body.text(),
+    answeredAt: new Date().toISOString(),
+  });
 
   async function authenticate(endpoint: string, timeoutMs: number): Promise<void> {
     token = null;
     const answer = await send(endpoint, "auth/authenticate", { name: credentials!.user, password: credentials!.password }, timeoutMs, undefined, readAnswer);
     if (!answer.ok) {
-      throw new EtcdSourceError("answer", memberOf(endpoint), `authentication as "${credentials!.user}" failed (${describeFailure(answer.text)}): check user and password`, answer.status);
+      throw new EtcdSourceError(
+        "answer",
+        memberOf(endpoint),
+        `authentication as "${credentials!.user}" failed (${describeFailure(answer.text)}): check user and password`,
+        answer.status,
+      );
     }
     token = authenticateSchema.parse(JSON.parse(answer.text)).token;
   }
@@ -180,17 +204,37 @@ export function createEtcdTransport(
    * Sends to one member: authenticates first when needed, and once more if the token expired
    * (etcd's simple tokens lapse after 5 minutes unused). `take` reads a 2xx response.
    */
-  async function sendAuthenticated<T>(endpoint: string, path: string, body: unknown, timeoutMs: number, outer: AbortSignal | undefined, take: (response: GatewayResponse) => Promise<T>): Promise<T> {
+  async function sendAuthenticated<T>(
+    endpoint: string,
+    path: string,
+    body: unknown,
+    timeoutMs: number,
+    outer: AbortSignal | undefined,
+    take: (response: GatewayResponse) => Promise<T>,
+  ): Promise<T> {
     if (credentials && token === null) await authenticate(endpoint, timeoutMs);
     const attempt = () =>
-      send(endpoint, path, body, timeoutMs, outer, async (response): Promise<{ result: T } | { failure: Answer }> => (response.ok ? { result: await take(response) } : { failure: await readAnswer(response) }));
+      send(
+        endpoint,
+        path,
+        body,
+        timeoutMs,
+        outer,
+        async (response): Promise<{ result: T } | { failure: Answer }> =>
+          response.ok ? { result: await take(response) } : { failure: await readAnswer(response) },
+      );
     let outcome = await attempt();
     if ("failure" in outcome && credentials && isAuthFailure(outcome.failure.status, describeFailure(outcome.failure.text))) {
       await authenticate(endpoint, timeoutMs);
       outcome = await attempt();
     }
     if ("failure" in outcome) {
-      throw new EtcdSourceError("answer", memberOf(endpoint), `${path}: HTTP ${outcome.failure.status}: ${describeFailure(outcome.failure.text)}`, outcome.failure.status);
+      throw new EtcdSourceError(
+        "answer",
+        memberOf(endpoint),
+        `${path}: HTTP ${outcome.failure.status}: ${describeFailure(outcome.failure.text)}`,
+        outcome.failure.status,
+      );
     }
     return outcome.result;
   }
@@ -228,7 +272,11 @@ export function createEtcdTransport(
         const parsed = schema.safeParse(json);
         if (!parsed.success) {
           const issue = parsed.error.issues[0]!;
-          throw new EtcdSourceError("invalid-response", memberOf(endpoint), `unexpected answer to ${path}: ${issue.path.join(".") || "(root)"} ${issue.message}`);
+          throw new EtcdSourceError(
+            "invalid-response",
+            memberOf(endpoint),
+            `unexpected answer to ${path}: ${issue.path.join(".") || "(root)"} ${issue.message}`,
+          );
         }
         return { data: parsed.data, answeredAt: answer.answeredAt, member: memberOf(endpoint) };
       });

@@ -12,7 +12,12 @@ import type { KeyIndex } from "./key-index";
 export type LeaseAtDelete = "alive" | "gone";
 
 /** One LeaseTimeToLive per lease of the deleted keys Baton knows; a lease it could not ask about is absent (the caller falls back on the known expiry). */
-export async function readLeasesAtDelete(transport: EtcdTransport, events: WatchEvent[], index: KeyIndex, log?: (line: string) => void): Promise<Map<string, LeaseAtDelete>> {
+export async function readLeasesAtDelete(
+  transport: EtcdTransport,
+  events: WatchEvent[],
+  index: KeyIndex,
+  log?: (line: string) => void,
+): Promise<Map<string, LeaseAtDelete>> {
   const leaseIds = new Set(events.flatMap((event) => (event.type === "DELETE" ? (index.find(event.kv.key)?.leaseId ?? []) : [])));
   const states = new Map<string, LeaseAtDelete>();
   await Promise.all(
@@ -23,7 +28,9 @@ export async function readLeasesAtDelete(transport: EtcdTransport, events: Watch
         states.set(leaseId, lease.ttlSeconds >= 0 ? "alive" : "gone");
         index.setLease(lease);
       } catch (error) {
-        log?.(`etcd lease ${leaseHexOf(leaseId)} could not be read at its key's delete (${error instanceof Error ? error.message : String(error)}); its ending is judged from the expiry last read`);
+        log?.(
+          `etcd lease ${leaseHexOf(leaseId)} could not be read at its key's delete (${error instanceof Error ? error.message : String(error)}); its ending is judged from the expiry last read`,
+        );
       }
     }),
   );

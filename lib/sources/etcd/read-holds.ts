@@ -99,7 +99,8 @@ export function createHoldReader(transport: EtcdTransport, prefixes: EtcdWatched
           if (asked.length >= WHOLE_PREFIX_MIN) {
             try {
               const range = await readWholePrefix(watched);
-              for (const ref of asked) readings.push({ ref, contenders: range.contenders.get(ref.key) ?? [], revision: range.revision, observedAt: range.observedAt });
+              for (const ref of asked)
+                readings.push({ ref, contenders: range.contenders.get(ref.key) ?? [], revision: range.revision, observedAt: range.observedAt });
             } catch (error) {
               for (const ref of asked) errors.push({ key: ref.key, message: messageOf(error) });
             }
@@ -153,7 +154,16 @@ export function createHoldReader(transport: EtcdTransport, prefixes: EtcdWatched
         }
         for (const contender of reading.contenders) index.remember(contender.key, contender.resourceKey, contender.leaseId);
         index.retain(reading.ref.key, new Set(reading.contenders.map((c) => c.key)));
-        observations.push(toHoldObservation({ resourceKey: reading.ref.key, pattern: reading.ref.pattern, contenders: reading.contenders, revision: reading.revision, observedAt: reading.observedAt, lease }));
+        observations.push(
+          toHoldObservation({
+            resourceKey: reading.ref.key,
+            pattern: reading.ref.pattern,
+            contenders: reading.contenders,
+            revision: reading.revision,
+            observedAt: reading.observedAt,
+            lease,
+          }),
+        );
       }
       return { observations, errors };
     },

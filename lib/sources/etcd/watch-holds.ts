@@ -86,7 +86,13 @@ export async function watchHolds(options: WatchHoldsOptions): Promise<HoldWatche
         }
         const stream = await transport.stream(
           "watch",
-          { create_request: { key: toBase64(watched.prefix), range_end: prefixRangeEnd(watched.prefix).toString("base64"), start_revision: String(nextRevision) } },
+          {
+            create_request: {
+              key: toBase64(watched.prefix),
+              range_end: prefixRangeEnd(watched.prefix).toString("base64"),
+              start_revision: String(nextRevision),
+            },
+          },
           controller.signal,
         );
         for await (const line of stream.lines) {
@@ -129,7 +135,10 @@ export async function watchHolds(options: WatchHoldsOptions): Promise<HoldWatche
         if (controller.signal.aborted) break;
         const message = error instanceof Error ? error.message : String(error);
         // One line per outage, not one per attempt.
-        if (message !== lastFailure) options.log?.(`etcd watch of "${watched.prefix}" interrupted (${message}); ${nextRevision === null ? "starting when etcd answers" : `resuming from revision ${nextRevision}`}`);
+        if (message !== lastFailure)
+          options.log?.(
+            `etcd watch of "${watched.prefix}" interrupted (${message}); ${nextRevision === null ? "starting when etcd answers" : `resuming from revision ${nextRevision}`}`,
+          );
         lastFailure = message;
         settled();
       } finally {

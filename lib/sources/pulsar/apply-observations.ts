@@ -29,7 +29,12 @@ export type CycleOutcome = {
 };
 
 /** Known resources of the topic that this poll did not return: stale (left out) or gone. */
-function markUnobserved(known: TopicStates | undefined, observed: readonly (ResourceState | undefined)[], result: TopicFetchResult & { isOk: true }, pollAt: string): ResourceState[] {
+function markUnobserved(
+  known: TopicStates | undefined,
+  observed: readonly (ResourceState | undefined)[],
+  result: TopicFetchResult & { isOk: true },
+  pollAt: string,
+): ResourceState[] {
   const seen = new Set(observed);
   const missing = new Set(result.missingPartitions);
   const covered = result.onlyPartitions ? new Set(result.onlyPartitions) : null;
@@ -38,9 +43,7 @@ function markUnobserved(known: TopicStates | undefined, observed: readonly (Reso
     if (seen.has(prev) || prev.goneAt !== null) continue;
     if (covered !== null && !covered.has(prev.partition)) continue; // not read this time: left as it is
     states.push(
-      missing.has(prev.partition)
-        ? markStale(prev, `the broker left partition ${prev.partition} out of partitioned-stats`, pollAt)
-        : markGone(prev, pollAt), // the subscription (or partition) no longer exists
+      missing.has(prev.partition) ? markStale(prev, `the broker left partition ${prev.partition} out of partitioned-stats`, pollAt) : markGone(prev, pollAt), // the subscription (or partition) no longer exists
     );
   }
   return states;
@@ -91,7 +94,11 @@ export function applyObservations(input: CycleInput): CycleOutcome {
         for (const change of detection.changes) changes.push(change);
       }
     }
-    if (result.missingPartitions.length > 0) errors.push({ topic: result.topic.fullName, message: `the broker left partitions ${[...new Set(result.missingPartitions)].join(", ")} out of partitioned-stats` });
+    if (result.missingPartitions.length > 0)
+      errors.push({
+        topic: result.topic.fullName,
+        message: `the broker left partitions ${[...new Set(result.missingPartitions)].join(", ")} out of partitioned-stats`,
+      });
     // Counting first: a topic whose every known resource was observed again (nearly all) needs no set.
     if (known !== undefined && (result.onlyPartitions !== undefined || countActive(prevs) !== countActive(statesOf(known)))) {
       for (const state of markUnobserved(known, prevs, result, at)) states.push(state);

@@ -169,7 +169,12 @@ const NO_CHANGES: DetectedChange[] = [];
  * consumer joining or leaving reshuffles partitions whose holder stayed: the rule's "what moves"
  * answers that, not "who is next").
  */
-function scoreHolderChange(kind: ChangeKind, prev: ResourceState, toHolder: string | null, diff: { added: string[]; removed: string[] }): ChangePrediction | null {
+function scoreHolderChange(
+  kind: ChangeKind,
+  prev: ResourceState,
+  toHolder: string | null,
+  diff: { added: string[]; removed: string[] },
+): ChangePrediction | null {
   const isHolderLeaving = diff.added.length === 0 && diff.removed.length === 1 && diff.removed[0] === prev.holder;
   if (!isHolderLeaving) return null;
   return scorePrediction(kind, predictNextConsumer({ ...prev, consumers: prev.consumers.map((c) => c.name) }), toHolder);
@@ -242,7 +247,15 @@ export function detectChanges(prev: ResourceState | undefined, obs: Observation,
     // The holder stayed connected while consumers joined and left within the poll: the rule,
     // replayed over the sets in between, may have handed it away and back.
     if (transition === null && !isDuringGap) {
-      const replay = replayConsumerChurn({ topic: obs.topic, partition: obs.partition, subscriptionType: obs.subscriptionType ?? prev.subscriptionType, holder: obs.holder, before: prev.consumers.map((c) => c.name), added: consumerDiff.added, removed: consumerDiff.removed });
+      const replay = replayConsumerChurn({
+        topic: obs.topic,
+        partition: obs.partition,
+        subscriptionType: obs.subscriptionType ?? prev.subscriptionType,
+        holder: obs.holder,
+        before: prev.consumers.map((c) => c.name),
+        added: consumerDiff.added,
+        removed: consumerDiff.removed,
+      });
       if (replay !== null) push("REPLAYED_FLAP", prev.holder, obs.holder, { via: replay.via, isCertain: replay.isCertain });
     }
 

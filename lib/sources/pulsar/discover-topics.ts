@@ -17,7 +17,12 @@ export type WatchedTopic = {
 const SYSTEM_TENANT = "pulsar";
 
 function globToRegExp(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  return new RegExp(
+    `^${pattern
+      .split("*")
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
 }
 
 async function resolveNamespaces(target: PulsarClusterConfig, scope: ScopeConfig, limiter: RateLimiter): Promise<string[]> {

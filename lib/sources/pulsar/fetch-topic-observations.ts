@@ -35,7 +35,12 @@ function describeError(error: unknown, target: PulsarClusterConfig, topic: Watch
 export type FetchOptions = { isUrgent?: boolean };
 
 /** One stats request for one topic (all partitions at once), turned into observations. */
-export async function fetchTopicObservations(target: PulsarClusterConfig, topic: WatchedTopic, limiter: RateLimiter, options: FetchOptions = {}): Promise<TopicFetchResult> {
+export async function fetchTopicObservations(
+  target: PulsarClusterConfig,
+  topic: WatchedTopic,
+  limiter: RateLimiter,
+  options: FetchOptions = {},
+): Promise<TopicFetchResult> {
   try {
     if (!topic.isPartitioned) {
       const stats = await limiter.run(() => getTopicStats(target, topic.name), 1, options);
@@ -72,7 +77,15 @@ export async function fetchPartitionObservations(
     const partitionName = { ...topic.name, local: `${topic.name.local}-partition-${partition}` };
     const stats = await limiter.run(() => getTopicStats(target, partitionName), 1, options);
     const observedAt = new Date().toISOString();
-    return { topic, isOk: true, observedAt, observations: observeTopicStats(topic.name, partition, stats), missingPartitions: [], partitionCount: 0, onlyPartitions: [partition] };
+    return {
+      topic,
+      isOk: true,
+      observedAt,
+      observations: observeTopicStats(topic.name, partition, stats),
+      missingPartitions: [],
+      partitionCount: 0,
+      onlyPartitions: [partition],
+    };
   } catch (error) {
     return { topic, isOk: false, observedAt: new Date().toISOString(), ...describeError(error, target, topic) };
   }

@@ -23,9 +23,13 @@ const scopeSchema = z
     tenants: z.array(z.string().regex(/^[\w.-]+$/, { message: "must be a tenant name" })).default([]),
     namespaces: z.array(z.string().regex(/^[\w.-]+\/[\w.-]+$/, { message: "must be tenant/namespace" })).default([]),
     /** Full topic names or patterns with `*`, e.g. persistent://acme/orders/user-events-*. */
-    topics: z.array(z.string().regex(/^(persistent|non-persistent):\/\/[\w.-]+\/[\w.-]+\/[\w.*-]+$/, {
-      message: "must be persistent://tenant/namespace/topic (with * as a wildcard)",
-    })).default([]),
+    topics: z
+      .array(
+        z.string().regex(/^(persistent|non-persistent):\/\/[\w.-]+\/[\w.-]+\/[\w.*-]+$/, {
+          message: "must be persistent://tenant/namespace/topic (with * as a wildcard)",
+        }),
+      )
+      .default([]),
   })
   .strict()
   .transform((scope) => ({

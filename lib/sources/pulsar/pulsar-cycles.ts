@@ -124,7 +124,9 @@ export function openPulsarCycles(cluster: PulsarClusterConfig, saved: ResourceSt
       }
       discoveryMs = performance.now() - discoveryStart;
     }
-    const results = await Promise.all(rotate(topics, cycle++).map((topic) => fetchTopicObservations(cluster, topic, limiter).then((result) => shareKnownParts(result, states))));
+    const results = await Promise.all(
+      rotate(topics, cycle++).map((topic) => fetchTopicObservations(cluster, topic, limiter).then((result) => shareKnownParts(result, states))),
+    );
     return { startedAtMs, results, errors, removedTopics, isDiscoveryDown, discoveryMs };
   }
 

@@ -6,7 +6,13 @@ import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 import { identityOf } from "@/lib/sources/kind-identity";
 import { pulsarDescription } from "@/lib/sources/pulsar/pulsar-description";
 import { openPulsarCycles } from "@/lib/sources/pulsar/pulsar-cycles";
-import { type PulsarClusterConfig, type PulsarClusterEntry, pulsarClusterSchema, resolvePulsarCluster, type ScopeConfig } from "@/lib/sources/pulsar/pulsar-config";
+import {
+  type PulsarClusterConfig,
+  type PulsarClusterEntry,
+  pulsarClusterSchema,
+  resolvePulsarCluster,
+  type ScopeConfig,
+} from "@/lib/sources/pulsar/pulsar-config";
 import { PulsarAdminError, requestAdmin } from "@/lib/pulsar/transport";
 
 const clusterListSchema = z.array(z.string());

@@ -33,7 +33,8 @@ export function replayConsumerChurn(input: ChurnReplayInput): ChurnReplay | null
   const { holder, before, added, removed } = input;
   const events = [...added.map((name) => ({ name, isJoin: true })), ...removed.map((name) => ({ name, isJoin: false }))];
   // One event has no set in between; the holder must stay in every set.
-  if (input.subscriptionType !== "Failover" || holder === null || events.length < 2 || events.length > MAX_REPLAYED_EVENTS || removed.includes(holder)) return null;
+  if (input.subscriptionType !== "Failover" || holder === null || events.length < 2 || events.length > MAX_REPLAYED_EVENTS || removed.includes(holder))
+    return null;
   const target = failoverTargetOf(input.topic, input.partition);
   const activeOf = (names: string[]) => pickActiveConsumer(toFailoverConsumers(names), target, FAILOVER_RULE_OPTIONS);
   // Baton's inputs must be the broker's: the rule picks the observed holder at both ends.

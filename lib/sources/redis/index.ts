@@ -43,7 +43,11 @@ export type RedisLockSource = {
    * onResync: hints were lost (reconnect, flush): read everything. onError: setting hints up
    * again after a reconnect failed (the next reconnect retries; polls go on).
    */
-  watch(onKeys: (keys: KeyHint[]) => void, onResync: (reason: string) => void, onError?: (error: Error) => void): Promise<{ stop(): Promise<void>; readonly mode: WatchMode; readonly pollOnlyPatterns: string[] }>;
+  watch(
+    onKeys: (keys: KeyHint[]) => void,
+    onResync: (reason: string) => void,
+    onError?: (error: Error) => void,
+  ): Promise<{ stop(): Promise<void>; readonly mode: WatchMode; readonly pollOnlyPatterns: string[] }>;
   close(): Promise<void>;
 };
 
@@ -142,7 +146,10 @@ export function createRedisLockSource(config: RedisClusterConfig, limiter?: Requ
       }
       const listed = await listMasters();
       if (listed.masters.length === 0) {
-        return { observations: [], errors: [...errors, ...listed.errors, ...toRead.map(({ key }) => ({ key, message: listed.errors[0]?.message ?? "no master" }))] };
+        return {
+          observations: [],
+          errors: [...errors, ...listed.errors, ...toRead.map(({ key }) => ({ key, message: listed.errors[0]?.message ?? "no master" }))],
+        };
       }
       const { readings, failures } = await readLocks(masterSet.route(listed.masters, toRead), budget);
       const result = toLockObservations({
@@ -158,7 +165,9 @@ export function createRedisLockSource(config: RedisClusterConfig, limiter?: Requ
     async watch(onKeys, onResync, onError) {
       const { masters } = await listMasters();
       const watchers = await Promise.all(
-        masters.map((master) => watchLockKeys({ endpoint: master.endpoint, name: `baton-${config.name}`, patterns: config.patterns, onKeys, onResync, onError })),
+        masters.map((master) =>
+          watchLockKeys({ endpoint: master.endpoint, name: `baton-${config.name}`, patterns: config.patterns, onKeys, onResync, onError }),
+        ),
       );
       const stop = async () => {
         await Promise.all(watchers.map((watcher) => watcher.stop()));

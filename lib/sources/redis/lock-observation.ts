@@ -62,7 +62,9 @@ function expiry(observedAt: string, pttlMs: number | null): { expiresAt: string 
 type PatternLookup = (pattern: string) => { config: RedisLockPattern | undefined; holderRegex: RegExp | null };
 
 function createPatternLookup(patterns: RedisLockPattern[]): PatternLookup {
-  const byMatch = new Map(patterns.map((pattern) => [pattern.match, { config: pattern, holderRegex: pattern.holderPattern ? new RegExp(pattern.holderPattern) : null }]));
+  const byMatch = new Map(
+    patterns.map((pattern) => [pattern.match, { config: pattern, holderRegex: pattern.holderPattern ? new RegExp(pattern.holderPattern) : null }]),
+  );
   return (match) => byMatch.get(match) ?? { config: undefined, holderRegex: null };
 }
 
@@ -77,7 +79,10 @@ function observeOneMaster(reading: LockReading, lookup: PatternLookup): LockObse
   if (ownership.reentrancy !== null) details.reentrancy = ownership.reentrancy;
   if (ownership.otherFields) details.otherFields = ownership.otherFields;
   if (reading.queueTimeouts.length > 0) {
-    details.waiterTimeouts = reading.queueTimeouts.map(({ waiter, timeoutAt }) => ({ waiter: makeReadable(waiter, reading.layout, holderRegex), timeoutAt: new Date(timeoutAt).toISOString() }));
+    details.waiterTimeouts = reading.queueTimeouts.map(({ waiter, timeoutAt }) => ({
+      waiter: makeReadable(waiter, reading.layout, holderRegex),
+      timeoutAt: new Date(timeoutAt).toISOString(),
+    }));
   }
   return {
     resourceKey: reading.key,
@@ -130,7 +135,10 @@ function observeRedlock(key: KeyToRead, readings: LockReading[], masters: string
   );
   const details: Record<string, unknown> = { layout: key.layout, redlock: true, majority, masters: mastersDetail, mustBeHeld: config?.mustBeHeld ?? false };
   if (unknownMasters.length > 0) details.unansweredMasters = unknownMasters.map((master) => ({ master, message: unknown.get(master) ?? "no answer" }));
-  const masterErrors: ObservationError[] = unknownMasters.map((master) => ({ master, message: unknown.get(master) ?? readings.find((reading) => reading.master === master)?.error ?? "no answer" }));
+  const masterErrors: ObservationError[] = unknownMasters.map((master) => ({
+    master,
+    message: unknown.get(master) ?? readings.find((reading) => reading.master === master)?.error ?? "no answer",
+  }));
 
   // Decided: a token has its majority, or no token (not even one hidden on the unanswered
   // masters) could still reach one.
@@ -141,7 +149,10 @@ function observeRedlock(key: KeyToRead, readings: LockReading[], masters: string
       observation: null,
       errors: [
         ...masterErrors,
-        { key: key.key, message: `Redlock group cannot decide who holds ${key.key}: ${seen} of ${answered.length} answering masters, ${unknownMasters.length} of ${masters.length} did not answer (a holder needs ${majority})` },
+        {
+          key: key.key,
+          message: `Redlock group cannot decide who holds ${key.key}: ${seen} of ${answered.length} answering masters, ${unknownMasters.length} of ${masters.length} did not answer (a holder needs ${majority})`,
+        },
       ],
     };
   }
@@ -152,7 +163,18 @@ function observeRedlock(key: KeyToRead, readings: LockReading[], masters: string
     const isSplit = leader !== null;
     if (isSplit) details.split = Object.fromEntries(ranked.map(([token, count]) => [shortenToken(token), count]));
     return {
-      observation: { resourceKey: key.key, pattern: key.pattern, holder: null, holderToken: null, expiresAt: null, ttlMs: null, waiters, observedAt, isSplit, details },
+      observation: {
+        resourceKey: key.key,
+        pattern: key.pattern,
+        holder: null,
+        holderToken: null,
+        expiresAt: null,
+        ttlMs: null,
+        waiters,
+        observedAt,
+        isSplit,
+        details,
+      },
       errors: masterErrors,
     };
   }

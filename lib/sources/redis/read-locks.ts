@@ -40,7 +40,11 @@ export function redissonCompanionKey(prefix: "redisson_lock_queue" | "redisson_l
 }
 
 function commandsFor(read: KeyToRead): Command[] {
-  if (read.layout === "token") return [["GET", read.key], ["PTTL", read.key]];
+  if (read.layout === "token")
+    return [
+      ["GET", read.key],
+      ["PTTL", read.key],
+    ];
   return [
     ["HGETALL", read.key],
     ["PTTL", read.key],

@@ -121,15 +121,21 @@ export const redisClusterSchema = z
   .strict()
   .superRefine((config, ctx) => {
     if (config.url && config.urls) ctx.addIssue({ code: "custom", message: "set url (one master) or urls (a Redlock group), not both", path: ["urls"] });
-    if (!config.url && !config.urls) ctx.addIssue({ code: "custom", message: "is required: set url (one master) or urls (a Redlock group of 3 or 5 masters)", path: ["url"] });
+    if (!config.url && !config.urls)
+      ctx.addIssue({ code: "custom", message: "is required: set url (one master) or urls (a Redlock group of 3 or 5 masters)", path: ["url"] });
     if (config.urls && !(REDLOCK_GROUP_SIZES as readonly number[]).includes(config.urls.length)) {
       const hint = config.urls.length === 1 ? "; for one master set url" : "";
-      ctx.addIssue({ code: "custom", message: `must list 3 or 5 independent masters for a Redlock group (a majority of an even group can tie)${hint}`, path: ["urls"] });
+      ctx.addIssue({
+        code: "custom",
+        message: `must list 3 or 5 independent masters for a Redlock group (a majority of an even group can tie)${hint}`,
+        path: ["urls"],
+      });
     }
     if (config.urls && new Set(config.urls).size !== config.urls.length) {
       ctx.addIssue({ code: "custom", message: "lists the same master twice: a Redlock group needs independent masters", path: ["urls"] });
     }
-    if (config.cluster && config.urls) ctx.addIssue({ code: "custom", message: "cannot be combined with urls: a Redlock group of Redis Clusters is not supported", path: ["cluster"] });
+    if (config.cluster && config.urls)
+      ctx.addIssue({ code: "custom", message: "cannot be combined with urls: a Redlock group of Redis Clusters is not supported", path: ["cluster"] });
     if (config.password && config.passwordFile) ctx.addIssue({ code: "custom", message: "set password or passwordFile, not both", path: ["passwordFile"] });
     const seen = new Set<string>();
     config.patterns.forEach((pattern, index) => {

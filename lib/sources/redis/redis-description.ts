@@ -20,7 +20,8 @@ export const redisDescription = describeKind({
     const head = waiters[0] ?? null;
     if (details.redlock === true) return cannotPredict("no-queue", "a Redlock group has no queue: whoever retries first after a release takes it");
     if (head !== null) return { holder: head, reason: null, detail: null };
-    if (details.layout === "redisson") return cannotPredict("no-queue", "nobody is in redisson_lock_queue: a plain Redisson lock has no queue, and a fair lock's is empty");
+    if (details.layout === "redisson")
+      return cannotPredict("no-queue", "nobody is in redisson_lock_queue: a plain Redisson lock has no queue, and a fair lock's is empty");
     return cannotPredict("no-queue", "a SET NX lock has no queue: whoever retries first after a release takes it");
   },
 });

@@ -35,9 +35,7 @@ function escapeRegex(text: string): string {
 
 function classToRegex(source: string): string {
   const negated = source.startsWith("^");
-  const body = (negated ? source.slice(1) : source)
-    .replace(/\\(.)/g, (_, char: string) => escapeRegex(char))
-    .replace(/[\]\\^]/g, "\\$&");
+  const body = (negated ? source.slice(1) : source).replace(/\\(.)/g, (_, char: string) => escapeRegex(char)).replace(/[\]\\^]/g, "\\$&");
   return `[${negated ? "^" : ""}${body}]`;
 }
 

@@ -61,7 +61,10 @@ export function openRedisCycles(config: RedisSourceConfig, saved: CycleStates, l
 }
 
 /** PING every master: all answer (ok), some do (degraded: a Redlock majority may still decide), none (down). */
-export async function checkRedisReachable(config: RedisSourceConfig, timeoutMs: number): Promise<{ status: "ok" | "degraded" | "down"; reason: string | null }> {
+export async function checkRedisReachable(
+  config: RedisSourceConfig,
+  timeoutMs: number,
+): Promise<{ status: "ok" | "degraded" | "down"; reason: string | null }> {
   const endpoints = resolveEndpoints(config);
   const failures: string[] = [];
   await Promise.all(

@@ -138,7 +138,8 @@ export async function watchLockKeys(options: WatchLockKeysOptions): Promise<Lock
     if (prefixes.length > 0) await subscriber.subscribe(INVALIDATE_CHANNEL);
     const { flags, reason } = await readNotifyFlags(tracker);
     const enabled = hasKeyspaceNotifications(flags, patterns);
-    notifications = enabled === null ? { state: "unknown", reason } : { state: enabled ? "on" : "off", reason: enabled ? null : `notify-keyspace-events is "${flags}"` };
+    notifications =
+      enabled === null ? { state: "unknown", reason } : { state: enabled ? "on" : "off", reason: enabled ? null : `notify-keyspace-events is "${flags}"` };
     isNotifying = enabled === true;
     if (isNotifying) await subscriber.psubscribe(...patterns.map((pattern) => `${keyspacePrefix}${pattern.match}`));
   }

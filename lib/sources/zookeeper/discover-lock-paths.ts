@@ -57,7 +57,10 @@ export function createDiscovery(
       return;
     }
     if (depth >= root.maxDepth) return;
-    const unknown = children.filter((name) => parseContender(name) === null).map((name) => childPath(path, name)).filter((child) => !foundUnderRoot.has(child) && !configured.has(child));
+    const unknown = children
+      .filter((name) => parseContender(name) === null)
+      .map((name) => childPath(path, name))
+      .filter((child) => !foundUnderRoot.has(child) && !configured.has(child));
     await Promise.all(unknown.map((child) => inspect(child)));
   }
 

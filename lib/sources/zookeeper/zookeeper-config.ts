@@ -28,14 +28,18 @@ export const zookeeperRecipeSchema = z.enum(["curator-mutex", "curator-leader-la
 const znodePath = z
   .string()
   .trim()
-  .refine((value) => value === "/" || /^(\/[^/\u0000]+)+$/.test(value), { message: "must be an absolute ZooKeeper path such as /locks/daily-job (no trailing '/')" })
+  .refine((value) => value === "/" || /^(\/[^/\u0000]+)+$/.test(value), {
+    message: "must be an absolute ZooKeeper path such as /locks/daily-job (no trailing '/')",
+  })
   .refine((value) => !value.split("/").some((part) => part === "." || part === ".."), { message: "must not contain '.' or '..' segments" });
 
 /** A host:port list, with an optional chroot: "zk1:2181,zk2:2181/app". */
 const connectString = z
   .string()
   .trim()
-  .refine((value) => /^[^\s/,:]+:\d{1,5}(,[^\s/,:]+:\d{1,5})*(\/[^\s]*)?$/.test(value), { message: "must be host:port[,host:port...][/chroot], e.g. zk1:2181,zk2:2181" });
+  .refine((value) => /^[^\s/,:]+:\d{1,5}(,[^\s/,:]+:\d{1,5})*(\/[^\s]*)?$/.test(value), {
+    message: "must be host:port[,host:port...][/chroot], e.g. zk1:2181,zk2:2181",
+  });
 
 const digestCredentials = z.string().regex(/^[^:\s]+:.+$/, { message: "must be user:password" });
 
@@ -88,7 +92,8 @@ export const zookeeperClusterSchema = z
   })
   .strict()
   .superRefine((config, ctx) => {
-    if (!config.paths && !config.root) ctx.addIssue({ code: "custom", message: "is required: list the lock paths to watch, or set root to find every lock under it", path: ["paths"] });
+    if (!config.paths && !config.root)
+      ctx.addIssue({ code: "custom", message: "is required: list the lock paths to watch, or set root to find every lock under it", path: ["paths"] });
     if (config.paths && config.paths.length === 0) ctx.addIssue({ code: "custom", message: "must name at least one lock path", path: ["paths"] });
     if (config.digest && config.digestFile) ctx.addIssue({ code: "custom", message: "set digest or digestFile, not both", path: ["digestFile"] });
     const seen = new Set<string>();

@@ -136,7 +136,10 @@ export function createZookeeperConnection(options: ZookeeperConnectionOptions): 
       boundTimer = null;
       if (client !== current || isConnected || isClosed) return;
       if (dropOpenSocket(current)) {
-        if (droppedInARow === 0) options.log?.(`ZooKeeper ${options.connectString}: connected but no session within ${sessionBoundMs(options)} ms; connecting again (every ${sessionBoundMs(options)} ms until a session completes)`);
+        if (droppedInARow === 0)
+          options.log?.(
+            `ZooKeeper ${options.connectString}: connected but no session within ${sessionBoundMs(options)} ms; connecting again (every ${sessionBoundMs(options)} ms until a session completes)`,
+          );
         droppedInARow += 1;
       }
       armSessionBound(current);
@@ -154,7 +157,8 @@ export function createZookeeperConnection(options: ZookeeperConnectionOptions): 
     next.on("state", (state) => {
       if (client !== next) return;
       if (state === zookeeper.State.SYNC_CONNECTED || state === zookeeper.State.CONNECTED_READ_ONLY) {
-        if (droppedInARow > 0) options.log?.(`ZooKeeper ${options.connectString}: session established after ${droppedInARow} dropped connection${droppedInARow === 1 ? "" : "s"}`);
+        if (droppedInARow > 0)
+          options.log?.(`ZooKeeper ${options.connectString}: session established after ${droppedInARow} dropped connection${droppedInARow === 1 ? "" : "s"}`);
         droppedInARow = 0;
         if (boundTimer !== null) clearTimeout(boundTimer);
         boundTimer = null;
@@ -195,7 +199,11 @@ export function createZookeeperConnection(options: ZookeeperConnectionOptions): 
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         connectedWaiters = connectedWaiters.filter((waiter) => waiter !== wake);
-        reject(new ZookeeperSourceError(`ZooKeeper ${options.connectString}: not connected within ${options.requestTimeoutMs} ms (is the ensemble up and reachable?)`));
+        reject(
+          new ZookeeperSourceError(
+            `ZooKeeper ${options.connectString}: not connected within ${options.requestTimeoutMs} ms (is the ensemble up and reachable?)`,
+          ),
+        );
       }, options.requestTimeoutMs);
       const wake = () => {
         clearTimeout(timer);
@@ -208,7 +216,8 @@ export function createZookeeperConnection(options: ZookeeperConnectionOptions): 
   /** One request: within the budget, only on a live connection, answered within the timeout. */
   function request<T>(what: string, send: (current: Client, done: (error: unknown, value?: T) => void) => void): Promise<T> {
     return options.limiter.run(async () => {
-      if (unanswered !== null && (unanswered.atMs === Number.POSITIVE_INFINITY || performance.now() - unanswered.atMs < options.requestTimeoutMs)) throw new ZookeeperSourceError(unanswered.message);
+      if (unanswered !== null && (unanswered.atMs === Number.POSITIVE_INFINITY || performance.now() - unanswered.atMs < options.requestTimeoutMs))
+        throw new ZookeeperSourceError(unanswered.message);
       await whenConnected();
       return new Promise<T>((resolve, reject) => {
         const timer = setTimeout(() => {

@@ -23,7 +23,8 @@ import type { ZookeeperKindConfig } from "./zookeeper-source";
 
 function describeScope(config: ZookeeperClusterConfig): string {
   const paths = (config.paths ?? []).map((p) => `${p.path} (${p.recipe}${p.mustBeHeld ? ", must be held" : ""})`);
-  if (config.root) paths.push(`every lock under ${config.root.path} (${config.root.recipe}, depth ${config.root.maxDepth}${config.root.mustBeHeld ? ", must be held" : ""})`);
+  if (config.root)
+    paths.push(`every lock under ${config.root.path} (${config.root.recipe}, depth ${config.root.maxDepth}${config.root.mustBeHeld ? ", must be held" : ""})`);
   return paths.join(", ");
 }
 
@@ -34,7 +35,8 @@ export const zookeeperKind = defineSourceKind<ZookeeperClusterConfig, ZookeeperK
     let digestSecret: string | undefined;
     if (config.digestFile) {
       digestSecret = readConfigText(`${setting}.digestFile`, config.digestFile).trim();
-      if (!/^[^:\s]+:.+$/.test(digestSecret)) throw new ConfigError(`Invalid configuration: ${setting}.digestFile must hold user:password (${config.digestFile} does not)`);
+      if (!/^[^:\s]+:.+$/.test(digestSecret))
+        throw new ConfigError(`Invalid configuration: ${setting}.digestFile must hold user:password (${config.digestFile} does not)`);
     }
     return { ...config, digestSecret, pollIntervalMs: config.pollIntervalMs ?? defaultPollIntervalMs };
   },

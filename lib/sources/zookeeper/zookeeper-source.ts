@@ -51,7 +51,8 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
   const watch = (event: { path: string; type: string }) => {
     if (onHints === null) return;
     // A semaphore mutex's `leases` child is watched for its lock node.
-    const key = discovery.patternOf(event.path) === null && event.path.endsWith(`/${SEMAPHORE_LEASES}`) ? event.path.slice(0, -SEMAPHORE_LEASES.length - 1) : event.path;
+    const key =
+      discovery.patternOf(event.path) === null && event.path.endsWith(`/${SEMAPHORE_LEASES}`) ? event.path.slice(0, -SEMAPHORE_LEASES.length - 1) : event.path;
     if (discovery.patternOf(key) === null) return;
     onHints([toZookeeperHint(key, event.type, new Date().toISOString())]);
   };
@@ -67,7 +68,14 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
       dump = { value, atMs: now };
       if (value === null && !hasSaidDumpRefused) log?.(`ZooKeeper ${config.connectString} refuses the \`dump\` four-letter word: ${DUMP_WHITELIST_NOTE}`);
       hasSaidDumpRefused ||= value === null;
-      if (value === null && config.sessionDump === "on") return { value, error: { master: "dump", message: "the servers refuse the `dump` four-letter word: add it to zookeeper.4lw.commands.whitelist, or set sessionDump to auto" } };
+      if (value === null && config.sessionDump === "on")
+        return {
+          value,
+          error: {
+            master: "dump",
+            message: "the servers refuse the `dump` four-letter word: add it to zookeeper.4lw.commands.whitelist, or set sessionDump to auto",
+          },
+        };
       return { value, error: null };
     } catch (error) {
       // Unreachable: the reads say so for every lock; no deadlines this time.

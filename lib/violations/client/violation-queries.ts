@@ -54,7 +54,8 @@ export function topViolationsQuery(range: QueryRange, filters: ViolationFilters,
 export function violationCausesQuery(range: QueryRange, filters: ViolationFilters, cause: ViolationCause | null) {
   return queryOptions({
     queryKey: ["violations", "causes", rangeKey(range), filters.service, filters.subscription, cause],
-    queryFn: () => fetchApi<ViolationCauses>("/api/v1/violations/causes", { ...rangeParams(range), service: filters.service, subscription: filters.subscription, cause }),
+    queryFn: () =>
+      fetchApi<ViolationCauses>("/api/v1/violations/causes", { ...rangeParams(range), service: filters.service, subscription: filters.subscription, cause }),
     refetchInterval: range.isLive ? liveInterval(TOP_REFRESH_MS) : false,
     placeholderData: (previous) => previous,
   });

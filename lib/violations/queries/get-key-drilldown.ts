@@ -21,7 +21,6 @@ export const DRILLDOWN_EVENT_LIMIT = 1_000;
 /** A single event's drill-down shows the key this far around it (at least the coincidence window). */
 const EVENT_CONTEXT_MS = 15 * 60_000;
 
-
 export type DrilldownSettings = {
   windowMs: number;
   graceMs: number;
@@ -68,7 +67,13 @@ function latestEventsSql(key: string, fromMs: number, toMs: number): Sql {
  * costs several times the query itself (measured: findMany 40-75 ms, raw rows 30-40 ms, one JSON
  * value 25-30 ms, of which the query is 8).
  */
-async function readEvents(db: Db, key: string, fromMs: number, toMs: number, settings: DrilldownSettings): Promise<{ events: DrilldownEvent[]; isTruncated: boolean }> {
+async function readEvents(
+  db: Db,
+  key: string,
+  fromMs: number,
+  toMs: number,
+  settings: DrilldownSettings,
+): Promise<{ events: DrilldownEvent[]; isTruncated: boolean }> {
   const [result] = await db.$queryRaw<{ rows: EventRow[] }[]>(sql`select coalesce(json_agg(x), '[]') as rows from (${latestEventsSql(key, fromMs, toMs)}) x`);
   const rows = result?.rows ?? [];
   // A key's events name a handful of subscription partitions: normalise each name once.
@@ -81,24 +86,27 @@ async function readEvents(db: Db, key: string, fromMs: number, toMs: number, set
   const events = rows
     .slice(0, DRILLDOWN_EVENT_LIMIT)
     .reverse()
-    .map((row): DrilldownEvent => ({
-      eventId: row.event_id,
-      key: row.key,
-      counter: row.counter,
-      isViolation: row.counter > 0,
-      service: row.service,
-      worker: row.worker,
-      topic: row.topic,
-      subscription: row.subscription,
-      partition: row.partition,
-      traceId: row.trace_id,
-      traceUrl: row.trace_id === null ? null : buildTraceUrl(settings.traceUrlTemplate, row.trace_id),
-      observedAt: new Date(row.observed_at).toISOString(),
-      receivedAt: new Date(row.received_at).toISOString(),
-      resource: refOf(row),
-      othersInside: row.others_inside === null ? null : row.others_inside.map((other) => ({ worker: other.worker, enteredAt: new Date(other.enteredAt).toISOString() })),
-      lock: row.lock,
-    }));
+    .map(
+      (row): DrilldownEvent => ({
+        eventId: row.event_id,
+        key: row.key,
+        counter: row.counter,
+        isViolation: row.counter > 0,
+        service: row.service,
+        worker: row.worker,
+        topic: row.topic,
+        subscription: row.subscription,
+        partition: row.partition,
+        traceId: row.trace_id,
+        traceUrl: row.trace_id === null ? null : buildTraceUrl(settings.traceUrlTemplate, row.trace_id),
+        observedAt: new Date(row.observed_at).toISOString(),
+        receivedAt: new Date(row.received_at).toISOString(),
+        resource: refOf(row),
+        othersInside:
+          row.others_inside === null ? null : row.others_inside.map((other) => ({ worker: other.worker, enteredAt: new Date(other.enteredAt).toISOString() })),
+        lock: row.lock,
+      }),
+    );
   return { events, isTruncated: rows.length > DRILLDOWN_EVENT_LIMIT };
 }
 
@@ -137,7 +145,11 @@ async function readDeployments(db: Db, input: { key: string; fromMs: number; toM
 }
 
 /** Every event of a key in a range, the workers and their overlaps, and what coincides with each violation. */
-export async function getKeyDrilldown(db: Db, input: { key: string; fromMs: number; toMs: number; focusEventId?: string | null }, settings: DrilldownSettings): Promise<KeyDrilldown> {
+export async function getKeyDrilldown(
+  db: Db,
+  input: { key: string; fromMs: number; toMs: number; focusEventId?: string | null },
+  settings: DrilldownSettings,
+): Promise<KeyDrilldown> {
   const nowMs = settings.nowMs ?? Date.now();
   const [{ events, isTruncated }, counts, deployments] = await Promise.all([
     readEvents(db, input.key, input.fromMs, input.toMs, settings),
@@ -153,7 +165,15 @@ export async function getKeyDrilldown(db: Db, input: { key: string; fromMs: numb
   const ownerByEvent = new Map(violations.map((e, i) => [e.eventId, owners[i]!]));
   const leaderChanges = changesNearEvents(subscriptionChanges, events, settings.windowMs);
   const previous = findPreviousEntries(events);
-  const explanations = explainViolations({ events, changes: leaderChanges, lockChanges, deployments, windowMs: settings.windowMs, nowMs, owners: ownerByEvent });
+  const explanations = explainViolations({
+    events,
+    changes: leaderChanges,
+    lockChanges,
+    deployments,
+    windowMs: settings.windowMs,
+    nowMs,
+    owners: ownerByEvent,
+  });
   return {
     key: input.key,
     from: iso(input.fromMs),
@@ -201,7 +221,11 @@ export async function getEventDrilldown(db: Db, lookup: EventLookup, settings: D
   const event = await findEvent(db, lookup);
   if (!event) {
     const when = atMs === null ? "" : ` observed at ${new Date(atMs).toISOString()}`;
-    throw new ApiError(404, "event_not_found", `No counter event has the id "${eventId}"${when} (raw events older than ${settings.retentionDays} days are deleted).`);
+    throw new ApiError(
+      404,
+      "event_not_found",
+      `No counter event has the id "${eventId}"${when} (raw events older than ${settings.retentionDays} days are deleted).`,
+    );
   }
   const around = Math.max(EVENT_CONTEXT_MS, settings.windowMs);
   const observedMs = event.observedAt.getTime();

@@ -25,7 +25,12 @@ function orderSql(ranking: TopRanking): Sql {
  * violations (counter > 0) of the range, each classified against its service's windows, are
  * materialised once and grouped twice.
  */
-async function rankKeysAndWorkers(db: SqlDb, scope: ClassificationScope, limit: number, ranking: TopRanking): Promise<{ keys: NamedCounts[]; workers: NamedCounts[] }> {
+async function rankKeysAndWorkers(
+  db: SqlDb,
+  scope: ClassificationScope,
+  limit: number,
+  ranking: TopRanking,
+): Promise<{ keys: NamedCounts[]; workers: NamedCounts[] }> {
   const conditions = [
     sql`e.observed_at >= ${new Date(scope.startMs).toISOString()}::timestamptz`,
     sql`e.observed_at < ${new Date(scope.endMs).toISOString()}::timestamptz`,

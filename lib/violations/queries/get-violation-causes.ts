@@ -10,7 +10,7 @@ import { readLeaderChanges } from "@/lib/violations/queries/read-leader-changes"
 import { readLockChanges } from "@/lib/violations/queries/read-lock-changes";
 import { computeOwners, type OwnerSettings } from "@/lib/violations/queries/read-owner-history";
 import { refMatches, resourceRefOf } from "@/lib/violations/resource-ref";
-import { type CauseCounts, type ViolationCause } from "@/lib/violations/cause-words";
+import type { CauseCounts, ViolationCause } from "@/lib/violations/cause-words";
 import { causeFactsOf, classifyCauses, countCauses } from "@/lib/violations/violation-cause";
 
 // The latest violations of a range, each with its cause (lib/violations/violation-cause.ts, the
@@ -76,7 +76,15 @@ type Row = {
 
 /** The range's latest violations (one more than the page, to tell a truncation), each tested against its service's deployment windows, as one JSON value. */
 async function readViolations(db: SqlDb, query: ViolationCausesQuery, settings: CauseSettings, nowMs: number): Promise<Row[]> {
-  const scope = { startMs: query.fromMs, endMs: query.toMs, graceMs: settings.graceMs, nowMs, service: query.service, subscription: query.subscription, environment: null };
+  const scope = {
+    startMs: query.fromMs,
+    endMs: query.toMs,
+    graceMs: settings.graceMs,
+    nowMs,
+    service: query.service,
+    subscription: query.subscription,
+    environment: null,
+  };
   const conditions = [
     sql`e.observed_at >= ${new Date(query.fromMs).toISOString()}::timestamptz`,
     sql`e.observed_at < ${new Date(query.toMs).toISOString()}::timestamptz`,

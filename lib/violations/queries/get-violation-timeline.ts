@@ -43,12 +43,16 @@ export async function getViolationTimeline(db: SqlDb, query: ViolationQuery): Pr
   const bucketMs = chooseBucketMs(query.toMs - query.fromMs);
   const buckets = buildBuckets({ fromMs: query.fromMs, toMs: query.toMs, bucketMs, timeZone: query.timeZone, nowMs });
   const binning = wallClockBinning(bucketMs, offsetSpans(query.timeZone, scope.startMs, scope.endMs));
-  const [binned, deployments, incrementRows] = await Promise.all([readViolationRows(db, scope, binning), listDeploymentBands(db, scope), readIncrementRows(db, scope, binning)]);
+  const [binned, deployments, incrementRows] = await Promise.all([
+    readViolationRows(db, scope, binning),
+    listDeploymentBands(db, scope),
+    readIncrementRows(db, scope, binning),
+  ]);
   const rows = assignBuckets(binned, buckets);
   const observed = await probeObservations(db, scope, buckets, missingObservations(buckets.length, rows));
   const summary = summariseBuckets(buckets, rows, observed);
   const increments = incrementsPerBucket(incrementRows, buckets);
-  summary.buckets.forEach((bucket, i) => (bucket.increments = increments[i] ?? null));
+  for (const [i, bucket] of summary.buckets.entries()) bucket.increments = increments[i] ?? null;
   // With a subscription filter, the bands are those of the services that consume it.
   const servicesInScope = new Set(summary.services.map((s) => s.name));
   const bands = query.subscription === null ? deployments : deployments.filter((d) => servicesInScope.has(d.service));

@@ -23,7 +23,13 @@ export async function listLeaderChangeMarkers(
 ): Promise<LeaderChangeMarkers> {
   const nowMs = query.nowMs ?? Date.now();
   const { startMs, endMs } = minuteWindow(query.fromMs, query.toMs);
-  const buckets = buildBuckets({ fromMs: query.fromMs, toMs: query.toMs, bucketMs: chooseBucketMs(query.toMs - query.fromMs), timeZone: query.timeZone, nowMs });
+  const buckets = buildBuckets({
+    fromMs: query.fromMs,
+    toMs: query.toMs,
+    bucketMs: chooseBucketMs(query.toMs - query.fromMs),
+    timeZone: query.timeZone,
+    nowMs,
+  });
   const noMarkers: LeaderChangeMarkers = { from: new Date(query.fromMs).toISOString(), to: new Date(query.toMs).toISOString(), buckets: [], total: 0 };
   if (buckets.length === 0) return noMarkers;
   const starts = buckets.map((b) => new Date(b.start).toISOString());
@@ -49,7 +55,11 @@ export async function listLeaderChangeMarkers(
     const bucket = buckets[row.bucket];
     if (!bucket) continue;
     let entry = out.get(row.bucket);
-    if (!entry) out.set(row.bucket, (entry = { start: new Date(bucket.start).toISOString(), end: new Date(bucket.end).toISOString(), count: row.bucket_count, changes: [] }));
+    if (!entry)
+      out.set(
+        row.bucket,
+        (entry = { start: new Date(bucket.start).toISOString(), end: new Date(bucket.end).toISOString(), count: row.bucket_count, changes: [] }),
+      );
     entry.changes.push(toLeaderChangeMarker(row));
   }
   const markerBuckets = [...out.values()];

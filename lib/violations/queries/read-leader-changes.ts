@@ -23,7 +23,11 @@ function eventWindowsSql(times: readonly string[], windowMs: number): Sql {
  * statement over holder_change's (resource, time) index. The partition is matched afterwards
  * (changesNearEvents): an event may name it in its topic, in its partition field, or not at all.
  */
-export async function readLeaderChanges(db: SqlDb, events: readonly Pick<DrilldownEvent, "resource" | "observedAt">[], windowMs: number): Promise<LeaderChangeMarker[]> {
+export async function readLeaderChanges(
+  db: SqlDb,
+  events: readonly Pick<DrilldownEvent, "resource" | "observedAt">[],
+  windowMs: number,
+): Promise<LeaderChangeMarker[]> {
   const refs = new Map<string, { topic: string; subscription: string }>();
   for (const e of events) if (e.resource) refs.set(`${e.resource.topic}|${e.resource.subscription}`, e.resource);
   if (refs.size === 0) return [];

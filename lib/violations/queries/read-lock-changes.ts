@@ -26,7 +26,11 @@ type Row = {
  * of those events: found through the lock's held resource (cluster name, key), then its changes
  * over the (resource, time) index.
  */
-export async function readLockChanges(db: SqlDb, events: readonly Pick<DrilldownEvent, "lock" | "observedAt">[], windowMs: number): Promise<LockChangeMarker[]> {
+export async function readLockChanges(
+  db: SqlDb,
+  events: readonly Pick<DrilldownEvent, "lock" | "observedAt">[],
+  windowMs: number,
+): Promise<LockChangeMarker[]> {
   const windows = new Map<string, { cluster: string; key: string; times: number[] }>();
   for (const event of events) {
     const ref = event.lock === null ? null : parseLockRef(event.lock);

@@ -15,12 +15,30 @@ import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/held-resources/l
 // force within the page's span (key_shared_range_split's (resource_id, valid_from) index), and
 // their leader changes (holder_change's (resource_id, new_seen_at) index).
 
-type ResourceRow = { id: bigint; cluster_id: number; topic: string; subscription: string; partition: number; subscription_type: string | null; holder: string | null; first_seen_at: Date; last_observed_at: Date | null };
+type ResourceRow = {
+  id: bigint;
+  cluster_id: number;
+  topic: string;
+  subscription: string;
+  partition: number;
+  subscription_type: string | null;
+  holder: string | null;
+  first_seen_at: Date;
+  last_observed_at: Date | null;
+};
 type SplitRow = { id: bigint; resource_id: bigint; digest: string; changed_after: Date | null; valid_from: Date; valid_to: Date | null };
 
 /** This process's parsed splits (lib/violations/queries/split-cache.ts). */
 const splitCache = createSplitCache();
-type ChangeRow = { resource_id: bigint; from_holder: string | null; to_holder: string | null; old_seen_at: Date | null; new_seen_at: Date; joined: string[] | null; left: string[] | null };
+type ChangeRow = {
+  resource_id: bigint;
+  from_holder: string | null;
+  to_holder: string | null;
+  old_seen_at: Date | null;
+  new_seen_at: Date;
+  joined: string[] | null;
+  left: string[] | null;
+};
 
 /** The consumers that joined and left with a leader change (the poller's details). */
 const MEMBERSHIP_SQL = sql`array(select jsonb_array_elements_text(coalesce(h.details->'added', '[]'))) as joined,
@@ -30,7 +48,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const pairKey = (topic: string, subscription: string) => `${topic}|${subscription}`;
 
 /** Per (topic, subscription): its history over [fromMs, toMs]. A subscription watched in two clusters is read from the one observed last. */
-export async function readOwnerHistory(db: SqlDb, refs: readonly Pick<ResourceRef, "topic" | "subscription">[], fromMs: number, toMs: number): Promise<Map<string, SubscriptionHistory>> {
+export async function readOwnerHistory(
+  db: SqlDb,
+  refs: readonly Pick<ResourceRef, "topic" | "subscription">[],
+  fromMs: number,
+  toMs: number,
+): Promise<Map<string, SubscriptionHistory>> {
   const pairs = new Map(refs.map((r) => [pairKey(r.topic, r.subscription), r]));
   if (pairs.size === 0) return new Map();
   const list = [...pairs.values()];
@@ -84,7 +107,13 @@ export async function readOwnerHistory(db: SqlDb, refs: readonly Pick<ResourceRe
   const parsed = await readSplits(db, splits);
   for (const row of splits) {
     const split = parsed.get(row.digest);
-    if (split) byId.get(row.resource_id)?.splits.push({ split, changedAfterMs: row.changed_after?.getTime() ?? null, validFromMs: row.valid_from.getTime(), validToMs: row.valid_to?.getTime() ?? null });
+    if (split)
+      byId.get(row.resource_id)?.splits.push({
+        split,
+        changedAfterMs: row.changed_after?.getTime() ?? null,
+        validFromMs: row.valid_from.getTime(),
+        validToMs: row.valid_to?.getTime() ?? null,
+      });
   }
   for (const row of changes) {
     byId.get(row.resource_id)?.leaderChanges.push({
@@ -151,6 +180,10 @@ export async function computeOwners(db: SqlDb, subjects: readonly OwnerSubject[]
     const ref = refs[i];
     if (!ref) return { isComputed: false, reason: "no-resource", detail: "the event names no topic and subscription" };
     const scheme = settings.producerRouting[ref.topic] ?? DEFAULT_HASHING_SCHEME;
-    return computeViolationOwner({ key: subject.key, atMs: Date.parse(subject.observedAt), partition: ref.partition }, histories.get(pairKey(ref.topic, ref.subscription)) ?? null, { windowMs: settings.windowMs, scheme });
+    return computeViolationOwner(
+      { key: subject.key, atMs: Date.parse(subject.observedAt), partition: ref.partition },
+      histories.get(pairKey(ref.topic, ref.subscription)) ?? null,
+      { windowMs: settings.windowMs, scheme },
+    );
   });
 }

@@ -15,7 +15,12 @@ import { DEFAULT_VIOLATIONS_PRESET } from "@/lib/violations/view-params";
 // every error is a 400 that names the parameter. Where a refinement or transform hides a rule
 // from JSON Schema, `.meta()` states it for the API document (lib/openapi).
 
-const text = (max: number) => z.string().trim().min(1, { message: "must not be empty" }).max(max, { message: `must be at most ${max} characters` });
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, { message: "must not be empty" })
+    .max(max, { message: `must be at most ${max} characters` });
 
 /** RFC 3339 with a zone, or epoch milliseconds. */
 const instant = z.string().transform((value, ctx) => {
@@ -61,7 +66,8 @@ function checkRange(value: RangeInput, ctx: z.RefinementCtx): void {
   }
   const { fromMs, toMs } = resolveParamsRange(value, Date.now());
   if (fromMs >= toMs) ctx.addIssue({ code: "custom", path: ["from"], message: "must be before to" });
-  else if (toMs - fromMs > MAX_RANGE_MS) ctx.addIssue({ code: "custom", path: ["from"], message: `must be at most ${MAX_RANGE_MS / 86_400_000} days before to` });
+  else if (toMs - fromMs > MAX_RANGE_MS)
+    ctx.addIssue({ code: "custom", path: ["from"], message: `must be at most ${MAX_RANGE_MS / 86_400_000} days before to` });
 }
 
 function resolveParamsRange(value: RangeInput, nowMs: number): { fromMs: number; toMs: number } {
@@ -87,12 +93,22 @@ export const timelineParamsSchema = z
   .strictObject({ ...rangeFields, ...filterFields, tz: timeZoneField })
   .superRefine(checkRange)
   .transform(withRange)
-  .transform((v) => ({ fromMs: v.fromMs, toMs: v.toMs, timeZone: v.tz, service: nullable(v.service), subscription: nullable(v.subscription), environment: nullable(v.environment) }));
+  .transform((v) => ({
+    fromMs: v.fromMs,
+    toMs: v.toMs,
+    timeZone: v.tz,
+    service: nullable(v.service),
+    subscription: nullable(v.subscription),
+    environment: nullable(v.environment),
+  }));
 
 const listsField = z
   .string()
   .transform((value, ctx) => {
-    const lists = value.split(",").map((part) => part.trim()).filter((part) => part !== "");
+    const lists = value
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part !== "");
     const unknown = lists.find((list) => !(TOP_LISTS as readonly string[]).includes(list));
     if (unknown === undefined && lists.length > 0) return lists as TopList[];
     ctx.addIssue({ code: "custom", message: `must be a comma-separated list of ${TOP_LISTS.join(", ")}` });
@@ -168,7 +184,9 @@ export function parseQuery<Schema extends z.ZodType>(schema: Schema, url: string
   const input: Record<string, string> = {};
   for (const [key, value] of new URL(url).searchParams) {
     if (Object.hasOwn(input, key)) {
-      throw new ApiError(400, "invalid_request", `The query is invalid: ${key} is given more than once.`, { issues: [{ field: key, message: "is given more than once" }] });
+      throw new ApiError(400, "invalid_request", `The query is invalid: ${key} is given more than once.`, {
+        issues: [{ field: key, message: "is given more than once" }],
+      });
     }
     input[key] = value;
   }
@@ -192,4 +210,11 @@ export const causeParamsSchema = z
   })
   .superRefine(checkRange)
   .transform(withRange)
-  .transform((v) => ({ fromMs: v.fromMs, toMs: v.toMs, service: nullable(v.service), subscription: nullable(v.subscription), cause: nullable(v.cause), limit: v.limit }));
+  .transform((v) => ({
+    fromMs: v.fromMs,
+    toMs: v.toMs,
+    service: nullable(v.service),
+    subscription: nullable(v.subscription),
+    cause: nullable(v.cause),
+    limit: v.limit,
+  }));

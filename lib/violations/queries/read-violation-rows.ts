@@ -92,7 +92,12 @@ export async function readViolationRows(
  * MAX_PROBES, per-service probes are dropped (those services then show as unobserved where they
  * had no violation); the per-bucket ones always run.
  */
-export async function probeObservations(db: SqlDb, scope: ClassificationScope, buckets: readonly TimeBucket[], wanted: readonly Observation[]): Promise<Observation[]> {
+export async function probeObservations(
+  db: SqlDb,
+  scope: ClassificationScope,
+  buckets: readonly TimeBucket[],
+  wanted: readonly Observation[],
+): Promise<Observation[]> {
   const anyProbes = wanted.filter((o) => o.service === null);
   const serviceProbes = wanted.filter((o) => o.service !== null);
   const probes = [...anyProbes, ...serviceProbes.slice(0, Math.max(0, MAX_PROBES - anyProbes.length))];

@@ -27,7 +27,14 @@ let answers: number[] = [];
 let hits = 0;
 
 const config = (url: string) =>
-  parseAlertsConfig({ rulesJson: { "no-holder": { forSeconds: 0 } }, webhooksJson: [{ name: `flaky-${run}`, url }], evaluationIntervalMs: 1_000, alertmanagerUrl: null, resendSeconds: 60, linkBaseUrl: "http://baton" });
+  parseAlertsConfig({
+    rulesJson: { "no-holder": { forSeconds: 0 } },
+    webhooksJson: [{ name: `flaky-${run}`, url }],
+    evaluationIntervalMs: 1_000,
+    alertmanagerUrl: null,
+    resendSeconds: 60,
+    linkBaseUrl: "http://baton",
+  });
 
 const condition: AlertCondition = {
   labels: { alertname: "no-holder", cluster: `outbox-${run}`, kind: "redis-lock", resource: "lock:a" },
@@ -54,7 +61,14 @@ afterAll(async () => {
 async function mine() {
   return db.alertNotification.findMany({
     where: { alert: { labels: { path: ["cluster"], equals: `outbox-${run}` } } },
-    select: { id: true, attempts: true, deliveredAt: true, nextAttemptAt: true, lastError: true, deliveries: { orderBy: { id: "asc" }, select: { at: true, statusCode: true, error: true } } },
+    select: {
+      id: true,
+      attempts: true,
+      deliveredAt: true,
+      nextAttemptAt: true,
+      lastError: true,
+      deliveries: { orderBy: { id: "asc" }, select: { at: true, statusCode: true, error: true } },
+    },
   });
 }
 
@@ -109,20 +123,33 @@ describe("the alert outbox", () => {
     await saveEvaluation(db, lease.epoch, resolved, { alertmanager: false, webhooks: [`flaky-${run}`] }, t0 + 1);
 
     const rows = () =>
-      db.alertNotification.findMany({ where: { alert: { labels: { path: ["resource"], equals: "lock:order" } } }, orderBy: { id: "asc" }, select: { id: true, kind: true, deliveredAt: true, attempts: true } });
+      db.alertNotification.findMany({
+        where: { alert: { labels: { path: ["resource"], equals: "lock:order" } } },
+        orderBy: { id: "asc" },
+        select: { id: true, kind: true, deliveredAt: true, attempts: true },
+      });
     // The firing is backing off; the resolution is due but waits.
     await deliverDueNotifications(db, alerts, () => undefined);
-    expect((await rows()).map((r) => [r.kind, r.attempts, r.deliveredAt !== null])).toEqual([["firing", 1, false], ["resolved", 0, false]]);
+    expect((await rows()).map((r) => [r.kind, r.attempts, r.deliveredAt !== null])).toEqual([
+      ["firing", 1, false],
+      ["resolved", 0, false],
+    ]);
     const [firing] = await rows();
     await db.alertNotification.update({ where: { id: firing!.id }, data: { nextAttemptAt: new Date(0) } });
     await deliverDueNotifications(db, alerts, () => undefined);
-    expect((await rows()).map((r) => [r.kind, r.deliveredAt !== null])).toEqual([["firing", true], ["resolved", true]]);
+    expect((await rows()).map((r) => [r.kind, r.deliveredAt !== null])).toEqual([
+      ["firing", true],
+      ["resolved", true],
+    ]);
   });
 
   it("records an unreachable receiver's error", async () => {
     const port = await findFreePort();
     const alerts = config(`http://127.0.0.1:${port}/hook`);
-    await db.alertNotification.updateMany({ where: { alert: { labels: { path: ["cluster"], equals: `outbox-${run}` } } }, data: { deliveredAt: null, nextAttemptAt: new Date(0) } });
+    await db.alertNotification.updateMany({
+      where: { alert: { labels: { path: ["cluster"], equals: `outbox-${run}` } } },
+      data: { deliveredAt: null, nextAttemptAt: new Date(0) },
+    });
     await deliverDueNotifications(db, alerts, () => undefined);
     const [row] = await mine();
     expect(row!.deliveries.at(-1)).toMatchObject({ statusCode: null, error: "ECONNREFUSED" });
@@ -131,14 +158,22 @@ describe("the alert outbox", () => {
   it("refuses the writes of a deposed evaluator", async () => {
     const alerts = config(`${receiver.url}/hook`);
     await db.alertEvaluatorLease.update({ where: { id: 1 }, data: { epoch: { increment: 1 } } });
-    const evaluation = evaluateAlerts({ nowMs: Date.now(), rules: alerts.rules, open: [], conditions: [{ ...condition, labels: { ...condition.labels, resource: "lock:b" } }], resendMs: 60_000 });
+    const evaluation = evaluateAlerts({
+      nowMs: Date.now(),
+      rules: alerts.rules,
+      open: [],
+      conditions: [{ ...condition, labels: { ...condition.labels, resource: "lock:b" } }],
+      resendMs: 60_000,
+    });
     await expect(saveEvaluation(db, lease.epoch, evaluation, { alertmanager: false, webhooks: [] }, Date.now())).rejects.toBeInstanceOf(EvaluatorDeposedError);
     expect(await db.alert.count({ where: { labels: { path: ["resource"], equals: "lock:b" } } })).toBe(0);
   });
 
   it("warns in one line when Alertmanager cannot be reached, and says nothing when it is not configured", async () => {
     const port = await findFreePort();
-    expect(await checkAlertmanager(`http://127.0.0.1:${port}`)).toBe(`Alertmanager at http://127.0.0.1:${port} is unreachable (ECONNREFUSED); alert notifications wait in the outbox until it answers`);
+    expect(await checkAlertmanager(`http://127.0.0.1:${port}`)).toBe(
+      `Alertmanager at http://127.0.0.1:${port} is unreachable (ECONNREFUSED); alert notifications wait in the outbox until it answers`,
+    );
     expect(await checkAlertmanager(null)).toBeNull();
   });
 });

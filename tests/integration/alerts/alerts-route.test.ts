@@ -18,7 +18,9 @@ const db: Db = createTestDb(getTestDatabaseUrl());
 const now = Date.now();
 const MINUTE = 60_000;
 
-async function get(params: Record<string, string>): Promise<{ status: number; body: AlertList & { error?: { code: string; message: string; details: { issues: { field: string }[] } } } }> {
+async function get(
+  params: Record<string, string>,
+): Promise<{ status: number; body: AlertList & { error?: { code: string; message: string; details: { issues: { field: string }[] } } } }> {
   const response = await GET(new Request(`http://127.0.0.1/api/v1/alerts?${new URLSearchParams(params)}`), {});
   return { status: response.status, body: await response.json() };
 }
@@ -28,9 +30,26 @@ async function seed(rule: string, state: string, activeAgoMin: number, resolvedA
   const firedAt = state === "pending" ? null : new Date(activeAt.getTime() + MINUTE);
   const resolvedAt = resolvedAgoMin === null ? null : new Date(now - resolvedAgoMin * MINUTE);
   const labels = { alertname: rule, cluster, ...extra };
-  const history = [{ fromState: null, toState: "pending", at: activeAt }, ...(firedAt ? [{ fromState: "pending", toState: "firing", at: firedAt }] : []), ...(resolvedAt ? [{ fromState: "firing", toState: "resolved", at: resolvedAt }] : [])];
+  const history = [
+    { fromState: null, toState: "pending", at: activeAt },
+    ...(firedAt ? [{ fromState: "pending", toState: "firing", at: firedAt }] : []),
+    ...(resolvedAt ? [{ fromState: "firing", toState: "resolved", at: resolvedAt }] : []),
+  ];
   await db.alert.create({
-    data: { fingerprint: `${rule}-${run}-${activeAgoMin}`, rule, labels, severity: "critical", summary: `${rule} ${activeAgoMin}`, description: "d", link: "http://baton/x", state, activeAt, firedAt, resolvedAt, transitions: { create: history } },
+    data: {
+      fingerprint: `${rule}-${run}-${activeAgoMin}`,
+      rule,
+      labels,
+      severity: "critical",
+      summary: `${rule} ${activeAgoMin}`,
+      description: "d",
+      link: "http://baton/x",
+      state,
+      activeAt,
+      firedAt,
+      resolvedAt,
+      transitions: { create: history },
+    },
     select: { id: true },
   });
 }
@@ -52,7 +71,13 @@ describe("GET /api/v1/alerts", () => {
   it("lists firing, then pending, then resolved alerts, each newest first, with their history", async () => {
     const { status, body } = await get({ cluster });
     expect(status).toBe(200);
-    expect(body.alerts.map((a) => `${a.state} ${a.summary}`)).toEqual(["firing violations 5", "firing no-holder 30", "pending stuck 1", "resolved stale 20", "resolved no-holder 120"]);
+    expect(body.alerts.map((a) => `${a.state} ${a.summary}`)).toEqual([
+      "firing violations 5",
+      "firing no-holder 30",
+      "pending stuck 1",
+      "resolved stale 20",
+      "resolved no-holder 120",
+    ]);
     const resolved = body.alerts.at(-1)!;
     expect(resolved.history.map((h) => h.state)).toEqual(["pending", "firing", "resolved"]);
     expect(resolved).toMatchObject({ rule: "no-holder", labels: { alertname: "no-holder", cluster, subscription: "billing" }, link: "http://baton/x" });

@@ -39,7 +39,15 @@ type AlertmanagerNotice = { status: string; alerts: { status: string; labels: Re
 const fromAlertmanager: AlertmanagerNotice[] = [];
 const slack: { text: string }[] = [];
 
-type Received = { isSigned: boolean; delivery: string | undefined; body: { id: string; status: string; alert: { rule: string; fingerprint: string; labels: Record<string, string>; link: string; firedAt: string | null; resolvedAt: string | null } } };
+type Received = {
+  isSigned: boolean;
+  delivery: string | undefined;
+  body: {
+    id: string;
+    status: string;
+    alert: { rule: string; fingerprint: string; labels: Record<string, string>; link: string; firedAt: string | null; resolvedAt: string | null };
+  };
+};
 const received: Received[] = [];
 
 function receive(request: http.IncomingMessage, response: http.ServerResponse): void {
@@ -55,7 +63,11 @@ function receive(request: http.IncomingMessage, response: http.ServerResponse): 
     }
     const raw = Buffer.concat(chunks).toString("utf8");
     const expected = `sha256=${createHmac("sha256", SECRET).update(raw).digest("hex")}`;
-    received.push({ isSigned: request.headers["x-baton-signature"] === expected, delivery: request.headers["x-baton-delivery"] as string | undefined, body: JSON.parse(raw) });
+    received.push({
+      isSigned: request.headers["x-baton-signature"] === expected,
+      delivery: request.headers["x-baton-delivery"] as string | undefined,
+      body: JSON.parse(raw),
+    });
     response.writeHead(204).end();
   });
 }
@@ -65,7 +77,9 @@ async function startWorker(): Promise<ChildProcess> {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
-      BATON_CLUSTERS: JSON.stringify([{ name: clusterName, adminUrl: broker.adminUrl, scope: { namespaces: [scratch.namespace] }, pollIntervalMs: 500, discoveryIntervalMs: 1000 }]),
+      BATON_CLUSTERS: JSON.stringify([
+        { name: clusterName, adminUrl: broker.adminUrl, scope: { namespaces: [scratch.namespace] }, pollIntervalMs: 500, discoveryIntervalMs: 1000 },
+      ]),
       // Other tests' counter events share this database: only this test's rule is judged.
       BATON_ALERT_RULES: JSON.stringify({ "no-holder": { forSeconds: 1 }, violations: { enabled: false } }),
       BATON_ALERT_WEBHOOKS: JSON.stringify([
@@ -107,50 +121,98 @@ describe("alerting in the worker", () => {
   it("notifies one firing and one resolved no-holder alert per incident, across a worker crash", async () => {
     worker = await startWorker();
     // The worker polls and evaluates: the subscription is held, nothing fires.
-    await waitFor(() => db.heldResource.findMany({ where: { cluster: { name: clusterName }, subscription: "billing" }, select: { holder: true } }), (rows) => rows.length === 1 && rows[0]!.holder !== null, "the poller to store the holder");
+    await waitFor(
+      () => db.heldResource.findMany({ where: { cluster: { name: clusterName }, subscription: "billing" }, select: { holder: true } }),
+      (rows) => rows.length === 1 && rows[0]!.holder !== null,
+      "the poller to store the holder",
+    );
     const firstEpoch = await waitFor(evaluatorEpoch, (epoch) => epoch > 0n, "the worker to take the evaluator lease");
 
     await fleet.consumer("w1").kill();
     await fleet.consumer("w2").kill();
-    const [firing] = await waitFor(async () => noHolder(), (list) => list.length >= 1, "the firing notification", 300);
-    expect(firing!.body).toMatchObject({ status: "firing", alert: { labels: { alertname: "no-holder", cluster: clusterName, kind: "pulsar-subscription", resource: topic, subscription: "billing", severity: "critical" } } });
+    const [firing] = await waitFor(
+      async () => noHolder(),
+      (list) => list.length >= 1,
+      "the firing notification",
+      300,
+    );
+    expect(firing!.body).toMatchObject({
+      status: "firing",
+      alert: {
+        labels: { alertname: "no-holder", cluster: clusterName, kind: "pulsar-subscription", resource: topic, subscription: "billing", severity: "critical" },
+      },
+    });
     expect(firing!.body.alert.link).toMatch(/^http:\/\/baton\.test\/subscriptions\?/);
     expect(firing!.delivery).toBe(firing!.body.id);
     // Alertmanager holds it as active, with Baton's labels and link, and notifies its receiver.
-    const mine = <T extends { labels: Record<string, string> }>(alerts: T[]): T[] => alerts.filter((a) => a.labels.alertname === "no-holder" && a.labels.cluster === clusterName);
-    const [active] = await waitFor(async () => mine(await alertmanager.listAlerts()), (list) => list.length === 1, "Alertmanager to hold the firing alert");
-    expect(active).toMatchObject({ labels: { subscription: "billing", severity: "critical" }, status: { state: "active" }, generatorURL: firing!.body.alert.link });
+    const mine = <T extends { labels: Record<string, string> }>(alerts: T[]): T[] =>
+      alerts.filter((a) => a.labels.alertname === "no-holder" && a.labels.cluster === clusterName);
+    const [active] = await waitFor(
+      async () => mine(await alertmanager.listAlerts()),
+      (list) => list.length === 1,
+      "Alertmanager to hold the firing alert",
+    );
+    expect(active).toMatchObject({
+      labels: { subscription: "billing", severity: "critical" },
+      status: { state: "active" },
+      generatorURL: firing!.body.alert.link,
+    });
     expect(Date.parse(active!.endsAt)).toBeGreaterThan(Date.parse(active!.startsAt));
-    await waitFor(async () => fromAlertmanager.filter((n) => mine(n.alerts).length > 0), (list) => list.some((n) => n.status === "firing"), "Alertmanager to notify the firing alert");
+    await waitFor(
+      async () => fromAlertmanager.filter((n) => mine(n.alerts).length > 0),
+      (list) => list.some((n) => n.status === "firing"),
+      "Alertmanager to notify the firing alert",
+    );
 
     // A crash between firing and resolution (the firing recorded as delivered: a crash inside a
     // delivery may repeat it, with the same id): a new worker takes over from the stored state.
-    await waitFor(() => db.alertNotification.findFirst({ where: { id: BigInt(firing!.body.id) }, select: { deliveredAt: true } }), (n) => n?.deliveredAt != null, "the firing delivery to be recorded");
+    await waitFor(
+      () => db.alertNotification.findFirst({ where: { id: BigInt(firing!.body.id) }, select: { deliveredAt: true } }),
+      (n) => n?.deliveredAt != null,
+      "the firing delivery to be recorded",
+    );
     worker.kill("SIGKILL");
     worker = await startWorker();
     await waitFor(evaluatorEpoch, (epoch) => epoch > firstEpoch, "the new worker to take the evaluator lease", 300);
 
     await fleet.startConsumer({ name: "w3", topic, subscription: "billing", subscriptionType: "Failover" });
-    await waitFor(async () => noHolder(), (list) => list.some((r) => r.body.status === "resolved"), "the resolved notification", 300);
+    await waitFor(
+      async () => noHolder(),
+      (list) => list.some((r) => r.body.status === "resolved"),
+      "the resolved notification",
+      300,
+    );
 
     if (isClockMoved()) {
       // Baton's clock is moved and Alertmanager's is not (a Go server libfaketime cannot reach):
       // Alertmanager keeps an alert whose endsAt lies in its future firing until then, as it would
       // with any clock skew. What is Baton's to do is delivering the resolution: it did.
       await waitFor(
-        () => db.alertNotification.findFirst({ where: { receiver: "alertmanager", kind: "resolved", alert: { fingerprint: firing!.body.alert.fingerprint } }, select: { deliveredAt: true } }),
+        () =>
+          db.alertNotification.findFirst({
+            where: { receiver: "alertmanager", kind: "resolved", alert: { fingerprint: firing!.body.alert.fingerprint } },
+            select: { deliveredAt: true },
+          }),
         (n) => n?.deliveredAt != null,
         "the resolution delivered to Alertmanager",
       );
     } else {
       // Alertmanager got the resolution (its endsAt is minutes ahead while firing: this is not an expiry).
-      await waitFor(async () => fromAlertmanager.filter((n) => mine(n.alerts).length > 0), (list) => list.some((n) => n.status === "resolved"), "Alertmanager to notify the resolution");
+      await waitFor(
+        async () => fromAlertmanager.filter((n) => mine(n.alerts).length > 0),
+        (list) => list.some((n) => n.status === "resolved"),
+        "Alertmanager to notify the resolution",
+      );
       expect(mine(await alertmanager.listAlerts())).toEqual([]);
     }
 
     // Some more evaluations change nothing.
     const runs = await db.pollRun.count({ where: { cluster: { name: clusterName } } });
-    await waitFor(() => db.pollRun.count({ where: { cluster: { name: clusterName } } }), (n) => n >= runs + 4, "four more poll cycles");
+    await waitFor(
+      () => db.pollRun.count({ where: { cluster: { name: clusterName } } }),
+      (n) => n >= runs + 4,
+      "four more poll cycles",
+    );
     const notifications = noHolder();
     expect(notifications.map((r) => r.body.status)).toEqual(["firing", "resolved"]);
     expect(notifications.every((r) => r.isSigned)).toBe(true);
@@ -164,7 +226,11 @@ describe("alerting in the worker", () => {
     const alert = await db.alert.findFirstOrThrow({
       where: { fingerprint: firing!.body.alert.fingerprint },
       orderBy: { id: "desc" },
-      select: { state: true, transitions: { orderBy: { id: "asc" }, select: { fromState: true, toState: true } }, notifications: { select: { kind: true, deliveredAt: true, deliveries: { select: { statusCode: true } } } } },
+      select: {
+        state: true,
+        transitions: { orderBy: { id: "asc" }, select: { fromState: true, toState: true } },
+        notifications: { select: { kind: true, deliveredAt: true, deliveries: { select: { statusCode: true } } } },
+      },
     });
     expect(alert.state).toBe("resolved");
     expect(alert.transitions.map((t) => `${t.fromState}->${t.toState}`)).toEqual(["null->pending", "pending->firing", "firing->resolved"]);

@@ -36,7 +36,15 @@ beforeAll(async () => {
   config = loadConfig({
     DATABASE_URL: databaseUrl,
     BATON_CLUSTERS: JSON.stringify([
-      { kind: "redis", name: clusterName, url: server.url, patterns: [{ match: `baton-test-unreachable-${run}:*` }], pollIntervalMs: 500, discoveryIntervalMs: 1_000, requestTimeoutMs: 1_000 },
+      {
+        kind: "redis",
+        name: clusterName,
+        url: server.url,
+        patterns: [{ match: `baton-test-unreachable-${run}:*` }],
+        pollIntervalMs: 500,
+        discoveryIntervalMs: 1_000,
+        requestTimeoutMs: 1_000,
+      },
     ]),
     // Other tests' counter events share this database: only this test's cluster is judged.
     BATON_ALERT_RULES: JSON.stringify({ stale: { forSeconds: 0 }, violations: { enabled: false } }),

@@ -47,12 +47,18 @@ afterAll(async () => {
 
 describe("packed ids", () => {
   it("pack to the same bytes in TypeScript and in SQL", async () => {
-    const { rows } = await pool.query<{ id: string; packed: string }>("select id, encode(baton_compact_id(id), 'hex') as packed from unnest($1::text[]) as id", [IDS]);
+    const { rows } = await pool.query<{ id: string; packed: string }>(
+      "select id, encode(baton_compact_id(id), 'hex') as packed from unnest($1::text[]) as id",
+      [IDS],
+    );
     expect(rows.map((row) => [row.id, row.packed])).toEqual(IDS.map((id) => [id, compactIdHex(id)]));
   });
 
   it("read back as they were sent, on both sides", async () => {
-    const { rows } = await pool.query<{ back: string }>("select baton_id_text(decode(packed, 'hex')) as back from unnest($1::text[]) with ordinality as t(packed, n) order by n", [IDS.map(compactIdHex)]);
+    const { rows } = await pool.query<{ back: string }>(
+      "select baton_id_text(decode(packed, 'hex')) as back from unnest($1::text[]) with ordinality as t(packed, n) order by n",
+      [IDS.map(compactIdHex)],
+    );
     expect(rows.map((row) => row.back)).toEqual(IDS);
     expect(IDS.map((id) => idText(compactId(id)))).toEqual(IDS);
   });
@@ -67,11 +73,27 @@ describe("packed ids", () => {
   it("are what ingest stores: a UUID id and a W3C trace id in 17 bytes each, read back by the SQL function", async () => {
     const ingestPool = createIngestPool(databaseUrl);
     try {
-      const event = { key: "k", counter: 0, service: "svc-packed", worker: "w", topic: null, subscription: null, partition: null, observedAtMs: Date.now(), attributesJson: null, othersInsideJson: null, lock: null };
-      const written = await writeEvents(ingestPool, [
-        { ...event, eventId: IDS[0]!, traceId: IDS[3]! },
-        { ...event, eventId: IDS[9]!, traceId: IDS[5]! },
-      ], "HTTP");
+      const event = {
+        key: "k",
+        counter: 0,
+        service: "svc-packed",
+        worker: "w",
+        topic: null,
+        subscription: null,
+        partition: null,
+        observedAtMs: Date.now(),
+        attributesJson: null,
+        othersInsideJson: null,
+        lock: null,
+      };
+      const written = await writeEvents(
+        ingestPool,
+        [
+          { ...event, eventId: IDS[0]!, traceId: IDS[3]! },
+          { ...event, eventId: IDS[9]!, traceId: IDS[5]! },
+        ],
+        "HTTP",
+      );
       expect(written).toBe(2);
     } finally {
       await ingestPool.end();

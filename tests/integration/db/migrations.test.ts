@@ -26,7 +26,9 @@ describe("migrations (offline, WebAssembly schema engine)", () => {
     const { Client } = (await import("pg")).default;
     const client = new Client({ connectionString: url });
     await client.connect();
-    const recorded = await client.query<{ migration_name: string; finished_at: Date | null }>("select migration_name, finished_at from _prisma_migrations order by migration_name");
+    const recorded = await client.query<{ migration_name: string; finished_at: Date | null }>(
+      "select migration_name, finished_at from _prisma_migrations order by migration_name",
+    );
     await client.end();
     expect(recorded.rows.map((r) => r.migration_name)).toEqual(names);
     expect(recorded.rows.every((r) => r.finished_at !== null)).toBe(true);

@@ -31,14 +31,22 @@ function typed(rows: Record<string, unknown>[]) {
   return rows.map((row) =>
     Object.fromEntries(
       Object.entries(row).map(([column, value]) => {
-        const kind = value === null ? "null" : Array.isArray(value) ? `array of ${value.map((v) => (v === null ? "null" : (v?.constructor?.name ?? typeof v))).join(",")}` : (value?.constructor?.name ?? typeof value);
+        const kind =
+          value === null
+            ? "null"
+            : Array.isArray(value)
+              ? `array of ${value.map((v) => (v === null ? "null" : (v?.constructor?.name ?? typeof v))).join(",")}`
+              : (value?.constructor?.name ?? typeof value);
         return [column, { kind, value: JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? `${v}n` : v)) }];
       }),
     ),
   );
 }
 
-const bothRead = async (query: Sql) => [typed(await prisma.$queryRaw<Record<string, unknown>[]>(query)), typed(await pooled.$queryRaw<Record<string, unknown>[]>(query))];
+const bothRead = async (query: Sql) => [
+  typed(await prisma.$queryRaw<Record<string, unknown>[]>(query)),
+  typed(await pooled.$queryRaw<Record<string, unknown>[]>(query)),
+];
 
 describe("createSqlDb", () => {
   it("reads every column type the query modules select as the Prisma client does", async () => {
@@ -52,13 +60,13 @@ describe("createSqlDb", () => {
         'calm'::mood as mood, null::text as nothing, null::int8 as no_big, null::timestamptz as no_time
       from generate_series(1, 3) as x`);
     expect(viaPg).toEqual(viaPrisma);
-    expect(viaPg?.[0]).toMatchObject({ big: { kind: "BigInt" }, counted: { kind: "BigInt" }, timestamptz: { kind: "Date" }, exact: { value: "\"1.25\"" } });
+    expect(viaPg?.[0]).toMatchObject({ big: { kind: "BigInt" }, counted: { kind: "BigInt" }, timestamptz: { kind: "Date" }, exact: { value: '"1.25"' } });
   });
 
   it("sends values as the Prisma client does: dates, bigints, arrays with nulls, booleans, nested fragments", async () => {
     const at = new Date("2026-03-01T10:15:30.123Z");
     const [viaPrisma, viaPg] = await bothRead(sql`
-      select ${at.toISOString()}::timestamptz as iso, ${at}::timestamptz as date_object, ${at} < now() as compared, ${12345678901234n}::int8 as big, ${["x", null, "it's \"quoted\" {a,b}"]}::text[] as texts,
+      select ${at.toISOString()}::timestamptz as iso, ${at}::timestamptz as date_object, ${at} < now() as compared, ${12345678901234n}::int8 as big, ${["x", null, 'it\'s "quoted" {a,b}']}::text[] as texts,
         ${[1n, 2n]}::bigint[] as bigs, ${true}::boolean as flag, ${JSON.stringify({ k: "v" })}::jsonb as doc,
         ${3} + 4 as sum, ${"7"}::int as cast_text, 'x' in (${join(["x", "y"])}) as listed`);
     expect(viaPg).toEqual(viaPrisma);

@@ -39,12 +39,29 @@ afterAll(async () => {
 });
 
 function event(overrides: Partial<ValidEvent> & Pick<ValidEvent, "observedAtMs">): ValidEvent {
-  return { eventId: randomUUID(), key: "k-1", counter: 0, service: "svc", worker: "w-1", topic: null, subscription: null, partition: null, traceId: null, attributesJson: null, othersInsideJson: null, lock: null, ...overrides };
+  return {
+    eventId: randomUUID(),
+    key: "k-1",
+    counter: 0,
+    service: "svc",
+    worker: "w-1",
+    topic: null,
+    subscription: null,
+    partition: null,
+    traceId: null,
+    attributesJson: null,
+    othersInsideJson: null,
+    lock: null,
+    ...overrides,
+  };
 }
 
 /** The partition holding each event id. */
 async function placements(ids: string[]): Promise<Record<string, string>> {
-  const { rows } = await pool.query<{ event_id: string; partition: string }>("select baton_id_text(event_id) as event_id, tableoid::regclass::text as partition from exclusivity_event where baton_id_text(event_id) = any($1)", [ids]);
+  const { rows } = await pool.query<{ event_id: string; partition: string }>(
+    "select baton_id_text(event_id) as event_id, tableoid::regclass::text as partition from exclusivity_event where baton_id_text(event_id) = any($1)",
+    [ids],
+  );
   return Object.fromEntries(rows.map((r) => [r.event_id, r.partition]));
 }
 
@@ -92,7 +109,9 @@ describe("the partitioned event store", () => {
       [other.eventId]: `exclusivity_event_other_p${compactHour(farMs)}`,
       [violation.eventId]: `exclusivity_event_violation_p${compact(farMs + 1)}`,
     });
-    const { rows } = await pool.query<{ n: number }>("select count(*)::int as n from exclusivity_event where baton_id_text(event_id) = any($1)", [[other.eventId, violation.eventId]]);
+    const { rows } = await pool.query<{ n: number }>("select count(*)::int as n from exclusivity_event where baton_id_text(event_id) = any($1)", [
+      [other.eventId, violation.eventId],
+    ]);
     expect(rows[0]!.n).toBe(2);
   });
 
@@ -110,7 +129,10 @@ describe("the partitioned event store", () => {
     }
     const ages = [35, 20, 2];
     const events = [
-      ...ages.flatMap((age) => [event({ observedAtMs: nowMs - age * DAY, service: "retained" }), event({ observedAtMs: nowMs - age * DAY, counter: 1, service: "retained" })]),
+      ...ages.flatMap((age) => [
+        event({ observedAtMs: nowMs - age * DAY, service: "retained" }),
+        event({ observedAtMs: nowMs - age * DAY, counter: 1, service: "retained" }),
+      ]),
       // Either side of the 7-day cutoff, by the hour: the hour that ended before it goes, the one after stays.
       event({ observedAtMs: nowMs - 7 * DAY - 2 * HOUR, service: "retained" }),
       event({ observedAtMs: nowMs - 7 * DAY + HOUR, service: "retained" }),
@@ -124,7 +146,10 @@ describe("the partitioned event store", () => {
     const leftDetached = `exclusivity_event_other_p${compactHour(nowMs - 30 * DAY)}`;
     await pool.query(`alter table exclusivity_event_other detach partition "${leftDetached}"`);
 
-    const result = await runRetention(db, { retentionDays: 7, violationRetentionDays: 30, retentionBatchSize: 1_000 }, new AbortController().signal, { nowMs, pauseMs: 0 });
+    const result = await runRetention(db, { retentionDays: 7, violationRetentionDays: 30, retentionBatchSize: 1_000 }, new AbortController().signal, {
+      nowMs,
+      pauseMs: 0,
+    });
     expect(result.droppedPartitions).toContain(leftDetached);
     expect((await pool.query("select to_regclass($1)::text as name", [leftDetached])).rows).toEqual([{ name: null }]);
     // Dropped four lists at a time: every table named is gone, whichever list it was in.
@@ -141,10 +166,13 @@ describe("the partitioned event store", () => {
     expect(result.droppedPartitions).not.toContain(`exclusivity_event_other_p${compactHour(nowMs - 7 * DAY + HOUR)}`);
     expect(result.droppedPartitions).toContain(`exclusivity_event_violation_p${compact(nowMs - 35 * DAY)}`);
     expect(result.droppedPartitions).not.toContain(`exclusivity_event_violation_p${compact(nowMs - 20 * DAY)}`);
-    expect(result.droppedPartitions.every((name) => !name.includes(`_p${compact(nowMs - 2 * DAY)}`) && !name.includes(`_p${compact(nowMs - 6 * DAY)}`))).toBe(true);
-    const left = await pool.query<{ age: number; counter: number }>("select round(extract(epoch from ($1::timestamptz - observed_at)) / 86400)::int as age, counter from exclusivity_event where service = 'retained' order by 1 desc, 2", [
-      new Date(nowMs).toISOString(),
-    ]);
+    expect(result.droppedPartitions.every((name) => !name.includes(`_p${compact(nowMs - 2 * DAY)}`) && !name.includes(`_p${compact(nowMs - 6 * DAY)}`))).toBe(
+      true,
+    );
+    const left = await pool.query<{ age: number; counter: number }>(
+      "select round(extract(epoch from ($1::timestamptz - observed_at)) / 86400)::int as age, counter from exclusivity_event where service = 'retained' order by 1 desc, 2",
+      [new Date(nowMs).toISOString()],
+    );
     expect(left.rows).toEqual([
       { age: 20, counter: 1 },
       { age: 7, counter: 0 },
@@ -154,7 +182,10 @@ describe("the partitioned event store", () => {
     expect((await pool.query(rollupSql("violation_minute"))).rows).toEqual(rollupBefore.rows);
     expect((await pool.query(rollupSql("violation_hour"))).rows).toEqual(rollupBefore.rows);
     // Nothing left to drop: a second run drops nothing.
-    expect((await runRetention(db, { retentionDays: 7, violationRetentionDays: 30, retentionBatchSize: 1_000 }, new AbortController().signal, { nowMs, pauseMs: 0 })).droppedPartitions).toEqual([]);
+    expect(
+      (await runRetention(db, { retentionDays: 7, violationRetentionDays: 30, retentionBatchSize: 1_000 }, new AbortController().signal, { nowMs, pauseMs: 0 }))
+        .droppedPartitions,
+    ).toEqual([]);
   });
 
   it("writes nothing new when a batch that straddles midnight and another hour's boundary is sent again, in any partition", async () => {
@@ -190,7 +221,9 @@ describe("the partitioned event store", () => {
 
     expect(await ingestEvents(pool, items, "HTTP", rules)).toEqual({ accepted: 0, duplicates: 7, rejected: [] });
     for (const table of ["violation_minute", "violation_hour"]) {
-      const { rows } = await pool.query<{ events: number; violations: number }>(`select sum(events)::int as events, sum(violations)::int as violations from ${table} where service = 'midnight'`);
+      const { rows } = await pool.query<{ events: number; violations: number }>(
+        `select sum(events)::int as events, sum(violations)::int as violations from ${table} where service = 'midnight'`,
+      );
       expect(rows[0]).toEqual({ events: 7, violations: 2 });
     }
 
@@ -202,10 +235,22 @@ describe("the partitioned event store", () => {
   it("accepts a violation older than the events' retention but within its own, and refuses what retention would drop at once or lies too far ahead", async () => {
     const nowMs = Date.now();
     const rules = { retentionDays: 7, violationRetentionDays: 30 };
-    const item = (id: string, counter: number, atMs: number) => ({ id: `${id}-${randomUUID()}`, key: "k-old", counter, service: "old", worker: "w-1", observedAt: new Date(atMs).toISOString() });
+    const item = (id: string, counter: number, atMs: number) => ({
+      id: `${id}-${randomUUID()}`,
+      key: "k-old",
+      counter,
+      service: "old",
+      worker: "w-1",
+      observedAt: new Date(atMs).toISOString(),
+    });
     const result = await ingestEvents(
       pool,
-      [item("violation-20d", 1, nowMs - 20 * DAY), item("event-20d", 0, nowMs - 20 * DAY), item("violation-40d", 1, nowMs - 40 * DAY), item("ahead-2d", 0, nowMs + 2 * DAY)],
+      [
+        item("violation-20d", 1, nowMs - 20 * DAY),
+        item("event-20d", 0, nowMs - 20 * DAY),
+        item("violation-40d", 1, nowMs - 40 * DAY),
+        item("ahead-2d", 0, nowMs + 2 * DAY),
+      ],
       "HTTP",
       rules,
     );

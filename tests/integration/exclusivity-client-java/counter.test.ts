@@ -45,20 +45,31 @@ describe("ExclusivityCounter under a Redis lock", () => {
     const lockRef = `test-locks/${lockKey}`;
     const inside = `${keyPrefix}${service}:daily-job:inside`;
     const common = { lockKey, lockRef, key: "daily-job", lockTtlMs: 1_000, batonUrl: baton.url, token, keyPrefix, service };
-    const [first, second] = await Promise.all([workers.launchLockHolder({ ...common, name: "jvm-holder-a" }), workers.launchLockHolder({ ...common, name: "jvm-holder-b" })]);
+    const [first, second] = await Promise.all([
+      workers.launchLockHolder({ ...common, name: "jvm-holder-a" }),
+      workers.launchLockHolder({ ...common, name: "jvm-holder-b" }),
+    ]);
 
     first.send("acquire");
     await first.next("inside");
     expect(await redis.get(lockKey)).toBe("jvm-holder-a");
     // The entry reaches Redis from the counter's background queue.
-    await pollUntil(() => redis.hlen(inside), (entries) => entries === 1, { description: "the first holder's entry in Redis" });
+    await pollUntil(
+      () => redis.hlen(inside),
+      (entries) => entries === 1,
+      { description: "the first holder's entry in Redis" },
+    );
     // The first holder stays inside without extending its lock: the lock expires (1 s) and the
     // second, which waited for it, takes it and enters while the first is still inside.
     second.send("acquire");
     await second.next("inside");
     expect(await redis.get(lockKey)).toBe("jvm-holder-b");
     // Both inside at once in Redis before the first leaves (entries are queued, not awaited, by enter).
-    await pollUntil(() => redis.hlen(inside), (entries) => entries === 2, { description: "the second holder's entry in Redis" });
+    await pollUntil(
+      () => redis.hlen(inside),
+      (entries) => entries === 2,
+      { description: "the second holder's entry in Redis" },
+    );
     first.send("leave");
     expect((await first.next("left")).rest).toBe("lost");
     second.send("leave");
@@ -67,10 +78,21 @@ describe("ExclusivityCounter under a Redis lock", () => {
 
     expect(firstStats).toMatchObject({ entered: 1, violations: 0, notCounted: 0, eventsSent: 1 });
     expect(secondStats).toMatchObject({ entered: 1, violations: 1, notCounted: 0, eventsSent: 1 });
-    const rows = await db.exclusivityEvent.findMany({ where: { service }, orderBy: { observedAt: "asc" }, select: { key: true, counter: true, worker: true, lock: true, othersInside: true, topic: true } });
+    const rows = await db.exclusivityEvent.findMany({
+      where: { service },
+      orderBy: { observedAt: "asc" },
+      select: { key: true, counter: true, worker: true, lock: true, othersInside: true, topic: true },
+    });
     expect(rows).toEqual([
       { key: "daily-job", counter: 0, worker: "jvm-holder-a", lock: lockRef, othersInside: null, topic: null },
-      { key: "daily-job", counter: 1, worker: "jvm-holder-b", lock: lockRef, othersInside: [{ worker: "jvm-holder-a", enteredAt: expect.any(Number) }], topic: null },
+      {
+        key: "daily-job",
+        counter: 1,
+        worker: "jvm-holder-b",
+        lock: lockRef,
+        othersInside: [{ worker: "jvm-holder-a", enteredAt: expect.any(Number) }],
+        topic: null,
+      },
     ]);
     // Both left: nothing of the service is inside any key any more.
     expect(await redis.keys(`${keyPrefix}${service}:*`)).toEqual([]);

@@ -21,7 +21,8 @@ export function uniqueService(): { service: string; keyPrefix: string } {
 
 export async function produceKeyed(topic: string, count: number, keys: number, prefix: string): Promise<void> {
   const result = await runJavaProgram("ProduceKeyed", { serviceUrl: await getTestBrokerServiceUrl(), topic, count, keys, prefix });
-  if (result.code !== 0 || !result.stdout.includes(`produced ${count}`)) throw new Error(`ProduceKeyed failed (${result.code}): ${result.stderr.slice(-2_000)}`);
+  if (result.code !== 0 || !result.stdout.includes(`produced ${count}`))
+    throw new Error(`ProduceKeyed failed (${result.code}): ${result.stderr.slice(-2_000)}`);
 }
 
 export type WorkerArgs = {
@@ -85,5 +86,8 @@ export function fnv1a(key: string): number {
 
 /** The values a worker acknowledged so far. */
 export function ackedValues(worker: JavaWorker): string[] {
-  return worker.lines().filter((line) => line.kind === "acked").map((line) => line.rest.split(" ")[1]!);
+  return worker
+    .lines()
+    .filter((line) => line.kind === "acked")
+    .map((line) => line.rest.split(" ")[1]!);
 }

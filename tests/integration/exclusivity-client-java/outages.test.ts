@@ -40,9 +40,23 @@ describe("a Baton that is down, then up", () => {
     const topic = namespace.topic("baton-down");
     // Nothing listens on this port until Baton is started on it below.
     const port = await findFreePort();
-    const worker = await workers.start({ topic, subscription: "orders", type: "Shared", name: "jvm-patient", batonUrl: `http://127.0.0.1:${port}`, token, keyPrefix, service, maxBufferedEvents: 1_000 });
+    const worker = await workers.start({
+      topic,
+      subscription: "orders",
+      type: "Shared",
+      name: "jvm-patient",
+      batonUrl: `http://127.0.0.1:${port}`,
+      token,
+      keyPrefix,
+      service,
+      maxBufferedEvents: 1_000,
+    });
     await produceKeyed(topic, 300, 30, "m");
-    await pollUntil(async () => ackedValues(worker).length, (acked) => acked === 300, { maxAttempts: 600, description: "300 messages acknowledged while Baton is down" });
+    await pollUntil(
+      async () => ackedValues(worker).length,
+      (acked) => acked === 300,
+      { maxAttempts: 600, description: "300 messages acknowledged while Baton is down" },
+    );
     expect(await db.exclusivityEvent.count({ where: { service } })).toBe(0);
 
     baton = await startBaton(port);
@@ -62,12 +76,28 @@ describe("a Redis that is down", () => {
     try {
       const deadRedisPort = await findFreePort();
       const worker = await workers.start({
-        topic, subscription: "orders", type: "Shared", name: "jvm-no-redis", batonUrl: baton.url, token, keyPrefix, service,
-        redisUrl: `redis://127.0.0.1:${deadRedisPort}`, lossLogIntervalMs: 500,
+        topic,
+        subscription: "orders",
+        type: "Shared",
+        name: "jvm-no-redis",
+        batonUrl: baton.url,
+        token,
+        keyPrefix,
+        service,
+        redisUrl: `redis://127.0.0.1:${deadRedisPort}`,
+        lossLogIntervalMs: 500,
       });
       await produceKeyed(topic, 100, 10, "m");
-      await pollUntil(async () => ackedValues(worker).length, (acked) => acked === 100, { maxAttempts: 600, description: "100 messages acknowledged with Redis down" });
-      await pollUntil(async () => worker.stderr(), (stderr) => stderr.includes("entries or exits not counted"), { maxAttempts: 100, description: "the loss log line" });
+      await pollUntil(
+        async () => ackedValues(worker).length,
+        (acked) => acked === 100,
+        { maxAttempts: 600, description: "100 messages acknowledged with Redis down" },
+      );
+      await pollUntil(
+        async () => worker.stderr(),
+        (stderr) => stderr.includes("entries or exits not counted"),
+        { maxAttempts: 100, description: "the loss log line" },
+      );
       const stats = await worker.close();
       expect(stats.entered).toBe(0);
       // Every entry and every exit is accounted for as not counted.

@@ -50,10 +50,14 @@ describe("exclusivity client against Baton's ingest API", () => {
       const allInside = new Promise<void>((resolve) => (release = resolve));
       await Promise.all(
         clients.map((client) =>
-          client.withExclusivity(`key-${k}`, async () => {
-            if (++arrived === clients.length) release();
-            await allInside;
-          }, { subscription: "orders-sub", partition: k % 3 }),
+          client.withExclusivity(
+            `key-${k}`,
+            async () => {
+              if (++arrived === clients.length) release();
+              await allInside;
+            },
+            { subscription: "orders-sub", partition: k % 3 },
+          ),
         ),
       );
       for (const client of clients) await client.withExclusivity(`key-${k}`, () => undefined, { subscription: "orders-sub", partition: k % 3 });
@@ -77,17 +81,21 @@ async function overlapThenTakeTurns(clients: readonly ExclusivityClient[], keys:
     const allInside = new Promise<void>((resolve) => (release = resolve));
     await Promise.all(
       clients.map((client) =>
-        client.withExclusivity(key, async () => {
-          if (++arrived === clients.length) release();
-          await allInside;
-        }, { subscription: "orders-sub" }),
+        client.withExclusivity(
+          key,
+          async () => {
+            if (++arrived === clients.length) release();
+            await allInside;
+          },
+          { subscription: "orders-sub" },
+        ),
       ),
     );
     for (const client of clients) await client.withExclusivity(key, () => undefined, { subscription: "orders-sub" });
   }
 }
 
-describe("a service that restarts from \"all\" into \"violations+counts\"", () => {
+describe('a service that restarts from "all" into "violations+counts"', () => {
   it("counts every increment exactly once, and a re-sent minute changes nothing", async () => {
     const service = `svc-${randomUUID()}`;
     const errors: Error[] = [];
@@ -98,7 +106,16 @@ describe("a service that restarts from \"all\" into \"violations+counts\"", () =
     };
     const start = (report: ReportingMode) =>
       connections.map((redis, i) =>
-        createExclusivityClient({ redis, keyPrefix: `baton-test:${service}:`, baton: { url: server.url, token }, service, worker: `pod-${i}`, report, fetch: recordingFetch, onError: (error) => errors.push(error) }),
+        createExclusivityClient({
+          redis,
+          keyPrefix: `baton-test:${service}:`,
+          baton: { url: server.url, token },
+          service,
+          worker: `pod-${i}`,
+          report,
+          fetch: recordingFetch,
+          onError: (error) => errors.push(error),
+        }),
       );
     const keys = ["a", "b", "c", "d"];
     // Each phase: 4 keys x (3 together + 3 alone) = 24 increments, of which 8 violations.
@@ -123,13 +140,20 @@ describe("a service that restarts from \"all\" into \"violations+counts\"", () =
     // Every minute re-sent (a retry after a lost answer): nothing new, nothing counted twice.
     expect(countBodies.length).toBeGreaterThanOrEqual(3);
     for (const body of countBodies) {
-      const response = await fetch(`${server.url}/api/v1/exclusivity-counts`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body });
+      const response = await fetch(`${server.url}/api/v1/exclusivity-counts`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body,
+      });
       expect(await response.json()).toMatchObject({ accepted: 0 });
     }
     expect(await rollupTotals(db, service)).toEqual({ events: 48, violations: 16 });
 
     // The violations of the second phase name who was inside.
-    const violations = await db.exclusivityEvent.findMany({ where: { service, counter: { gt: 0 } }, select: { counter: true, worker: true, othersInside: true } });
+    const violations = await db.exclusivityEvent.findMany({
+      where: { service, counter: { gt: 0 } },
+      select: { counter: true, worker: true, othersInside: true },
+    });
     for (const violation of violations) {
       const others = violation.othersInside as { worker: string; enteredAt: number }[];
       expect(others).toHaveLength(violation.counter);

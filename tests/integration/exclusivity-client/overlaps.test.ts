@@ -149,7 +149,10 @@ describe("withExclusivity on real Redis with concurrent workers", () => {
       rounds.map(async ({ key, size }, round) => {
         const allInside = barrier(size);
         const chosen = Array.from({ length: size }, (_, i) => workers[(round + i) % WORKERS]!);
-        workersOfKey.set(key, chosen.map((w) => w.name));
+        workersOfKey.set(
+          key,
+          chosen.map((w) => w.name),
+        );
         await Promise.all(chosen.map((worker) => worker.run(key, allInside)));
         // The counters seen are 0, 1, ..., size-1: everyone but the first is a violation.
         for (let seen = 1; seen < size; seen++) expected.push(`${key}:${seen}`);
@@ -197,7 +200,9 @@ describe("withExclusivity on real Redis with concurrent workers", () => {
       }
       // No false report: a section that saw someone had another section inside its counter window.
       if (a.counter! > 0) {
-        const isExplained = sections.some((b, k) => k !== i && b.key === a.key && overlaps([a.incrementStart, a.decrementEnd], [b.incrementStart, b.decrementEnd]));
+        const isExplained = sections.some(
+          (b, k) => k !== i && b.key === a.key && overlaps([a.incrementStart, a.decrementEnd], [b.incrementStart, b.decrementEnd]),
+        );
         expect(isExplained, `${a.worker} reported ${a.counter} on ${a.key} alone`).toBe(true);
       }
     }

@@ -45,13 +45,27 @@ async function startWorker(): Promise<ChildProcess> {
 }
 
 async function countRows(): Promise<{ events: number; deadLetters: number }> {
-  const events = await db.query<{ n: string }>("select count(*) as n from exclusivity_event where baton_id_text(event_id) like $1 and source = 'PULSAR_TOPIC'", [`${run}-%`]);
+  const events = await db.query<{ n: string }>(
+    "select count(*) as n from exclusivity_event where baton_id_text(event_id) like $1 and source = 'PULSAR_TOPIC'",
+    [`${run}-%`],
+  );
   const dead = await db.query<{ n: string }>("select count(*) as n from dead_letter where source = $1", [`ingest-${run}/${topic}`]);
   return { events: Number(events.rows[0]!.n), deadLetters: Number(dead.rows[0]!.n) };
 }
 
 function event(i: number) {
-  return { id: `${run}-${i}`, key: `user-${i % 37}`, counter: i % 5 === 0 ? 1 : 0, service: "orders", worker: `pod-${i % 3}`, topic, subscription: "orders-workers", partition: i % 4, traceId: `trace-${i}`, observedAt: Date.now() };
+  return {
+    id: `${run}-${i}`,
+    key: `user-${i % 37}`,
+    counter: i % 5 === 0 ? 1 : 0,
+    service: "orders",
+    worker: `pod-${i % 3}`,
+    topic,
+    subscription: "orders-workers",
+    partition: i % 4,
+    traceId: `trace-${i}`,
+    observedAt: Date.now(),
+  };
 }
 
 async function publish(from: number, to: number): Promise<void> {
@@ -97,7 +111,9 @@ describe("the ingest topic", () => {
 
     const letters = await db.query<{ error: string }>("select error from dead_letter where source = $1 order by id", [`ingest-${run}/${topic}`]);
     expect(letters.rows.map((r) => r.error).join("\n")).toMatch(/not JSON[\s\S]*key[\s\S]*counter/);
-    const rollup = await db.query<{ v: string }>("select coalesce(sum(violations), 0) as v from violation_minute where service = 'orders' and subscription = 'orders-workers'");
+    const rollup = await db.query<{ v: string }>(
+      "select coalesce(sum(violations), 0) as v from violation_minute where service = 'orders' and subscription = 'orders-workers'",
+    );
     expect(Number(rollup.rows[0]!.v)).toBeGreaterThanOrEqual(VALID / 5);
   });
 });

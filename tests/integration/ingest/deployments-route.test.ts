@@ -40,7 +40,17 @@ describe("deployments API", () => {
     const service = uniquePrefix("svc");
     const created = await post({ service, version: "1.4.2" });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ id: expect.stringMatching(/^\d+$/), externalId: null, service, version: "1.4.2", environment: "production", finishedAt: null, link: null, description: null, attributes: null });
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^\d+$/),
+      externalId: null,
+      service,
+      version: "1.4.2",
+      environment: "production",
+      finishedAt: null,
+      link: null,
+      description: null,
+      attributes: null,
+    });
     expect(Date.now() - Date.parse(created.body.startedAt as string)).toBeLessThan(60_000);
     const read = await answer(getOne(new Request(`${BASE}/${created.body.id}`), context(created.body.id as string)));
     expect(read).toEqual({ status: 200, body: created.body });
@@ -51,11 +61,27 @@ describe("deployments API", () => {
     const id = uniquePrefix("gh-run");
     const startedAt = new Date(Date.now() - 3 * 3_600_000).toISOString();
     const finishedAt = new Date(Date.parse(startedAt) + 5 * 60_000).toISOString();
-    const first = await post({ id, service, version: "2.0.0", environment: "staging", startedAt, link: "https://ci.example/runs/1", attributes: { tags: ["canary"] } });
+    const first = await post({
+      id,
+      service,
+      version: "2.0.0",
+      environment: "staging",
+      startedAt,
+      link: "https://ci.example/runs/1",
+      attributes: { tags: ["canary"] },
+    });
     expect(first.status).toBe(201);
     const again = await post({ id, service, version: "2.0.0", environment: "staging", finishedAt, description: "done" });
     expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ id: first.body.id, externalId: id, startedAt, finishedAt, link: "https://ci.example/runs/1", description: "done", attributes: { tags: ["canary"] } });
+    expect(again.body).toMatchObject({
+      id: first.body.id,
+      externalId: id,
+      startedAt,
+      finishedAt,
+      link: "https://ci.example/runs/1",
+      description: "done",
+      attributes: { tags: ["canary"] },
+    });
     expect(await db.deployment.count({ where: { externalId: id } })).toBe(1);
   });
 
@@ -83,7 +109,10 @@ describe("deployments API", () => {
     const startedAt = new Date(Date.now() - 60 * 60_000).toISOString();
     await post({ id, service, version: "1", startedAt });
     const beforeStart = new Date(Date.parse(startedAt) - 60_000).toISOString();
-    expect(await post({ id, service, version: "1", finishedAt: beforeStart })).toMatchObject({ status: 400, body: { error: { details: { issues: [{ field: "finishedAt" }] } } } });
+    expect(await post({ id, service, version: "1", finishedAt: beforeStart })).toMatchObject({
+      status: 400,
+      body: { error: { details: { issues: [{ field: "finishedAt" }] } } },
+    });
     const stored = await db.deployment.findUniqueOrThrow({ where: { externalId: id }, select: { finishedAt: true } });
     expect(stored.finishedAt).toBeNull();
   });
@@ -101,7 +130,10 @@ describe("deployments API", () => {
     const service = uniquePrefix("svc");
     await post({ id, service, version: "1" });
     const conflict = await post({ id, service, version: "2" });
-    expect(conflict).toMatchObject({ status: 409, body: { error: { code: "deployment_conflict", details: { existing: { service, version: "1", environment: "production" } } } } });
+    expect(conflict).toMatchObject({
+      status: 409,
+      body: { error: { code: "deployment_conflict", details: { existing: { service, version: "1", environment: "production" } } } },
+    });
   });
 
   it("patches fields, clears with null, and reaches a deployment by its client id", async () => {
@@ -125,7 +157,10 @@ describe("deployments API", () => {
     const finishedAt = new Date(Date.now() - 3_600_000).toISOString();
     const given = await post({ service, version: "2", startedAt });
     expect((await finishIt(given.body.id as string, { finishedAt })).body).toMatchObject({ finishedAt });
-    expect(await finishIt(given.body.id as string)).toMatchObject({ status: 409, body: { error: { code: "deployment_already_finished", details: { finishedAt } } } });
+    expect(await finishIt(given.body.id as string)).toMatchObject({
+      status: 409,
+      body: { error: { code: "deployment_already_finished", details: { finishedAt } } },
+    });
     expect(await finishIt(now.body.id as string, { finishedAt: new Date(Date.now() - 86_400_000).toISOString() })).toMatchObject({ status: 400 });
   });
 
@@ -145,7 +180,9 @@ describe("deployments API", () => {
     const all = await answer(list(new Request(`${BASE}?service=${service}`), {}));
     expect((all.body.deployments as { version: string }[]).map((d) => d.version)).toEqual(["3", "2", "1"]);
     const from = new Date(base + DAY - 10 * 3_600_000).toISOString();
-    const filtered = await answer(list(new Request(`${BASE}?service=${service}&environment=production&from=${from}&to=${base + 3 * DAY - 10 * 3_600_000}&limit=5`), {}));
+    const filtered = await answer(
+      list(new Request(`${BASE}?service=${service}&environment=production&from=${from}&to=${base + 3 * DAY - 10 * 3_600_000}&limit=5`), {}),
+    );
     expect((filtered.body.deployments as { version: string }[]).map((d) => d.version)).toEqual(["3"]);
     const limited = await answer(list(new Request(`${BASE}?service=${service}&limit=2`), {}));
     expect((limited.body.deployments as unknown[]).length).toBe(2);
@@ -154,7 +191,12 @@ describe("deployments API", () => {
   describe("errors", () => {
     it.each([
       ["a missing service", () => post({ version: "1" }), 400, "invalid_request"],
-      ["a finish before the start", () => post({ service: "s", version: "1", startedAt: "2026-11-22T10:00:00Z", finishedAt: "2026-11-22T09:00:00Z" }), 400, "invalid_request"],
+      [
+        "a finish before the start",
+        () => post({ service: "s", version: "1", startedAt: "2026-11-22T10:00:00Z", finishedAt: "2026-11-22T09:00:00Z" }),
+        400,
+        "invalid_request",
+      ],
       ["a link that is not http", () => post({ service: "s", version: "1", link: "ftp://x" }), 400, "invalid_request"],
       ["an unknown field", () => post({ service: "s", version: "1", env: "prod" }), 400, "invalid_request"],
       ["invalid JSON", () => post("{"), 400, "invalid_json"],
@@ -176,10 +218,17 @@ describe("deployments API", () => {
 
     it("needs a token to write, not to read", async () => {
       const service = uniquePrefix("svc");
-      const refused = await answer(create(new Request(BASE, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ service, version: "1" }) }), {}));
+      const refused = await answer(
+        create(new Request(BASE, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ service, version: "1" }) }), {}),
+      );
       expect(refused).toMatchObject({ status: 401, body: { error: { code: "missing_token" } } });
       expect(await db.deployment.count({ where: { service } })).toBe(0);
-      const refusedPatch = await answer(PATCH(new Request(`${BASE}/1`, { method: "PATCH", headers: { authorization: "Bearer nope", "content-type": "application/json" }, body: "{}" }), context("1")));
+      const refusedPatch = await answer(
+        PATCH(
+          new Request(`${BASE}/1`, { method: "PATCH", headers: { authorization: "Bearer nope", "content-type": "application/json" }, body: "{}" }),
+          context("1"),
+        ),
+      );
       expect(refusedPatch.status).toBe(401);
       expect((await answer(list(new Request(BASE), {}))).status).toBe(200);
     });

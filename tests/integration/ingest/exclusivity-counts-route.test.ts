@@ -46,7 +46,11 @@ async function post(body: unknown, options: { token?: string | null; contentType
 }
 
 async function storedCounts(service: string) {
-  return db.exclusivityCount.findMany({ where: { service }, orderBy: [{ subscription: "asc" }, { topic: "asc" }], select: { subscription: true, topic: true, increments: true, worker: true, minute: true } });
+  return db.exclusivityCount.findMany({
+    where: { service },
+    orderBy: [{ subscription: "asc" }, { topic: "asc" }],
+    select: { subscription: true, topic: true, increments: true, worker: true, minute: true },
+  });
 }
 
 describe("POST /api/v1/exclusivity-counts", () => {
@@ -60,7 +64,11 @@ describe("POST /api/v1/exclusivity-counts", () => {
       { subscription: "orders-sub", topic: "persistent://acme/orders/events", increments: 400, worker: "pod-a", minute },
       { subscription: "orders-sub", topic: "persistent://acme/orders/retry", increments: 20, worker: "pod-a", minute },
     ]);
-    const rollup = await db.violationMinute.findMany({ where: { service }, orderBy: { subscription: "asc" }, select: { bucket: true, subscription: true, events: true, violations: true } });
+    const rollup = await db.violationMinute.findMany({
+      where: { service },
+      orderBy: { subscription: "asc" },
+      select: { bucket: true, subscription: true, events: true, violations: true },
+    });
     expect(rollup).toEqual([
       { bucket: minute, subscription: "", events: 3, violations: 0 },
       { bucket: minute, subscription: "orders-sub", events: 420, violations: 0 },
@@ -74,7 +82,10 @@ describe("POST /api/v1/exclusivity-counts", () => {
     expect(await post(body)).toEqual({ status: 200, body: { accepted: 0, duplicates: 3 } });
     // The same re-send arriving twice at once: one of them wins, neither counts twice.
     const again = await Promise.all([post(body), post(body)]);
-    expect(again.map((a) => a.body)).toEqual([{ accepted: 0, duplicates: 3 }, { accepted: 0, duplicates: 3 }]);
+    expect(again.map((a) => a.body)).toEqual([
+      { accepted: 0, duplicates: 3 },
+      { accepted: 0, duplicates: 3 },
+    ]);
     expect(await rollupTotals(db, service)).toEqual({ events: 423, violations: 0 });
     // A restarted client (new clientId) counting in the same minute is new data.
     expect(await post({ ...body, clientId: randomUUID(), counts: [{ increments: 7 }] })).toEqual({ status: 200, body: { accepted: 1, duplicates: 0 } });
@@ -85,7 +96,10 @@ describe("POST /api/v1/exclusivity-counts", () => {
   it("accepts epoch milliseconds, null subscription and topic, zero increments, and the oldest minute of the retention", async () => {
     const service = uniquePrefix("svc");
     const oldest = minuteAgo(29 * 24 * 60);
-    expect(await post(countsBody(service, { minute: oldest, counts: [{ subscription: null, topic: null, increments: 0 }] }))).toEqual({ status: 200, body: { accepted: 1, duplicates: 0 } });
+    expect(await post(countsBody(service, { minute: oldest, counts: [{ subscription: null, topic: null, increments: 0 }] }))).toEqual({
+      status: 200,
+      body: { accepted: 1, duplicates: 0 },
+    });
     expect(await storedCounts(service)).toEqual([{ subscription: "", topic: "", increments: 0, worker: "pod-a", minute: new Date(oldest) }]);
   });
 
@@ -96,7 +110,17 @@ describe("POST /api/v1/exclusivity-counts", () => {
     ["a fractional count", { counts: [{ increments: 1.5 }] }, "counts.0.increments", /integer/],
     ["a count as a string", { counts: [{ increments: "5" }] }, "counts.0.increments", /must be a number/],
     ["a count too large", { counts: [{ increments: 100_000_001 }] }, "counts.0.increments", /at most 100000000/],
-    ["counts too large in all", { counts: [{ subscription: "a", increments: 60_000_000 }, { subscription: "b", increments: 60_000_000 }] }, "counts", /at most 100000000 increments in all/],
+    [
+      "counts too large in all",
+      {
+        counts: [
+          { subscription: "a", increments: 60_000_000 },
+          { subscription: "b", increments: 60_000_000 },
+        ],
+      },
+      "counts",
+      /at most 100000000 increments in all/,
+    ],
     ["a count missing", { counts: [{ subscription: "a" }] }, "counts.0.increments", /must be a number|is required/],
     ["a minute far in the future", { minute: new Date(minuteAgo(-3 * 24 * 60)).toISOString() }, "minute", /future/],
     ["a minute older than the retention", { minute: new Date(minuteAgo(31 * 24 * 60)).toISOString() }, "minute", /older than the 30-day retention/],
@@ -107,7 +131,17 @@ describe("POST /api/v1/exclusivity-counts", () => {
     ["no mode", { mode: undefined }, "mode", /is required|must be one of/],
     ["an unknown field", { region: "eu" }, "region", /not a known field/],
     ["an unknown field in a group", { counts: [{ increments: 1, partition: 3 }] }, "counts.0.partition", /not a known field/],
-    ["a group repeated", { counts: [{ subscription: "a", increments: 1 }, { subscription: "a", increments: 2 }] }, "counts.1", /repeats the subscription and topic of counts.0/],
+    [
+      "a group repeated",
+      {
+        counts: [
+          { subscription: "a", increments: 1 },
+          { subscription: "a", increments: 2 },
+        ],
+      },
+      "counts.1",
+      /repeats the subscription and topic of counts.0/,
+    ],
     ["no groups", { counts: [] }, "counts", /at least one/],
     ["too many groups", { counts: tooManyGroups }, "counts", /at most 1000 groups/],
     ["counts not an array", { counts: { increments: 1 } }, "counts", /must be an array/],
@@ -132,14 +166,17 @@ describe("POST /api/v1/exclusivity-counts", () => {
   it.each([
     ["no token", { token: null }, 401, "missing_token"],
     ["an unknown token", { token: "bat_unknown" }, 401, "invalid_token"],
-    ["a body that is not JSON", { body: "{", }, 400, "invalid_json"],
+    ["a body that is not JSON", { body: "{" }, 400, "invalid_json"],
     ["a body that is an array", { body: "[]" }, 400, "invalid_request"],
     ["another content type", { contentType: "text/plain" }, 415, "unsupported_media_type"],
-  ])("answers %s with its status and code, writing nothing", async (_label, options: { token?: string | null; body?: string; contentType?: string }, status, code) => {
-    const service = uniquePrefix("svc");
-    const answer = await post(options.body ?? countsBody(service), options);
-    expect(answer.status).toBe(status);
-    expect((answer.body.error as { code: string }).code).toBe(code);
-    expect(await db.exclusivityCount.count({ where: { service } })).toBe(0);
-  });
+  ])(
+    "answers %s with its status and code, writing nothing",
+    async (_label, options: { token?: string | null; body?: string; contentType?: string }, status, code) => {
+      const service = uniquePrefix("svc");
+      const answer = await post(options.body ?? countsBody(service), options);
+      expect(answer.status).toBe(status);
+      expect((answer.body.error as { code: string }).code).toBe(code);
+      expect(await db.exclusivityCount.count({ where: { service } })).toBe(0);
+    },
+  );
 });

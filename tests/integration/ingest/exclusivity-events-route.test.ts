@@ -9,15 +9,7 @@ import { ingestEvents } from "@/lib/ingest/ingest-events";
 import { createIngestPool } from "@/lib/ingest/ingest-pool";
 import { findFreePort } from "@/tools/free-port";
 import { getTestDatabaseUrl } from "@/tests/support/test-database";
-import {
-  countEvents,
-  createTestToken,
-  eventsRequest,
-  makeEvent,
-  openDb,
-  rollupTotals,
-  uniquePrefix,
-} from "@/tests/integration/ingest/ingest-test-kit";
+import { countEvents, createTestToken, eventsRequest, makeEvent, openDb, rollupTotals, uniquePrefix } from "@/tests/integration/ingest/ingest-test-kit";
 
 const db = openDb();
 let token: string;
@@ -65,7 +57,11 @@ describe("POST /api/v1/exclusivity-events", () => {
     const third = await db.exclusivityEvent.findFirstOrThrow({ where: { eventId: compactId(`${service}-3`) } });
     expect(third).toMatchObject({ topic: null, subscription: null, partition: null, traceId: null, attributes: null });
 
-    const rollup = await db.violationMinute.findMany({ where: { service }, orderBy: { bucket: "asc" }, select: { bucket: true, subscription: true, events: true, violations: true } });
+    const rollup = await db.violationMinute.findMany({
+      where: { service },
+      orderBy: { bucket: "asc" },
+      select: { bucket: true, subscription: true, events: true, violations: true },
+    });
     expect(rollup).toEqual([
       { bucket: new Date(minute), subscription: "orders-sub", events: 2, violations: 1 },
       { bucket: new Date(minute + 60_000), subscription: "", events: 1, violations: 1 },
@@ -74,13 +70,25 @@ describe("POST /api/v1/exclusivity-events", () => {
 
   it("stores text exactly, whatever characters it holds", async () => {
     const service = uniquePrefix("svc");
-    const awkward = ['quote " inside', "back\\slash", "comma, {braces}", "NULL", " padded ", "tab\tnewline\n", "ümlaut \u{1F600}", "\\\"\\"];
-    const events = awkward.map((text, i) => makeEvent(service, `${service}-${i}-${text}`, { key: text, worker: text, topic: text, traceId: text, attributes: { text } }));
+    const awkward = ['quote " inside', "back\\slash", "comma, {braces}", "NULL", " padded ", "tab\tnewline\n", "ümlaut \u{1F600}", '\\"\\'];
+    const events = awkward.map((text, i) =>
+      makeEvent(service, `${service}-${i}-${text}`, { key: text, worker: text, topic: text, traceId: text, attributes: { text } }),
+    );
     expect((await post(eventsRequest(JSON.stringify(events), { token }))).body).toMatchObject({ accepted: awkward.length, rejected: 0 });
-    const stored = await db.exclusivityEvent.findMany({ where: { service }, select: { eventId: true, key: true, worker: true, topic: true, traceId: true, attributes: true } });
+    const stored = await db.exclusivityEvent.findMany({
+      where: { service },
+      select: { eventId: true, key: true, worker: true, topic: true, traceId: true, attributes: true },
+    });
     const rows = stored.map((row) => ({ ...row, eventId: idText(row.eventId), traceId: row.traceId && idText(row.traceId) }));
     for (const [i, text] of awkward.entries()) {
-      expect(rows.find((r) => r.eventId === `${service}-${i}-${text}`)).toEqual({ eventId: `${service}-${i}-${text}`, key: text, worker: text, topic: text, traceId: text, attributes: { text } });
+      expect(rows.find((r) => r.eventId === `${service}-${i}-${text}`)).toEqual({
+        eventId: `${service}-${i}-${text}`,
+        key: text,
+        worker: text,
+        topic: text,
+        traceId: text,
+        attributes: { text },
+      });
     }
   });
 
@@ -88,7 +96,9 @@ describe("POST /api/v1/exclusivity-events", () => {
     const service = uniquePrefix("svc");
     const ndjson = [makeEvent(service, `${service}-a`), makeEvent(service, `${service}-b`)].map((e) => JSON.stringify(e)).join("\n");
     expect((await post(eventsRequest(`${ndjson}\n`, { token, contentType: "application/x-ndjson" }))).body).toMatchObject({ accepted: 2 });
-    expect((await post(eventsRequest(JSON.stringify(makeEvent(service, `${service}-c`)), { token, contentType: "application/json; charset=utf-8" }))).body).toMatchObject({ accepted: 1 });
+    expect(
+      (await post(eventsRequest(JSON.stringify(makeEvent(service, `${service}-c`)), { token, contentType: "application/json; charset=utf-8" }))).body,
+    ).toMatchObject({ accepted: 1 });
     expect(await countEvents(db, service)).toBe(3);
   });
 
@@ -146,9 +156,24 @@ describe("POST /api/v1/exclusivity-events", () => {
       ["a gzip body", () => eventsRequest(valid, { token, headers: { "content-encoding": "gzip" } }), 415, "unsupported_content_encoding"],
       ["invalid JSON", () => eventsRequest(`${valid.slice(0, -1)}`, { token }), 400, "invalid_json"],
       ["a JSON number", () => eventsRequest("12", { token }), 400, "invalid_json"],
-      ["bad NDJSON", () => eventsRequest(`${JSON.stringify(makeEvent(service, `${service}-y`))}\n{oops`, { token, contentType: "application/x-ndjson" }), 400, "invalid_ndjson"],
-      ["bad UTF-8", () => eventsRequest(Buffer.concat([Buffer.from(valid.slice(0, -2)), Buffer.from([0xc3, 0x28]), Buffer.from("}]")]), { token }), 400, "invalid_encoding"],
-      ["a declared body over 16 MiB", () => eventsRequest(valid, { token, headers: { "content-length": String(16 * 1024 * 1024 + 1) } }), 413, "payload_too_large"],
+      [
+        "bad NDJSON",
+        () => eventsRequest(`${JSON.stringify(makeEvent(service, `${service}-y`))}\n{oops`, { token, contentType: "application/x-ndjson" }),
+        400,
+        "invalid_ndjson",
+      ],
+      [
+        "bad UTF-8",
+        () => eventsRequest(Buffer.concat([Buffer.from(valid.slice(0, -2)), Buffer.from([0xc3, 0x28]), Buffer.from("}]")]), { token }),
+        400,
+        "invalid_encoding",
+      ],
+      [
+        "a declared body over 16 MiB",
+        () => eventsRequest(valid, { token, headers: { "content-length": String(16 * 1024 * 1024 + 1) } }),
+        413,
+        "payload_too_large",
+      ],
       ["a streamed body over 16 MiB", () => eventsRequest(oversizedStream(valid), { token }), 413, "payload_too_large"],
       ["more than 10,000 events", () => eventsRequest(`[${new Array(10_001).fill(valid.slice(1, -1)).join(",")}]`, { token }), 413, "too_many_events"],
     ])("%s", async (_label, makeRequest, status, code) => {
@@ -180,7 +205,12 @@ function oversizedStream(prefix: string): ReadableStream<Uint8Array> {
 describe("authentication", () => {
   it.each([
     ["no Authorization header", () => ({}), "missing_token", 'Bearer realm="baton"'],
-    ["another scheme", () => ({ authorization: `Basic ${Buffer.from("a:b").toString("base64")}` }), "invalid_token", 'Bearer realm="baton", error="invalid_request"'],
+    [
+      "another scheme",
+      () => ({ authorization: `Basic ${Buffer.from("a:b").toString("base64")}` }),
+      "invalid_token",
+      'Bearer realm="baton", error="invalid_request"',
+    ],
     ["an empty bearer", () => ({ authorization: "Bearer " }), "invalid_token", 'Bearer realm="baton", error="invalid_request"'],
     ["a malformed token", () => ({ authorization: "Bearer let-me-in" }), "invalid_token", 'Bearer realm="baton", error="invalid_token"'],
     ["an unknown token", () => ({ authorization: `Bearer bat_${"A".repeat(43)}` }), "invalid_token", 'Bearer realm="baton", error="invalid_token"'],
@@ -288,8 +318,15 @@ describe("ingestEvents (the core the topic consumer shares)", () => {
   it("records the source and answers like the HTTP API", async () => {
     const { getIngestPool } = await import("@/lib/ingest/ingest-pool");
     const service = uniquePrefix("svc");
-    const result = await ingestEvents(getIngestPool(), [makeEvent(service, `${service}-1`), { nope: true }, makeEvent(service, `${service}-1`)], "PULSAR_TOPIC", { retentionDays: 30 });
+    const result = await ingestEvents(
+      getIngestPool(),
+      [makeEvent(service, `${service}-1`), { nope: true }, makeEvent(service, `${service}-1`)],
+      "PULSAR_TOPIC",
+      { retentionDays: 30 },
+    );
     expect(result).toEqual({ accepted: 1, duplicates: 1, rejected: [{ index: 1, field: "nope", message: expect.stringMatching(/not a known field/) }] });
-    expect(await db.exclusivityEvent.findFirstOrThrow({ where: { eventId: compactId(`${service}-1`) }, select: { source: true } })).toEqual({ source: "PULSAR_TOPIC" });
+    expect(await db.exclusivityEvent.findFirstOrThrow({ where: { eventId: compactId(`${service}-1`) }, select: { source: true } })).toEqual({
+      source: "PULSAR_TOPIC",
+    });
   });
 });

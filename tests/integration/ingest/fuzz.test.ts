@@ -69,7 +69,16 @@ function invalidValues(random: Random): Record<string, unknown[]> {
       {},
       "9".repeat(400),
     ],
-    attributes: ["x", [1], 5, true, nested(9 + random.int(50_000), random.next() < 0.5), { big: long(8_200 + random.int(50_000)) }, { "k\u0000": 1 }, { v: "\ud83d" }],
+    attributes: [
+      "x",
+      [1],
+      5,
+      true,
+      nested(9 + random.int(50_000), random.next() < 0.5),
+      { big: long(8_200 + random.int(50_000)) },
+      { "k\u0000": 1 },
+      { v: "\ud83d" },
+    ],
   };
 }
 
@@ -124,10 +133,32 @@ function makeBody(random: Random, service: string, n: number): Body {
   const shape = random.next();
   // Whole-body malformations: nothing of these may be written.
   if (shape < 0.1) return { body: corrupt(random, json), contentType: "application/json", validIds: [], items: null, invalidItems: null };
-  if (shape < 0.17) return { body: json.slice(0, 1 + random.int(json.length - 1)), contentType: "application/json", validIds: [], items: null, invalidItems: null };
-  if (shape < 0.22) return { body: random.pick(["", "null", "42", '"x"', "{", "]", "[,]", "{}{}", "[1,]", "\u0000", "NaN"]), contentType: "application/json", validIds: [], items: null, invalidItems: null };
-  if (shape < 0.26) return { body: json, contentType: random.pick([null, "text/plain", "application/xml", "application/json; charset=latin1", "multipart/form-data"]), validIds: [], items: null, invalidItems: null };
-  if (shape < 0.3) return { body: `${"[".repeat(50_000 + random.int(200_000))}${"]".repeat(10)}`, contentType: "application/json", validIds: [], items: null, invalidItems: null };
+  if (shape < 0.17)
+    return { body: json.slice(0, 1 + random.int(json.length - 1)), contentType: "application/json", validIds: [], items: null, invalidItems: null };
+  if (shape < 0.22)
+    return {
+      body: random.pick(["", "null", "42", '"x"', "{", "]", "[,]", "{}{}", "[1,]", "\u0000", "NaN"]),
+      contentType: "application/json",
+      validIds: [],
+      items: null,
+      invalidItems: null,
+    };
+  if (shape < 0.26)
+    return {
+      body: json,
+      contentType: random.pick([null, "text/plain", "application/xml", "application/json; charset=latin1", "multipart/form-data"]),
+      validIds: [],
+      items: null,
+      invalidItems: null,
+    };
+  if (shape < 0.3)
+    return {
+      body: `${"[".repeat(50_000 + random.int(200_000))}${"]".repeat(10)}`,
+      contentType: "application/json",
+      validIds: [],
+      items: null,
+      invalidItems: null,
+    };
   if (shape < 0.35) {
     const lines = items.map(serialize);
     lines.splice(random.int(lines.length + 1), 0, random.pick(["{", "nope", '{"a":}', "[1,2"]));
@@ -135,9 +166,21 @@ function makeBody(random: Random, service: string, n: number): Body {
   }
   // Bodies that parse: each item is judged on its own.
   if (shape < 0.5) {
-    return { body: items.map(serialize).join(random.pick(["\n", "\r\n", "\n\n"])), contentType: "application/x-ndjson", validIds, items: items.length, invalidItems: invalidCount };
+    return {
+      body: items.map(serialize).join(random.pick(["\n", "\r\n", "\n\n"])),
+      contentType: "application/x-ndjson",
+      validIds,
+      items: items.length,
+      invalidItems: invalidCount,
+    };
   }
-  return { body: json, contentType: random.pick(["application/json", "application/json; charset=utf-8"]), validIds, items: items.length, invalidItems: invalidCount };
+  return {
+    body: json,
+    contentType: random.pick(["application/json", "application/json; charset=utf-8"]),
+    validIds,
+    items: items.length,
+    invalidItems: invalidCount,
+  };
 }
 
 const db = openDb();

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { POST } from "@/app/api/v1/exclusivity-events/route";
-import { countEvents, createTestToken, eventsRequest, type IngestAnswer, makeEvent, openDb, rollupTotals, uniquePrefix } from "@/tests/integration/ingest/ingest-test-kit";
+import {
+  countEvents,
+  createTestToken,
+  eventsRequest,
+  type IngestAnswer,
+  makeEvent,
+  openDb,
+  rollupTotals,
+  uniquePrefix,
+} from "@/tests/integration/ingest/ingest-test-kit";
 
 const db = openDb();
 let token: string;

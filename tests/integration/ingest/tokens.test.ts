@@ -79,7 +79,9 @@ describe("npm run token:*", () => {
 
     const duplicate = await runCli("create", "--name", name);
     expect(duplicate.code).toBe(1);
-    expect(duplicate.stderr.trim().split("\n").at(-1)).toBe(`token: a token named "${name}" already exists (revoked tokens keep their name); choose another name`);
+    expect(duplicate.stderr.trim().split("\n").at(-1)).toBe(
+      `token: a token named "${name}" already exists (revoked tokens keep their name); choose another name`,
+    );
 
     const listed = await runCli("list");
     expect(listed.code).toBe(0);

@@ -31,6 +31,8 @@ describe("npm start refuses to start on bad configuration", () => {
     const port = await findFreePort();
     const result = start({ DATABASE_URL: `postgresql://baton:secret@127.0.0.1:${port}/baton` });
     expect(result.status).toBe(1);
-    expect(result.stderr).toBe(`Baton cannot start: DATABASE_URL: cannot connect to PostgreSQL at postgresql://baton:***@127.0.0.1:${port}/baton: connection refused (is the server running?)`);
+    expect(result.stderr).toBe(
+      `Baton cannot start: DATABASE_URL: cannot connect to PostgreSQL at postgresql://baton:***@127.0.0.1:${port}/baton: connection refused (is the server running?)`,
+    );
   });
 });

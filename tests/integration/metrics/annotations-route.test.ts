@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { GET } from "@/app/api/v1/annotations/route";
 import { annotationListSchema } from "@/lib/openapi/responses/annotation-schemas";
-import { answer, CLUSTER, createChange, createCluster, createResource, openDb, OTHER_CLUSTER, removeClusters, RUN } from "@/tests/integration/read-api/read-api-kit";
+import {
+  answer,
+  CLUSTER,
+  createChange,
+  createCluster,
+  createResource,
+  openDb,
+  OTHER_CLUSTER,
+  removeClusters,
+  RUN,
+} from "@/tests/integration/read-api/read-api-kit";
 
 // GET /api/v1/annotations against the test database: holder changes as points, deployments as
 // regions, in Grafana's annotation fields; bad queries are 400s naming the parameter.
@@ -70,7 +80,11 @@ describe("GET /api/v1/annotations", () => {
     expect(annotations.map((a) => a.title)).toEqual([`${service} 1.1.0 (in progress)`, `${service} 1.0.0`]);
     expect(annotations[0]!.time).toBe(minutes(20).getTime());
     expect(annotations[0]!.timeEnd).toBeGreaterThanOrEqual(now);
-    expect(annotations[1]!).toMatchObject({ time: minutes(50).getTime(), timeEnd: minutes(40).getTime(), tags: ["baton", "deployment", service, "production"] });
+    expect(annotations[1]!).toMatchObject({
+      time: minutes(50).getTime(),
+      timeEnd: minutes(40).getTime(),
+      tags: ["baton", "deployment", service, "production"],
+    });
     expect(annotations[1]!.text).toBe(`Deployment of ${service} 1.0.0 to production\ncanary first`);
   });
 

@@ -36,8 +36,17 @@ describe("ingest counters", () => {
 
   it("counts accepted, duplicate and rejected items of a 200", async () => {
     const labels = (result: string) => ({ route: "events", result });
-    const before = { accepted: await counterValue("ingestItems", labels("accepted")), duplicate: await counterValue("ingestItems", labels("duplicate")), rejected: await counterValue("ingestItems", labels("rejected")) };
-    const body = [makeEvent(service, `${service}-1`), makeEvent(service, `${service}-2`), makeEvent(service, `${service}-1`), makeEvent(service, `${service}-3`, { counter: -1 })];
+    const before = {
+      accepted: await counterValue("ingestItems", labels("accepted")),
+      duplicate: await counterValue("ingestItems", labels("duplicate")),
+      rejected: await counterValue("ingestItems", labels("rejected")),
+    };
+    const body = [
+      makeEvent(service, `${service}-1`),
+      makeEvent(service, `${service}-2`),
+      makeEvent(service, `${service}-1`),
+      makeEvent(service, `${service}-3`, { counter: -1 }),
+    ];
     const response = await POST(eventsRequest(JSON.stringify(body), { token }), {});
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ accepted: 2, duplicates: 1, rejected: 1 });

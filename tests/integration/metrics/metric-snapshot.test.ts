@@ -24,11 +24,26 @@ beforeAll(async () => {
   await createResource(db, clusterId, { topic, partition: 2, subscription: "billing", holder: "gone", goneAt: new Date(now - 10_000) });
   await createChange(db, clusterId, held, { kind: "HOLDER_CHANGED", from: "w1", to: "w2", at: new Date(now - 60_000) });
   await createChange(db, clusterId, held, { kind: "HOLDER_CHANGED", from: "w0", to: "w1", at: new Date(now - 120_000), cause: "BROKER" });
-  await db.holderChange.create({ data: { clusterId, resourceId: held, kind: "HOLDER_LOST", ending: "EXPIRED", fromHolder: "w9", toHolder: null, newSeenAt: new Date(now - 180_000), pollerEpoch: 1n }, select: { id: true } });
+  await db.holderChange.create({
+    data: {
+      clusterId,
+      resourceId: held,
+      kind: "HOLDER_LOST",
+      ending: "EXPIRED",
+      fromHolder: "w9",
+      toHolder: null,
+      newSeenAt: new Date(now - 180_000),
+      pollerEpoch: 1n,
+    },
+    select: { id: true },
+  });
 
   // A deployment from 60 to 50 minutes ago: with 5 minutes of grace, minutes -60 .. -45 are inside.
   const deployStart = floorMinute(now) - 60 * minuteMs;
-  await db.deployment.create({ data: { service, version: "1", startedAt: new Date(deployStart + 10_000), finishedAt: new Date(deployStart + 10 * minuteMs) }, select: { id: true } });
+  await db.deployment.create({
+    data: { service, version: "1", startedAt: new Date(deployStart + 10_000), finishedAt: new Date(deployStart + 10 * minuteMs) },
+    select: { id: true },
+  });
   await db.violationMinute.createMany({
     data: [
       { bucket: new Date(deployStart), service, subscription: "a", violations: 3, events: 30 }, // inside (the start's minute)
@@ -97,7 +112,9 @@ describe("GET /metrics", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/plain");
     const lines = (await response.text()).split("\n");
-    expect(lines).toContain(`baton_resource_holder_info{cluster="${CLUSTER}",kind="PULSAR_SUBSCRIPTION_PARTITION",resource="persistent://metrics-${RUN}/ns/orders|billing|0",holder="w2"} 1`);
+    expect(lines).toContain(
+      `baton_resource_holder_info{cluster="${CLUSTER}",kind="PULSAR_SUBSCRIPTION_PARTITION",resource="persistent://metrics-${RUN}/ns/orders|billing|0",holder="w2"} 1`,
+    );
     expect(lines).toContain(`baton_violations_total{service="${service}",deployment="inside"} 5`);
     expect(lines).toContain(`baton_hold_expirations_total{cluster="${CLUSTER}"} 1`);
     expect(lines.some((line) => line.startsWith("process_cpu_seconds_total "))).toBe(true);

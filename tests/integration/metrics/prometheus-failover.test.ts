@@ -44,7 +44,14 @@ beforeAll(async () => {
   topic = scratch.topic("orders");
   process.env.DATABASE_URL = databaseUrl;
   process.env.BATON_CLUSTERS = JSON.stringify([
-    { name: clusterName, adminUrl: broker.adminUrl, scope: { namespaces: [scratch.namespace] }, pollIntervalMs: 500, discoveryIntervalMs: 1000, requestTimeoutMs: 2000 },
+    {
+      name: clusterName,
+      adminUrl: broker.adminUrl,
+      scope: { namespaces: [scratch.namespace] },
+      pollIntervalMs: 500,
+      discoveryIntervalMs: 1000,
+      requestTimeoutMs: 2000,
+    },
   ]);
   db = createTestDb(databaseUrl);
   await createPartitionedTopic(broker.adminUrl, topic, 2);
@@ -69,7 +76,11 @@ afterAll(async () => {
 describe("Prometheus scraping Baton's /metrics", () => {
   it("names the new holder of a partition after a failover, through PromQL", async () => {
     const resource = await waitFor(
-      () => db.heldResource.findFirst({ where: { cluster: { name: clusterName }, subscription: SUBSCRIPTION, partition: 0, holder: { not: null } }, select: { resourceKey: true, holder: true } }),
+      () =>
+        db.heldResource.findFirst({
+          where: { cluster: { name: clusterName }, subscription: SUBSCRIPTION, partition: 0, holder: { not: null } },
+          select: { resourceKey: true, holder: true },
+        }),
       (row) => row !== null,
       "the poller to store partition 0's holder",
     );
@@ -80,7 +91,11 @@ describe("Prometheus scraping Baton's /metrics", () => {
     await waitFor(holderOf, (holders) => holders.length === 1 && holders[0] === first, "Prometheus to name the first holder", 150, 200);
 
     await fleet.consumer(first!).kill();
-    const next = await waitFor(() => brokerHolder(0), (holder) => holder !== null && holder !== first, "the broker to elect a new holder");
+    const next = await waitFor(
+      () => brokerHolder(0),
+      (holder) => holder !== null && holder !== first,
+      "the broker to elect a new holder",
+    );
     const holders = await waitFor(holderOf, (values) => values.length === 1 && values[0] !== first, "Prometheus to name a new holder", 150, 200);
     expect(holders).toEqual([next]);
 

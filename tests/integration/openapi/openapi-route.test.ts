@@ -55,7 +55,11 @@ describe("the documented answers, against the real routes", () => {
       const value = example.value as Record<string, unknown>;
       const body = { ...value, service, ...(value.id === undefined ? {} : { id: uniquePrefix(name) }) };
       const response = await createDeployment(
-        new Request(`${URL_BASE}/api/v1/deployments`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) }),
+        new Request(`${URL_BASE}/api/v1/deployments`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
         {},
       );
       expect({ name, status: response.status }).toEqual({ name, status: 201 });

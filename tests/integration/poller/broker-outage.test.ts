@@ -19,7 +19,11 @@ let clusterId: number;
 let topic: string;
 
 const resources = () =>
-  db.heldResource.findMany({ where: { clusterId, subscription: "jobs" }, orderBy: { partition: "asc" }, select: { partition: true, holder: true, staleSince: true, lastError: true } });
+  db.heldResource.findMany({
+    where: { clusterId, subscription: "jobs" },
+    orderBy: { partition: "asc" },
+    select: { partition: true, holder: true, staleSince: true, lastError: true },
+  });
 
 beforeAll(async () => {
   broker = await startTestBroker();
@@ -51,7 +55,11 @@ describe("a broker restart", () => {
     const stale = await waitFor(resources, (rows) => rows.every((r) => r.staleSince !== null), "the state to turn stale");
     // Three more intervals of failing polls.
     const failedRuns = await db.pollRun.count({ where: { clusterId, errorCount: { gt: 0 } } });
-    await waitFor(() => db.pollRun.count({ where: { clusterId, errorCount: { gt: 0 } } }), (n) => n >= failedRuns + 3, "three failed poll cycles");
+    await waitFor(
+      () => db.pollRun.count({ where: { clusterId, errorCount: { gt: 0 } } }),
+      (n) => n >= failedRuns + 3,
+      "three failed poll cycles",
+    );
 
     expect(stale.map((r) => r.holder)).toEqual(leaders);
     expect(stale[0]!.lastError).toMatch(/cannot reach|no answer|HTTP 412/);
@@ -66,7 +74,12 @@ describe("a broker restart", () => {
     await Promise.all(fleet.consumers.map((c) => c.start()));
     await waitFor(resources, (rows) => rows.every((r) => r.holder !== null), "the leaders to return");
 
-    const changes = await db.holderChange.findMany({ where: { clusterId }, orderBy: { id: "asc" }, skip: changesBefore, select: { kind: true, cause: true, isDuringGap: true, resource: { select: { partition: true } } } });
+    const changes = await db.holderChange.findMany({
+      where: { clusterId },
+      orderBy: { id: "asc" },
+      skip: changesBefore,
+      select: { kind: true, cause: true, isDuringGap: true, resource: { select: { partition: true } } },
+    });
     expect(changes.length).toBeGreaterThan(0);
     for (const change of changes) expect(change.cause).toBe("BROKER");
     // The first thing seen after the gap, per partition, is marked as having happened during it.

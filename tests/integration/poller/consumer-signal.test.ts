@@ -42,13 +42,19 @@ async function start(name: string, adminUrl: string, namespace: string, extra: R
 }
 
 async function storedHolders(clusterId: number, subscription: string): Promise<string> {
-  const rows = await db.heldResource.findMany({ where: { clusterId, subscription, goneAt: null }, orderBy: { partition: "asc" }, select: { partition: true, holder: true } });
+  const rows = await db.heldResource.findMany({
+    where: { clusterId, subscription, goneAt: null },
+    orderBy: { partition: "asc" },
+    select: { partition: true, holder: true },
+  });
   return JSON.stringify(rows.map((r) => [r.partition, r.holder]));
 }
 
 async function brokerHolders(adminUrl: string, topic: string, subscription: string): Promise<string> {
   const stats = await getPartitionedStats({ adminUrl, requestTimeoutMs: 5_000 }, parseTopicName(topic)!.topic);
-  const rows = Object.entries(stats.partitions).map(([name, s]) => [parseTopicName(name)!.partition, s.subscriptions[subscription]?.activeConsumerName ?? null] as const);
+  const rows = Object.entries(stats.partitions).map(
+    ([name, s]) => [parseTopicName(name)!.partition, s.subscriptions[subscription]?.activeConsumerName ?? null] as const,
+  );
   return JSON.stringify(rows.sort((a, b) => a[0] - b[0]));
 }
 
@@ -67,8 +73,18 @@ function waitForBroker(adminUrl: string, topic: string, subscription: string, is
 async function waitForLeaders(clusterId: number, adminUrl: string, topic: string, subscription: string, what: string): Promise<void> {
   // Consumers that just subscribed may not all be placed yet: a partition can have no active
   // consumer for a moment. What Baton must store is the broker's settled answer.
-  const expected = await waitForBroker(adminUrl, topic, subscription, (h) => !h.includes("null"), `${what}: the broker to name an active consumer on every partition`);
-  await waitFor(() => storedHolders(clusterId, subscription), (h) => h === expected, what);
+  const expected = await waitForBroker(
+    adminUrl,
+    topic,
+    subscription,
+    (h) => !h.includes("null"),
+    `${what}: the broker to name an active consumer on every partition`,
+  );
+  await waitFor(
+    () => storedHolders(clusterId, subscription),
+    (h) => h === expected,
+    what,
+  );
 }
 
 beforeAll(async () => {
@@ -102,10 +118,18 @@ describe("the consumer change signal", () => {
     await fleet.startGroup({ names: ["w1", "w2"], topic: orders, subscription: "workers", subscriptionType: "Failover" });
     await fleet.startConsumer({ name: "s1", topic: single, subscription: "singles", subscriptionType: "Failover" });
 
-    const clusterId = await start("on", signalBroker.adminUrl, scratch.namespace, { pollIntervalMs: HOUR_MS, consumerSignal: "auto", consumerSignalIntervalMs: 250 });
+    const clusterId = await start("on", signalBroker.adminUrl, scratch.namespace, {
+      pollIntervalMs: HOUR_MS,
+      consumerSignal: "auto",
+      consumerSignalIntervalMs: 250,
+    });
     await waitForLeaders(clusterId, signalBroker.adminUrl, orders, "workers", "the first sweep");
     // The baseline scrape came before the first sweep, whose save stored the signal's status.
-    await waitFor(() => signalStatus(clusterId), (s) => s?.mode === "on", "the signal's first status");
+    await waitFor(
+      () => signalStatus(clusterId),
+      (s) => s?.mode === "on",
+      "the signal's first status",
+    );
     expect(await pollRunCount(clusterId)).toBe(1);
 
     // A consumer joins: w3 takes partition 2 (sorted names, partition mod 3).
@@ -122,14 +146,21 @@ describe("the consumer change signal", () => {
     // One partition changed: its own stats are read, and the new standby is stored.
     await fleet.startConsumer({ name: "s2", topic: single, subscription: "singles", subscriptionType: "Failover" });
     await waitFor(
-      async () => (await db.heldResource.findFirst({ where: { clusterId, subscription: "singles", partition: 0 }, select: { consumers: true } }))?.consumers as { name: string }[] | undefined,
+      async () =>
+        (await db.heldResource.findFirst({ where: { clusterId, subscription: "singles", partition: 0 }, select: { consumers: true } }))?.consumers as
+          | { name: string }[]
+          | undefined,
       (consumers) => consumers?.some((c) => c.name === "s2") === true,
       "the re-poll of the single partition",
     );
 
     // Still the one sweep: only re-polls can have stored all of this.
     expect(await pollRunCount(clusterId)).toBe(1);
-    const status = await waitFor(() => signalStatus(clusterId), (s) => (s?.repollCount ?? 0) >= 3, "the signal's status");
+    const status = await waitFor(
+      () => signalStatus(clusterId),
+      (s) => (s?.repollCount ?? 0) >= 3,
+      "the signal's status",
+    );
     expect(status).toMatchObject({ mode: "on", brokerListError: null });
     // The period it keeps: the configured 250 ms, or twice the mean of the latest rounds when longer.
     expect(status!.periodMs).toBeGreaterThanOrEqual(250);
@@ -148,10 +179,18 @@ describe("the consumer change signal", () => {
     fleets.push(fleet);
     await fleet.startGroup({ names: ["w1", "w2"], topic: orders, subscription: "workers", subscriptionType: "Failover" });
 
-    const autoId = await start("not-exposed", broker.adminUrl, scratch.namespace, { pollIntervalMs: 1_000, consumerSignal: "auto", consumerSignalIntervalMs: 250 });
+    const autoId = await start("not-exposed", broker.adminUrl, scratch.namespace, {
+      pollIntervalMs: 1_000,
+      consumerSignal: "auto",
+      consumerSignalIntervalMs: 250,
+    });
     const offId = await start("off", broker.adminUrl, scratch.namespace, { pollIntervalMs: 1_000, consumerSignal: "off" });
     await waitForLeaders(autoId, broker.adminUrl, orders, "workers", "the first sweep");
-    await waitFor(() => signalStatus(autoId), (s) => s?.mode === "not-exposed", "the signal to find no consumer-level series");
+    await waitFor(
+      () => signalStatus(autoId),
+      (s) => s?.mode === "not-exposed",
+      "the signal to find no consumer-level series",
+    );
     await fleet.consumer("w1").kill();
     await waitForBroker(broker.adminUrl, orders, "workers", (h) => !h.includes(`"w1"`), "the broker to move w1's partition");
     await waitForLeaders(autoId, broker.adminUrl, orders, "workers", "a sweep after w1 was killed");
@@ -194,11 +233,17 @@ describe("the consumer change signal", () => {
     brokerEntry = new URL(front.url).host;
 
     await expect(scrapeConsumerMetrics({ adminUrl: front.url, requestTimeoutMs: 5_000 }, front.url, 5_000)).rejects.toThrow(/was cut after \d+ bytes/);
-    await expect(scrapeConsumerMetrics({ adminUrl: front.url, requestTimeoutMs: 5_000 }, "http://127.0.0.1:9", 5_000)).rejects.toThrow(/cannot reach 127\.0\.0\.1:9/);
+    await expect(scrapeConsumerMetrics({ adminUrl: front.url, requestTimeoutMs: 5_000 }, "http://127.0.0.1:9", 5_000)).rejects.toThrow(
+      /cannot reach 127\.0\.0\.1:9/,
+    );
 
     const cutId = await start("cut", front.url, scratch.namespace, { pollIntervalMs: 1_000, consumerSignal: "auto", consumerSignalIntervalMs: 250 });
     await waitForLeaders(cutId, signalBroker.adminUrl, orders, "workers", "the first sweep");
-    await waitFor(() => signalStatus(cutId), (s) => /was cut after/.test(s?.brokers[0]?.error ?? ""), "the cut scrape in the signal's status");
+    await waitFor(
+      () => signalStatus(cutId),
+      (s) => /was cut after/.test(s?.brokers[0]?.error ?? ""),
+      "the cut scrape in the signal's status",
+    );
     await fleet.consumer("w1").kill();
     await waitForBroker(signalBroker.adminUrl, orders, "workers", (h) => !h.includes(`"w1"`), "the broker to move w1's partitions");
     await waitForLeaders(cutId, signalBroker.adminUrl, orders, "workers", "a sweep after w1 was killed");

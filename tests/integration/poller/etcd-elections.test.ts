@@ -46,7 +46,11 @@ async function changesOf(key: string): Promise<ChangeRow[]> {
 
 /** How each holder change compared with the next holder predicted just before it. */
 async function predictionsOf(key: string) {
-  return db.holderChange.findMany({ where: { clusterId, resource: { resourceKey: key } }, orderBy: [{ newSeenAt: "asc" }, { id: "asc" }], select: { predictedHolder: true, prediction: true } });
+  return db.holderChange.findMany({
+    where: { clusterId, resource: { resourceKey: key } },
+    orderBy: [{ newSeenAt: "asc" }, { id: "asc" }],
+    select: { predictedHolder: true, prediction: true },
+  });
 }
 
 async function holdRow(key: string) {
@@ -59,7 +63,7 @@ async function holdRow(key: string) {
 
 /** The kind's own details of a hold row (lib/sources/etcd/etcd-observation.ts). */
 function sourceOf(row: Awaited<ReturnType<typeof holdRow>>): Record<string, unknown> {
-  return ((row?.details as { source?: Record<string, unknown> } | undefined)?.source ?? {});
+  return (row?.details as { source?: Record<string, unknown> } | undefined)?.source ?? {};
 }
 
 function etcdctl(...args: string[]): string {
@@ -70,7 +74,11 @@ function etcdctl(...args: string[]): string {
 function keysUnder(prefix: string): { key: string; value: string; createRevision: number }[] {
   const answer = JSON.parse(etcdctl("get", "--prefix", prefix, "-w", "json")) as { kvs?: { key: string; value?: string; create_revision: number }[] };
   return (answer.kvs ?? [])
-    .map((kv) => ({ key: Buffer.from(kv.key, "base64").toString(), value: Buffer.from(kv.value ?? "", "base64").toString(), createRevision: kv.create_revision }))
+    .map((kv) => ({
+      key: Buffer.from(kv.key, "base64").toString(),
+      value: Buffer.from(kv.value ?? "", "base64").toString(),
+      createRevision: kv.create_revision,
+    }))
     .sort((a, b) => a.createRevision - b.createRevision);
 }
 
@@ -79,7 +87,13 @@ async function campaign(start: () => Contender, prefix: string): Promise<Contend
   const before = keysUnder(prefix).length;
   const contender = start();
   contenders.push(contender);
-  await waitFor(async () => keysUnder(prefix).length, (count) => count > before, `${contender.name}'s key under ${prefix}`, 100, 50);
+  await waitFor(
+    async () => keysUnder(prefix).length,
+    (count) => count > before,
+    `${contender.name}'s key under ${prefix}`,
+    100,
+    50,
+  );
   return contender;
 }
 
@@ -126,7 +140,23 @@ afterAll(async () => {
 describe("the poller on etcd elections and locks", () => {
   it("registers the cluster as an etcd cluster with its prefixes", async () => {
     const row = await db.cluster.findUniqueOrThrow({ where: { name: clusterName }, select: { kind: true, scope: true } });
-    expect(row).toMatchObject({ kind: "ETCD", scope: { patterns: [{ match: elections, layout: "go-election", mustBeHeld: true }, { match: locks, layout: "go-mutex", mustBeHeld: false }, { layout: "etcd3-election" }, { layout: "auto" }], prefixes: [{ prefix: elections, layout: "go-election", mustBeHeld: true }, { prefix: locks, layout: "go-mutex" }, { layout: "etcd3-election" }, { prefix: nodeLocks, layout: "auto" }] } });
+    expect(row).toMatchObject({
+      kind: "ETCD",
+      scope: {
+        patterns: [
+          { match: elections, layout: "go-election", mustBeHeld: true },
+          { match: locks, layout: "go-mutex", mustBeHeld: false },
+          { layout: "etcd3-election" },
+          { layout: "auto" },
+        ],
+        prefixes: [
+          { prefix: elections, layout: "go-election", mustBeHeld: true },
+          { prefix: locks, layout: "go-mutex" },
+          { layout: "etcd3-election" },
+          { prefix: nodeLocks, layout: "auto" },
+        ],
+      },
+    });
   });
 
   it("an election of 3 etcdctl candidates: the lowest create revision leads, the others wait in order; a resign hands over (RELEASED)", async () => {
@@ -135,15 +165,27 @@ describe("the poller on etcd elections and locks", () => {
     await campaign(() => startElectCandidate(server.url, name, "pod-b"), `${name}/`);
     await campaign(() => startElectCandidate(server.url, name, "pod-c"), `${name}/`);
     const [first] = keysUnder(`${name}/`);
-    const held = await waitFor(() => holdRow(name), (row) => row?.holder === "pod-a" && row.waiters.length === 2, "pod-a to lead with two waiters");
-    expect(held).toMatchObject({ kind: "ETCD_LOCK", waiters: ["pod-b", "pod-c"], details: { source: { layout: "go-election", key: first!.key, createRevision: first!.createRevision, leaseGrantedTtlS: 60 } } });
+    const held = await waitFor(
+      () => holdRow(name),
+      (row) => row?.holder === "pod-a" && row.waiters.length === 2,
+      "pod-a to lead with two waiters",
+    );
+    expect(held).toMatchObject({
+      kind: "ETCD_LOCK",
+      waiters: ["pod-b", "pod-c"],
+      details: { source: { layout: "go-election", key: first!.key, createRevision: first!.createRevision, leaseGrantedTtlS: 60 } },
+    });
     // The token is the lease (the key's last segment, in hex) and the key's create revision.
     expect(held!.holderToken).toBe(`${first!.key.split("/").pop()}@${first!.createRevision}`);
     // etcdctl's session lease is 60 s, kept alive: the hold ends no sooner than ~40 s from now.
     expect(held!.expiresAt!.getTime() - Date.now()).toBeGreaterThan(40_000);
 
     a.signal("SIGTERM"); // etcdctl resigns: its key is deleted at once
-    const rows = await waitFor(() => changesOf(name), (r) => r.length > 0, "the hand-over to be recorded");
+    const rows = await waitFor(
+      () => changesOf(name),
+      (r) => r.length > 0,
+      "the hand-over to be recorded",
+    );
     expect(rows).toEqual([{ kind: "HOLDER_CHANGED", ending: "RELEASED", fromHolder: "pod-a", toHolder: "pod-b", isDuringGap: false }]);
     expect(await holdRow(name)).toMatchObject({ holder: "pod-b", waiters: ["pod-c"] });
     // The queue's head before the hand-over (the next create revision) is who took over.
@@ -154,7 +196,11 @@ describe("the poller on etcd elections and locks", () => {
     const name = `${elections}crash`;
     const a = await campaign(() => startElectCandidate(server.url, name, "pod-1"), `${name}/`);
     await campaign(() => startElectCandidate(server.url, name, "pod-2"), `${name}/`);
-    const live = await waitFor(() => holdRow(name), (row) => row?.holder === "pod-1" && row.waiters[0] === "pod-2", "pod-1 to lead");
+    const live = await waitFor(
+      () => holdRow(name),
+      (row) => row?.holder === "pod-1" && row.waiters[0] === "pod-2",
+      "pod-1 to lead",
+    );
     // A live leader's client renews its lease: the lock page does not flag it.
     expect(isEtcdLeaseUnrenewed(sourceOf(live))).toBe(false);
     await a.kill();
@@ -166,9 +212,21 @@ describe("the poller on etcd elections and locks", () => {
     expect(dead.expiresAt!.getTime() - killedAt).toBeLessThanOrEqual(60_000);
     expect(dead.expiresAt!.getTime() - killedAt).toBeGreaterThan(30_000);
     // Nobody renews the dead leader's lease: once under half of it is left, the lock page flags it.
-    const unrenewed = await waitFor(() => holdRow(name), (row) => row !== null && isEtcdLeaseUnrenewed(sourceOf(row)), "the dead leader's lease to be read under half its TTL", 400, 200);
+    const unrenewed = await waitFor(
+      () => holdRow(name),
+      (row) => row !== null && isEtcdLeaseUnrenewed(sourceOf(row)),
+      "the dead leader's lease to be read under half its TTL",
+      400,
+      200,
+    );
     expect(unrenewed).toMatchObject({ holder: "pod-1", staleSince: null });
-    const rows = await waitFor(() => changesOf(name), (r) => r.length > 0, "the expiry to be recorded", 400, 200);
+    const rows = await waitFor(
+      () => changesOf(name),
+      (r) => r.length > 0,
+      "the expiry to be recorded",
+      400,
+      200,
+    );
     expect(Date.now() - killedAt).toBeGreaterThan(30_000);
     expect(rows).toEqual([{ kind: "HOLDER_CHANGED", ending: "EXPIRED", fromHolder: "pod-1", toHolder: "pod-2", isDuringGap: false }]);
   });
@@ -182,13 +240,23 @@ describe("the poller on etcd elections and locks", () => {
     // A Mutex's value is empty: the holder is named by its lease id.
     const leaseA = first!.key.split("/").pop()!;
     const leaseB = second!.key.split("/").pop()!;
-    await waitFor(() => holdRow(name), (row) => row?.holder === leaseA && row.waiters[0] === leaseB, "lock-a to hold it, lock-b waiting");
+    await waitFor(
+      () => holdRow(name),
+      (row) => row?.holder === leaseA && row.waiters[0] === leaseB,
+      "lock-a to hold it, lock-b waiting",
+    );
     await a.kill();
     const killedAt = Date.now();
     // Dead, but its key is still there: etcd (and Baton) still say it holds the lock.
     expect(keysUnder(`${name}/`)[0]!.key).toBe(first!.key);
     expect((await holdRow(name))!.holder).toBe(leaseA);
-    const rows = await waitFor(() => changesOf(name), (r) => r.length > 0, "the expiry to be recorded", 100, 100);
+    const rows = await waitFor(
+      () => changesOf(name),
+      (r) => r.length > 0,
+      "the expiry to be recorded",
+      100,
+      100,
+    );
     expect(Date.now() - killedAt).toBeGreaterThan(1_000);
     expect(rows).toEqual([{ kind: "HOLDER_CHANGED", ending: "EXPIRED", fromHolder: leaseA, toHolder: leaseB, isDuringGap: false }]);
   });
@@ -199,10 +267,20 @@ describe("the poller on etcd elections and locks", () => {
     const a = await campaign(() => startEtcd3Candidate(server.url, election, "node-a", 2), `${name}/`);
     await a.waitForOutput(/elected/);
     await campaign(() => startEtcd3Candidate(server.url, election, "node-b", 2), `${name}/`);
-    const held = await waitFor(() => holdRow(name), (row) => row?.holder === "node-a" && row.waiters.length === 1, "node-a to lead");
+    const held = await waitFor(
+      () => holdRow(name),
+      (row) => row?.holder === "node-a" && row.waiters.length === 1,
+      "node-a to lead",
+    );
     expect(held).toMatchObject({ waiters: ["node-b"], details: { source: { layout: "etcd3-election", leaseGrantedTtlS: 2 } } });
     await a.kill();
-    const rows = await waitFor(() => changesOf(name), (r) => r.length > 0, "the expiry to be recorded", 100, 100);
+    const rows = await waitFor(
+      () => changesOf(name),
+      (r) => r.length > 0,
+      "the expiry to be recorded",
+      100,
+      100,
+    );
     expect(rows).toEqual([{ kind: "HOLDER_CHANGED", ending: "EXPIRED", fromHolder: "node-a", toHolder: "node-b", isDuringGap: false }]);
   });
 
@@ -215,11 +293,19 @@ describe("the poller on etcd elections and locks", () => {
     const range = await fetch(`${server.url}/v3/kv/range`, { method: "POST", body: JSON.stringify({ key: Buffer.from(name).toString("base64") }) });
     const lease = ((await range.json()) as { kvs: { lease: string; value?: string }[] }).kvs[0]!;
     expect(lease.value ?? "").toBe("");
-    const held = await waitFor(() => holdRow(name), (row) => row?.holder !== null && row?.holder !== undefined, "the lock to be seen held");
+    const held = await waitFor(
+      () => holdRow(name),
+      (row) => row?.holder !== null && row?.holder !== undefined,
+      "the lock to be seen held",
+    );
     // Its value is empty: the holder is named by its lease id, in hex.
     expect(held).toMatchObject({ holder: BigInt(lease.lease).toString(16), waiters: [], details: { source: { layout: "etcd3-lock", leaseGrantedTtlS: 30 } } });
     holder.signal("SIGTERM");
-    const rows = await waitFor(() => changesOf(name), (r) => r.length > 0, "the release to be recorded");
+    const rows = await waitFor(
+      () => changesOf(name),
+      (r) => r.length > 0,
+      "the release to be recorded",
+    );
     expect(rows).toEqual([{ kind: "HOLDER_LOST", ending: "RELEASED", fromHolder: held!.holder, toHolder: null, isDuringGap: false }]);
   });
 
@@ -229,14 +315,28 @@ describe("the poller on etcd elections and locks", () => {
     await a.waitForOutput(/gc-pause\//);
     const b = await campaign(() => startLockContender(server.url, name, 2, "pause-b"), `${name}/`);
     const leaseA = keysUnder(`${name}/`)[0]!.key.split("/").pop()!;
-    await waitFor(() => holdRow(name), (row) => row?.holder === leaseA, "pause-a to hold it");
+    await waitFor(
+      () => holdRow(name),
+      (row) => row?.holder === leaseA,
+      "pause-a to hold it",
+    );
     a.signal("SIGSTOP"); // a GC pause: no keep-alive reaches etcd
     await b.waitForOutput(/gc-pause\//);
-    const rows = await waitFor(() => changesOf(name), (r) => r.length > 0, "the expiry to be recorded", 100, 100);
+    const rows = await waitFor(
+      () => changesOf(name),
+      (r) => r.length > 0,
+      "the expiry to be recorded",
+      100,
+      100,
+    );
     expect(rows).toEqual([{ kind: "HOLDER_CHANGED", ending: "EXPIRED", fromHolder: leaseA, toHolder: expect.any(String), isDuringGap: false }]);
     a.signal("SIGCONT");
     const holderB = rows[0]!.toHolder;
-    await waitFor(() => holdRow(name), (row) => row?.holder === holderB && row.staleSince === null, "pause-b to keep it after pause-a woke up");
+    await waitFor(
+      () => holdRow(name),
+      (row) => row?.holder === holderB && row.staleSince === null,
+      "pause-b to keep it after pause-a woke up",
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await changesOf(name)).toHaveLength(1);
   });
@@ -244,17 +344,33 @@ describe("the poller on etcd elections and locks", () => {
   it("an etcd that is down makes its elections stale, never free; back with the same data, nothing was invented", async () => {
     const name = `${elections}outage`;
     await campaign(() => startElectCandidate(server.url, name, "pod-x"), `${name}/`);
-    await waitFor(() => holdRow(name), (row) => row?.holder === "pod-x", "pod-x to lead");
+    await waitFor(
+      () => holdRow(name),
+      (row) => row?.holder === "pod-x",
+      "pod-x to lead",
+    );
     await server.stop();
     try {
-      const stale = await waitFor(() => holdRow(name), (row) => row?.staleSince !== null, "the election to go stale", 100, 100);
+      const stale = await waitFor(
+        () => holdRow(name),
+        (row) => row?.staleSince !== null,
+        "the election to go stale",
+        100,
+        100,
+      );
       expect(stale).toMatchObject({ holder: "pod-x" });
       expect(stale!.lastError).toMatch(/etcd/);
     } finally {
       await server.restart();
     }
     // etcdctl reconnects and its lease (renewed by the restarted member) still holds: same key, same hold.
-    await waitFor(() => holdRow(name), (row) => row?.staleSince === null, "the election to be current again", 150, 100);
+    await waitFor(
+      () => holdRow(name),
+      (row) => row?.staleSince === null,
+      "the election to be current again",
+      150,
+      100,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await holdRow(name)).toMatchObject({ holder: "pod-x", staleSince: null });
     expect(await changesOf(name)).toEqual([]);
@@ -265,12 +381,26 @@ describe("the poller on etcd elections and locks", () => {
     const name = `${elections}compacted`;
     const a = await campaign(() => startElectCandidate(server.url, name, "pod-p"), `${name}/`);
     await campaign(() => startElectCandidate(server.url, name, "pod-q"), `${name}/`);
-    await waitFor(() => holdRow(name), (row) => row?.holder === "pod-p" && row.staleSince === null, "pod-p to lead");
+    await waitFor(
+      () => holdRow(name),
+      (row) => row?.holder === "pod-p" && row.staleSince === null,
+      "pod-p to lead",
+    );
     proxy.cut();
     try {
-      await waitFor(() => holdRow(name), (row) => row?.staleSince !== null, "the election to go stale while cut off", 100, 100);
+      await waitFor(
+        () => holdRow(name),
+        (row) => row?.staleSince !== null,
+        "the election to go stale while cut off",
+        100,
+        100,
+      );
       a.signal("SIGTERM");
-      await waitFor(async () => keysUnder(`${name}/`).map((kv) => kv.value), (values) => values.join() === "pod-q", "pod-q to lead in etcd");
+      await waitFor(
+        async () => keysUnder(`${name}/`).map((kv) => kv.value),
+        (values) => values.join() === "pod-q",
+        "pod-q to lead in etcd",
+      );
       // A write after the resign, then a compaction up to it: the resign's event is gone from
       // the history (a compaction keeps its own revision, so it must come after the delete's).
       etcdctl("put", `baton-test/${run}/unwatched`, "x");
@@ -279,11 +409,19 @@ describe("the poller on etcd elections and locks", () => {
     } finally {
       proxy.restore();
     }
-    const rows = await waitFor(() => changesOf(name), (r) => r.length > 0, "the hand-over to be recorded after the compaction");
+    const rows = await waitFor(
+      () => changesOf(name),
+      (r) => r.length > 0,
+      "the hand-over to be recorded after the compaction",
+    );
     // The compacted events were the only witness of how pod-p's hold ended: Baton says it was
     // taken over, during a gap, and claims neither a release nor an expiry.
     expect(rows).toEqual([{ kind: "HOLDER_CHANGED", ending: "TAKEN_OVER", fromHolder: "pod-p", toHolder: "pod-q", isDuringGap: true }]);
-    await waitFor(async () => logs.some((line) => /compacted/.test(line)), (isSeen) => isSeen, "the watch to report the compaction");
+    await waitFor(
+      async () => logs.some((line) => /compacted/.test(line)),
+      (isSeen) => isSeen,
+      "the watch to report the compaction",
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await changesOf(name)).toHaveLength(1);
   });

@@ -45,7 +45,10 @@ async function cycle() {
 
 beforeAll(async () => {
   server = await startEtcdServer();
-  const config = { ...parseEtcdClusterConfig({ kind: "etcd", name: "endings", endpoints: [server.url], prefixes: [{ prefix: locks, layout: "go-mutex" }] }), pollIntervalMs: 60_000 };
+  const config = {
+    ...parseEtcdClusterConfig({ kind: "etcd", name: "endings", endpoints: [server.url], prefixes: [{ prefix: locks, layout: "go-mutex" }] }),
+    pollIntervalMs: 60_000,
+  };
   const source = createEtcdHoldSource(config);
   // The source as the worker uses it, its signals also recorded here: the test knows when they arrived.
   const recorded = {
@@ -73,7 +76,11 @@ describe("etcd mutex endings", () => {
     await a.waitForOutput(/daily-job\//);
     const b = startLockContender(server.url, name, 2, "lock-b");
     contenders.push(b);
-    await pollUntil(async () => keysUnder(`${name}/`), (keys) => keys.length === 2, { description: "lock-b's key" });
+    await pollUntil(
+      async () => keysUnder(`${name}/`),
+      (keys) => keys.length === 2,
+      { description: "lock-b's key" },
+    );
     const leaseA = keysUnder(`${name}/`)[0]!.split("/").pop()!;
 
     const first = await cycle();
@@ -81,15 +88,23 @@ describe("etcd mutex endings", () => {
     expect(read).toMatchObject({ holder: leaseA });
     const knownExpiryMs = Date.parse(read!.expiresAt!);
     // lock-a keeps renewing past the expiry Baton read (no read in between refreshes it).
-    await pollUntil(async () => ({ now: Date.now(), ttl: leaseTtl(leaseA) }), ({ now, ttl }) => now > knownExpiryMs + 500 && ttl > 0, {
-      description: "lock-a's lease renewed past the expiry Baton read",
-      maxAttempts: 100,
-    });
+    await pollUntil(
+      async () => ({ now: Date.now(), ttl: leaseTtl(leaseA) }),
+      ({ now, ttl }) => now > knownExpiryMs + 500 && ttl > 0,
+      {
+        description: "lock-a's lease renewed past the expiry Baton read",
+        maxAttempts: 100,
+      },
+    );
 
     const from = hints.length;
     a.signal("SIGTERM"); // etcdctl unlocks: it deletes its key; its lease is left to run out
     await b.waitForOutput(/daily-job\//);
-    await pollUntil(async () => hints.slice(from).filter((hint) => hint.key === name && hint.kind !== "change"), (ending) => ending.length > 0, { description: "the delete's hint" });
+    await pollUntil(
+      async () => hints.slice(from).filter((hint) => hint.key === name && hint.kind !== "change"),
+      (ending) => ending.length > 0,
+      { description: "the delete's hint" },
+    );
     const { changes } = await cycle();
     expect(changes).toMatchObject([{ kind: "HOLDER_CHANGED", fromHolder: leaseA, ending: "RELEASED", details: { hint: "DELETE" } }]);
   });

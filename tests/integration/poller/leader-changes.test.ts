@@ -24,13 +24,18 @@ let clusterId: number;
 let cluster: ReturnType<typeof testClusterConfig>;
 
 async function holders(): Promise<Record<number, string | null>> {
-  const rows = await db.heldResource.findMany({ where: { clusterId, subscription: "orders-workers", goneAt: null }, select: { partition: true, holder: true } });
+  const rows = await db.heldResource.findMany({
+    where: { clusterId, subscription: "orders-workers", goneAt: null },
+    select: { partition: true, holder: true },
+  });
   return Object.fromEntries(rows.map((r) => [r.partition, r.holder]));
 }
 
 async function brokerHolders(): Promise<Record<number, string | null>> {
   const stats = await getPartitionedStats({ adminUrl: broker.adminUrl, requestTimeoutMs: 5000 }, parseTopicName(topic)!.topic);
-  return Object.fromEntries(Object.entries(stats.partitions).map(([name, s]) => [parseTopicName(name)!.partition, s.subscriptions["orders-workers"]?.activeConsumerName ?? null]));
+  return Object.fromEntries(
+    Object.entries(stats.partitions).map(([name, s]) => [parseTopicName(name)!.partition, s.subscriptions["orders-workers"]?.activeConsumerName ?? null]),
+  );
 }
 
 beforeAll(async () => {
@@ -58,7 +63,10 @@ describe("the leader poller", () => {
     const expected = await brokerHolders();
     expect(Object.values(expected)).not.toContain(null);
     await waitFor(holders, (h) => JSON.stringify(h) === JSON.stringify(expected), "the poller to store the broker's leaders");
-    const resource = await db.heldResource.findFirstOrThrow({ where: { clusterId, partition: 0, subscription: "orders-workers" }, select: { subscriptionType: true, consumers: true, lastObservedAt: true, staleSince: true } });
+    const resource = await db.heldResource.findFirstOrThrow({
+      where: { clusterId, partition: 0, subscription: "orders-workers" },
+      select: { subscriptionType: true, consumers: true, lastObservedAt: true, staleSince: true },
+    });
     expect(resource.subscriptionType).toBe("Failover");
     expect((resource.consumers as { name: string }[]).map((c) => c.name)).toEqual(["w1", "w2", "w3"]);
     expect(resource.staleSince).toBeNull();
@@ -70,7 +78,20 @@ describe("the leader poller", () => {
     await fleet.consumer(killed).kill();
     const after = await waitFor(brokerHolders, (h) => h[0] !== killed && h[0] !== null, "the broker to elect a new leader");
     const change = await waitFor(
-      () => db.holderChange.findMany({ where: { clusterId, resource: { partition: 0 }, kind: "HOLDER_CHANGED" }, select: { fromHolder: true, toHolder: true, cause: true, oldSeenAt: true, newSeenAt: true, pollerEpoch: true, predictedHolder: true, prediction: true } }),
+      () =>
+        db.holderChange.findMany({
+          where: { clusterId, resource: { partition: 0 }, kind: "HOLDER_CHANGED" },
+          select: {
+            fromHolder: true,
+            toHolder: true,
+            cause: true,
+            oldSeenAt: true,
+            newSeenAt: true,
+            pollerEpoch: true,
+            predictedHolder: true,
+            prediction: true,
+          },
+        }),
       (rows) => rows.length > 0,
       "a change row for partition 0",
     );
@@ -82,7 +103,11 @@ describe("the leader poller", () => {
 
     // More cycles change nothing: still exactly one row for that transition.
     const runsBefore = await db.pollRun.count({ where: { clusterId } });
-    await waitFor(() => db.pollRun.count({ where: { clusterId } }), (n) => n >= runsBefore + 3, "three more poll cycles");
+    await waitFor(
+      () => db.pollRun.count({ where: { clusterId } }),
+      (n) => n >= runsBefore + 3,
+      "three more poll cycles",
+    );
     expect(await db.holderChange.count({ where: { clusterId, resource: { partition: 0 }, kind: "HOLDER_CHANGED" } })).toBe(1);
   });
 
@@ -90,16 +115,28 @@ describe("the leader poller", () => {
     const logs: string[] = [];
     const second = startPoller({ databaseUrl, cluster, clusterId, pollerId: "poller-b", logs });
     pollers.push(second);
-    await waitFor(async () => logs.join("\n"), (text) => text.includes("standing by"), "the second poller to stand by");
+    await waitFor(
+      async () => logs.join("\n"),
+      (text) => text.includes("standing by"),
+      "the second poller to stand by",
+    );
     const lease = await db.pollerLease.findUniqueOrThrow({ where: { clusterId }, select: { pollerId: true, epoch: true } });
     expect(lease.pollerId).toBe("poller-a");
 
     const changesBefore = await db.holderChange.count({ where: { clusterId } });
     await pollers.shift()!.stop(); // poller-a goes away: its lock connection closes
-    const taken = await waitFor(() => db.pollerLease.findUniqueOrThrow({ where: { clusterId }, select: { pollerId: true, epoch: true } }), (l) => l.pollerId === "poller-b", "poller-b to take over");
+    const taken = await waitFor(
+      () => db.pollerLease.findUniqueOrThrow({ where: { clusterId }, select: { pollerId: true, epoch: true } }),
+      (l) => l.pollerId === "poller-b",
+      "poller-b to take over",
+    );
     expect(taken.epoch).toBe(lease.epoch + 1n);
     // The new poller resumes from the saved state: its cycles find nothing new to record.
-    await waitFor(() => db.pollRun.count({ where: { clusterId, pollerId: "poller-b" } }), (n) => n >= 3, "poller-b to run three cycles");
+    await waitFor(
+      () => db.pollRun.count({ where: { clusterId, pollerId: "poller-b" } }),
+      (n) => n >= 3,
+      "poller-b to run three cycles",
+    );
     expect(await db.holderChange.count({ where: { clusterId } })).toBe(changesBefore);
   });
 });

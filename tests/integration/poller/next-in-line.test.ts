@@ -69,7 +69,11 @@ afterAll(async () => {
 
 describe("next in line against the real broker", () => {
   it("predicts the leader the broker elects when the active consumer is killed, and scores it confirmed", async () => {
-    const active = await waitFor(() => brokerActive(ordersTopic, "orders-next", 0), (a) => a !== null, "the broker to elect a leader");
+    const active = await waitFor(
+      () => brokerActive(ordersTopic, "orders-next", 0),
+      (a) => a !== null,
+      "the broker to elect a leader",
+    );
     const before = await waitFor(
       () => boardRow(ordersTopic, "orders-next", 0),
       (row) => row?.holder === active && row.consumerCount === 3,
@@ -81,11 +85,19 @@ describe("next in line against the real broker", () => {
     expect(predicted).not.toBe(active);
 
     await fleet.consumer(active!).kill();
-    const elected = await waitFor(() => brokerActive(ordersTopic, "orders-next", 0), (a) => a !== null && a !== active, "the broker to elect a new leader");
+    const elected = await waitFor(
+      () => brokerActive(ordersTopic, "orders-next", 0),
+      (a) => a !== null && a !== active,
+      "the broker to elect a new leader",
+    );
     expect(elected).toBe(predicted);
 
     const [change] = await waitFor(
-      () => db.holderChange.findMany({ where: { clusterId, kind: "HOLDER_CHANGED", resource: { topic: ordersTopic, partition: 0 } }, select: { toHolder: true, predictedHolder: true, prediction: true } }),
+      () =>
+        db.holderChange.findMany({
+          where: { clusterId, kind: "HOLDER_CHANGED", resource: { topic: ordersTopic, partition: 0 } },
+          select: { toHolder: true, predictedHolder: true, prediction: true },
+        }),
       (rows) => rows.length > 0,
       "the poller to record the change on partition 0",
     );
@@ -106,11 +118,19 @@ describe("next in line against the real broker", () => {
     expect(before!.next).toEqual({ holder: "r-b", reason: null, detail: null });
 
     await fleet.consumer("r-a").kill();
-    const elected = await waitFor(() => brokerActive(ranksTopic, "ranks-next", 0), (a) => a !== null && a !== "r-a", "the broker to elect a new leader");
+    const elected = await waitFor(
+      () => brokerActive(ranksTopic, "ranks-next", 0),
+      (a) => a !== null && a !== "r-a",
+      "the broker to elect a new leader",
+    );
     expect(elected).toBe("r-c");
 
     const [change] = await waitFor(
-      () => db.holderChange.findMany({ where: { clusterId, kind: "HOLDER_CHANGED", resource: { topic: ranksTopic } }, select: { fromHolder: true, toHolder: true, predictedHolder: true, prediction: true } }),
+      () =>
+        db.holderChange.findMany({
+          where: { clusterId, kind: "HOLDER_CHANGED", resource: { topic: ranksTopic } },
+          select: { fromHolder: true, toHolder: true, predictedHolder: true, prediction: true },
+        }),
       (rows) => rows.length > 0,
       "the poller to record the change",
     );

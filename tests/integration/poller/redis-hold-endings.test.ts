@@ -30,7 +30,11 @@ async function cycle() {
 /** Waits until the key's signals include `events` in this order, after the first `from` signals. */
 async function waitForEvents(key: string, from: number, events: string[]): Promise<void> {
   await pollUntil(
-    async () => hints.slice(from).filter((hint) => hint.key === key && hint.event !== null).map((hint) => hint.event),
+    async () =>
+      hints
+        .slice(from)
+        .filter((hint) => hint.key === key && hint.event !== null)
+        .map((hint) => hint.event),
     (seen) => {
       let at = 0;
       for (const event of seen) if (event === events[at]) at += 1;
@@ -52,7 +56,10 @@ beforeAll(async () => {
   server = await startRedisServer({ notifyKeyspaceEvents: "K$gxh" });
   admin = new Redis(server.url, { maxRetriesPerRequest: 0 });
   contender = await startRedissonContender(server.url);
-  const config = { ...parseRedisClusterConfig({ kind: "redis", name: "endings", url: server.url, patterns: [{ match: "lock:*" }, { match: "rlock:*", layout: "redisson" }] }), pollIntervalMs: 60_000 };
+  const config = {
+    ...parseRedisClusterConfig({ kind: "redis", name: "endings", url: server.url, patterns: [{ match: "lock:*" }, { match: "rlock:*", layout: "redisson" }] }),
+    pollIntervalMs: 60_000,
+  };
   const source = toHoldSource(config);
   // The source as the worker uses it, its signals also recorded here: the test knows when they arrived.
   const recorded = {
@@ -109,7 +116,9 @@ describe("hold endings when the next holder writes before the read", () => {
     await waitForEvents("rlock:handover", from, ["del", "hincrby", "expire"]);
     const { changes } = await cycle();
     const owner = (threadId: string) => `${contender.clientId.slice(0, 8)}:${threadId}`;
-    expect(changes).toMatchObject([{ kind: "HOLDER_CHANGED", fromHolder: owner(first.threadId), toHolder: owner(second.threadId), ending: "RELEASED", details: { hint: "del" } }]);
+    expect(changes).toMatchObject([
+      { kind: "HOLDER_CHANGED", fromHolder: owner(first.threadId), toHolder: owner(second.threadId), ending: "RELEASED", details: { hint: "del" } },
+    ]);
     await contender.release("r2");
   });
 

@@ -69,7 +69,11 @@ function startRedlockWorker(url: string, key: string, name: string, ttlMs: numbe
       console.log("lost: " + signal.error?.message);
     }).catch((e) => console.log("failed: " + e.message));
   `;
-  const child = spawn(process.execPath, ["--input-type=module", "-e", script], { cwd: process.cwd(), env: { ...process.env, WORKER: name }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: process.cwd(),
+    env: { ...process.env, WORKER: name },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -86,7 +90,15 @@ beforeAll(async () => {
   admin = client(server.url);
   cluster = loadConfig({
     BATON_CLUSTERS: JSON.stringify([
-      { kind: "redis", name: clusterName, url: server.url, pollIntervalMs: 500, discoveryIntervalMs: 1_000, requestTimeoutMs: 500, patterns: [{ match: `${prefix}lock:*`, holderPattern: "^(?<holder>[a-z]+-[a-z0-9]+):" }] },
+      {
+        kind: "redis",
+        name: clusterName,
+        url: server.url,
+        pollIntervalMs: 500,
+        discoveryIntervalMs: 1_000,
+        requestTimeoutMs: 500,
+        patterns: [{ match: `${prefix}lock:*`, holderPattern: "^(?<holder>[a-z]+-[a-z0-9]+):" }],
+      },
     ]),
   }).clusters[0]!;
   clusterId = await registerCluster(db, cluster);
@@ -105,7 +117,11 @@ afterAll(async () => {
 describe("the poller on Redis locks", () => {
   it("registers the cluster as a Redis cluster with its patterns, the password-free address shown", async () => {
     const row = await db.cluster.findUniqueOrThrow({ where: { name: clusterName }, select: { kind: true, adminUrl: true, scope: true } });
-    expect(row).toMatchObject({ kind: "REDIS", adminUrl: server.url, scope: { patterns: [{ match: `${prefix}lock:*`, layout: "token", mustBeHeld: false }], isRedlock: false } });
+    expect(row).toMatchObject({
+      kind: "REDIS",
+      adminUrl: server.url,
+      scope: { patterns: [{ match: `${prefix}lock:*`, layout: "token", mustBeHeld: false }], isRedlock: false },
+    });
   });
 
   it("sees a lock acquired with node-redlock, then released: acquired, then released (not expired)", async () => {
@@ -113,30 +129,56 @@ describe("the poller on Redis locks", () => {
     const redlock = new Redlock([admin], { retryCount: 0 });
     // node-redlock writes a random token: the holder is that token, shortened.
     const lock = await redlock.acquire([key], 30_000);
-    const held = await waitFor(() => lockRow(key), (row) => row?.holder !== null && row?.holder !== undefined, "the lock to be seen held");
+    const held = await waitFor(
+      () => lockRow(key),
+      (row) => row?.holder !== null && row?.holder !== undefined,
+      "the lock to be seen held",
+    );
     expect(held).toMatchObject({ kind: "REDIS_LOCK", holderToken: lock.value });
     expect(Date.parse(held!.expiresAt!.toISOString()) - Date.now()).toBeGreaterThan(20_000);
     await lock.release();
-    const changes = await waitFor(() => changesOf(key), (rows) => rows.some((r) => r.kind === "HOLDER_LOST"), "the release to be recorded");
-    expect(changes.filter((c) => c.kind === "HOLDER_LOST")).toEqual([{ kind: "HOLDER_LOST", ending: "RELEASED", fromHolder: held!.holder, toHolder: null, isDuringGap: false }]);
+    const changes = await waitFor(
+      () => changesOf(key),
+      (rows) => rows.some((r) => r.kind === "HOLDER_LOST"),
+      "the release to be recorded",
+    );
+    expect(changes.filter((c) => c.kind === "HOLDER_LOST")).toEqual([
+      { kind: "HOLDER_LOST", ending: "RELEASED", fromHolder: held!.holder, toHolder: null, isDuringGap: false },
+    ]);
   });
 
   it("a holder stopped past its TTL: the lock expires while held, another worker takes it, and the first wakes up to a lost lock", async () => {
     const key = `${prefix}lock:gc-pause`;
     const first = await startRedlockWorker(server.url, key, "pod-a", 1_500);
-    await waitFor(() => lockRow(key), (row) => row?.holderToken !== null && row?.holderToken !== undefined, "pod-a's hold to be seen");
+    await waitFor(
+      () => lockRow(key),
+      (row) => row?.holderToken !== null && row?.holderToken !== undefined,
+      "pod-a's hold to be seen",
+    );
     const firstToken = (await lockRow(key))!.holderToken;
     first.kill("SIGSTOP"); // a GC pause: no extension reaches Redis
     const second = await startRedlockWorker(server.url, key, "pod-b", 1_500);
-    const changes = await waitFor(() => changesOf(key), (rows) => rows.some((r) => r.kind === "HOLDER_APPEARED" || r.kind === "HOLDER_CHANGED"), "the takeover to be recorded");
+    const changes = await waitFor(
+      () => changesOf(key),
+      (rows) => rows.some((r) => r.kind === "HOLDER_APPEARED" || r.kind === "HOLDER_CHANGED"),
+      "the takeover to be recorded",
+    );
     const ending = changes.find((c) => c.kind === "HOLDER_LOST" || c.kind === "HOLDER_CHANGED")!;
     expect(ending).toMatchObject({ ending: "EXPIRED" });
-    const secondToken = (await waitFor(() => lockRow(key), (row) => row?.holderToken !== firstToken && row?.holderToken !== null, "pod-b's hold to be seen"))!.holderToken;
+    const secondToken = (await waitFor(
+      () => lockRow(key),
+      (row) => row?.holderToken !== firstToken && row?.holderToken !== null,
+      "pod-b's hold to be seen",
+    ))!.holderToken;
     expect(secondToken).not.toBe(firstToken);
     // pod-a wakes up: its next extension finds the lock gone. Baton records no change for that.
     const countBefore = (await changesOf(key)).length;
     first.kill("SIGCONT");
-    await waitFor(async () => (await lockRow(key))?.holderToken, (token) => token === secondToken, "pod-b to keep the lock after pod-a woke up");
+    await waitFor(
+      async () => (await lockRow(key))?.holderToken,
+      (token) => token === secondToken,
+      "pod-b to keep the lock after pod-a woke up",
+    );
     expect((await changesOf(key)).length).toBe(countBefore);
 
     // The counter caught it: pod-b entered the job's key while pod-a (woken up) was still inside.
@@ -146,17 +188,41 @@ describe("the poller on Redis locks", () => {
     const lock = `${clusterName}/${key}`;
     await writeTestEvents(pool, [
       { service: "scheduler", key: jobKey, counter: 0, worker: "pod-a", observedAtMs: nowMs - 5_000, lock },
-      { service: "scheduler", key: jobKey, counter: 1, worker: "pod-b", observedAtMs: nowMs, lock, othersInsideJson: JSON.stringify([{ worker: "pod-a", enteredAt: nowMs - 5_000 }]) },
+      {
+        service: "scheduler",
+        key: jobKey,
+        counter: 1,
+        worker: "pod-b",
+        observedAtMs: nowMs,
+        lock,
+        othersInsideJson: JSON.stringify([{ worker: "pod-a", enteredAt: nowMs - 5_000 }]),
+      },
     ]);
-    const drilldown = await getKeyDrilldown(db, { key: jobKey, fromMs: nowMs - 60_000, toMs: nowMs + 1_000 }, { windowMs: 120_000, graceMs: 0, traceUrlTemplate: null, retentionDays: 30 });
+    const drilldown = await getKeyDrilldown(
+      db,
+      { key: jobKey, fromMs: nowMs - 60_000, toMs: nowMs + 1_000 },
+      { windowMs: 120_000, graceMs: 0, traceUrlTemplate: null, retentionDays: 30 },
+    );
     const [explanation] = drilldown.explanations;
     // The lock expired while held around it: the holder stalled past its TTL.
     expect(explanation).toMatchObject({ cause: "holder-stalled" });
     expect(drilldown.lockChanges.map((c) => c.ending)).toContain("EXPIRED");
     const event = drilldown.events.at(-1)!;
-    const words = describeExplanation(explanation!, { event, deployments: new Map(), changes: new Map(), lockChanges: new Map(drilldown.lockChanges.map((c) => [c.id, c])), windowMs: 120_000, graceMs: 0, timeZone: "UTC" });
+    const words = describeExplanation(explanation!, {
+      event,
+      deployments: new Map(),
+      changes: new Map(),
+      lockChanges: new Map(drilldown.lockChanges.map((c) => [c.id, c])),
+      windowMs: 120_000,
+      graceMs: 0,
+      timeZone: "UTC",
+    });
     expect(words.cause).toMatch(/^Holder stalled past its lock's TTL: /);
-    expect(words.lockStory).toMatch(new RegExp(`The lock ${lock.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} expired while .+ held it .*acquired it .* later; pod-a was still inside key ${jobKey} when pod-b entered`));
+    expect(words.lockStory).toMatch(
+      new RegExp(
+        `The lock ${lock.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} expired while .+ held it .*acquired it .* later; pod-a was still inside key ${jobKey} when pod-b entered`,
+      ),
+    );
     await db.exclusivityEvent.deleteMany({ where: { key: jobKey } });
     // Only now: pod-b's own expiry, had it come before the drill-down was read, is part of the story's window.
     second.kill("SIGKILL");
@@ -165,17 +231,31 @@ describe("the poller on Redis locks", () => {
   it("a Redis that stops answering makes its locks stale, never free; when it answers again nothing was invented", async () => {
     const key = `${prefix}lock:outage`;
     await admin.set(key, "pod-x:token-1", "PX", 120_000);
-    await waitFor(() => lockRow(key), (row) => row?.holder === "pod-x", "the lock to be seen held by pod-x");
+    await waitFor(
+      () => lockRow(key),
+      (row) => row?.holder === "pod-x",
+      "the lock to be seen held by pod-x",
+    );
     const before = (await changesOf(key)).length;
     server.pause();
     try {
-      const stale = await waitFor(() => lockRow(key), (row) => row?.staleSince !== null && row?.staleSince !== undefined, "the lock to go stale", 100, 300);
+      const stale = await waitFor(
+        () => lockRow(key),
+        (row) => row?.staleSince !== null && row?.staleSince !== undefined,
+        "the lock to go stale",
+        100,
+        300,
+      );
       expect(stale).toMatchObject({ holder: "pod-x", holderToken: "pod-x:token-1" });
       expect(stale!.lastError).toMatch(/Redis/);
     } finally {
       server.resume();
     }
-    const back = await waitFor(() => lockRow(key), (row) => row?.staleSince === null, "the lock to be current again");
+    const back = await waitFor(
+      () => lockRow(key),
+      (row) => row?.staleSince === null,
+      "the lock to be current again",
+    );
     expect(back).toMatchObject({ holder: "pod-x", holderToken: "pod-x:token-1" });
     expect((await changesOf(key)).length).toBe(before);
   });
@@ -183,11 +263,19 @@ describe("the poller on Redis locks", () => {
   it("a second poller stands by, and a restarted one resumes from the stored holds without writing a change twice", async () => {
     const key = `${prefix}lock:resume`;
     await admin.set(key, "pod-r:t1", "PX", 120_000);
-    await waitFor(() => lockRow(key), (row) => row?.holder === "pod-r", "the lock to be seen");
+    await waitFor(
+      () => lockRow(key),
+      (row) => row?.holder === "pod-r",
+      "the lock to be seen",
+    );
     await pollers.shift()!.stop();
     pollers.push(startPoller({ databaseUrl, cluster, clusterId, pollerId: "redis-test-2" }));
     await admin.set(key, "pod-s:t2", "PX", 120_000);
-    const changes = await waitFor(() => changesOf(key), (rows) => rows.some((r) => r.toHolder === "pod-s"), "the takeover after the restart");
+    const changes = await waitFor(
+      () => changesOf(key),
+      (rows) => rows.some((r) => r.toHolder === "pod-s"),
+      "the takeover after the restart",
+    );
     expect(changes.map((c) => [c.kind, c.ending, c.fromHolder, c.toHolder])).toEqual([["HOLDER_CHANGED", "TAKEN_OVER", "pod-r", "pod-s"]]);
   });
 });

@@ -26,8 +26,16 @@ afterAll(async () => {
 
 describe("lock change signals after Redis comes back", () => {
   it("logs 'none' at start, then that they resumed, once", async () => {
-    const config = { ...parseRedisClusterConfig({ kind: "redis", name: "resume", url: server.url, requestTimeoutMs: 300, patterns: [{ match: "lock:*" }] }), pollIntervalMs: 200 };
-    cycles = await openHoldCycles(toHoldSource(config), [], { resourceKind: "REDIS_LOCK", discoveryIntervalMs: 1_000, pollIntervalMs: 200, log: (line) => logs.push(line) });
+    const config = {
+      ...parseRedisClusterConfig({ kind: "redis", name: "resume", url: server.url, requestTimeoutMs: 300, patterns: [{ match: "lock:*" }] }),
+      pollIntervalMs: 200,
+    };
+    cycles = await openHoldCycles(toHoldSource(config), [], {
+      resourceKind: "REDIS_LOCK",
+      discoveryIntervalMs: 1_000,
+      pollIntervalMs: 200,
+      log: (line) => logs.push(line),
+    });
     expect(logs).toContain("lock change signals: none");
     await server.restart();
     const running = cycles;
@@ -39,6 +47,9 @@ describe("lock change signals after Redis comes back", () => {
       (lines) => lines.some((line) => line.startsWith("lock change signals: both (resumed; were none)")),
       { description: "the log to say the signals resumed", maxAttempts: 150 },
     );
-    expect(logs.filter((line) => line.startsWith("lock change signals:"))).toEqual(["lock change signals: none", "lock change signals: both (resumed; were none)"]);
+    expect(logs.filter((line) => line.startsWith("lock change signals:"))).toEqual([
+      "lock change signals: none",
+      "lock change signals: both (resumed; were none)",
+    ]);
   });
 });

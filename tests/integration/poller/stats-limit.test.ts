@@ -33,7 +33,10 @@ async function answerBytes(topic: string): Promise<number> {
 }
 
 async function rowsOf(topic: string) {
-  return db.heldResource.findMany({ where: { clusterId, topic, goneAt: null }, select: { partition: true, staleSince: true, lastError: true, consumers: true } });
+  return db.heldResource.findMany({
+    where: { clusterId, topic, goneAt: null },
+    select: { partition: true, staleSince: true, lastError: true, consumers: true },
+  });
 }
 
 beforeAll(async () => {
@@ -62,24 +65,54 @@ describe("a stats answer over the cluster's maxStatsBytes", () => {
     const oneConsumerBytes = await answerBytes(bigTopic);
     // Two more Key_Shared consumers: each partition's answer now lists three consumers and their ranges.
     await fleet.startGroup({ names: ["k2", "k3"], topic: bigTopic, subscription: "keyed", subscriptionType: "Key_Shared" });
-    const threeConsumersBytes = await waitFor(() => answerBytes(bigTopic), (bytes) => bytes > oneConsumerBytes * 1.5, "the broker to list the new consumers");
+    const threeConsumersBytes = await waitFor(
+      () => answerBytes(bigTopic),
+      (bytes) => bytes > oneConsumerBytes * 1.5,
+      "the broker to list the new consumers",
+    );
     limit = Math.max(65_536, Math.round((oneConsumerBytes + threeConsumersBytes) / 2));
     expect(oneConsumerBytes).toBeLessThan(limit);
     expect(threeConsumersBytes).toBeGreaterThan(limit);
     await fleet.consumer("k3").kill();
     await fleet.consumer("k2").kill();
-    await waitFor(() => answerBytes(bigTopic), (bytes) => bytes < limit, "the broker to drop k2 and k3");
+    await waitFor(
+      () => answerBytes(bigTopic),
+      (bytes) => bytes < limit,
+      "the broker to drop k2 and k3",
+    );
 
     const cluster: ClusterConfig = loadConfig({
-      BATON_CLUSTERS: JSON.stringify([{ name: clusterName, adminUrl: broker.adminUrl, scope: { namespaces: [namespace] }, pollIntervalMs: 500, discoveryIntervalMs: 1000, requestTimeoutMs: 5000, maxStatsBytes: limit }]),
+      BATON_CLUSTERS: JSON.stringify([
+        {
+          name: clusterName,
+          adminUrl: broker.adminUrl,
+          scope: { namespaces: [namespace] },
+          pollIntervalMs: 500,
+          discoveryIntervalMs: 1000,
+          requestTimeoutMs: 5000,
+          maxStatsBytes: limit,
+        },
+      ]),
     }).clusters[0]!;
     clusterId = await registerCluster(db, cluster);
     poller = startPoller({ databaseUrl, cluster, clusterId, pollerId: "stats-limit" });
-    await waitFor(() => rowsOf(bigTopic), (rows) => rows.length === 40 && rows.every((r) => r.staleSince === null), "the wide topic read under the limit");
-    await waitFor(() => rowsOf(smallTopic), (rows) => rows.length === 2 && rows.every((r) => r.staleSince === null), "the narrow topic read");
+    await waitFor(
+      () => rowsOf(bigTopic),
+      (rows) => rows.length === 40 && rows.every((r) => r.staleSince === null),
+      "the wide topic read under the limit",
+    );
+    await waitFor(
+      () => rowsOf(smallTopic),
+      (rows) => rows.length === 2 && rows.every((r) => r.staleSince === null),
+      "the narrow topic read",
+    );
 
     await fleet.startGroup({ names: ["k4", "k5"], topic: bigTopic, subscription: "keyed", subscriptionType: "Key_Shared" });
-    const stale = await waitFor(() => rowsOf(bigTopic), (rows) => rows.every((r) => r.staleSince !== null), "the wide topic to go stale");
+    const stale = await waitFor(
+      () => rowsOf(bigTopic),
+      (rows) => rows.every((r) => r.staleSince !== null),
+      "the wide topic to go stale",
+    );
     const message = `the stats of ${bigTopic} are larger than the cluster's maxStatsBytes (${limit} bytes): not read`;
     expect(stale.every((r) => r.lastError === message)).toBe(true);
     // Its last known consumers are kept, never "no consumers".
@@ -87,7 +120,11 @@ describe("a stats answer over the cluster's maxStatsBytes", () => {
 
     // The cycle went on: the narrow topic is current, and its row says so after a few more cycles.
     const runs = await db.pollRun.count({ where: { clusterId } });
-    await waitFor(() => db.pollRun.count({ where: { clusterId } }), (n) => n >= runs + 3, "three more cycles");
+    await waitFor(
+      () => db.pollRun.count({ where: { clusterId } }),
+      (n) => n >= runs + 3,
+      "three more cycles",
+    );
     expect((await rowsOf(smallTopic)).every((r) => r.staleSince === null)).toBe(true);
     const lastRun = await db.pollRun.findFirstOrThrow({ where: { clusterId }, orderBy: { startedAt: "desc" }, select: { errors: true, topicCount: true } });
     expect(lastRun.errors).toEqual([{ target: bigTopic, message }]);

@@ -41,7 +41,9 @@ async function waitForCycles(cycles: number): Promise<Date> {
 
 async function brokerHolders(): Promise<Record<number, string | null>> {
   const stats = await getPartitionedStats({ adminUrl: broker.adminUrl, requestTimeoutMs: 5000 }, parseTopicName(topic)!.topic);
-  return Object.fromEntries(Object.entries(stats.partitions).map(([name, s]) => [parseTopicName(name)!.partition, s.subscriptions[SUBSCRIPTION]?.activeConsumerName ?? null]));
+  return Object.fromEntries(
+    Object.entries(stats.partitions).map(([name, s]) => [parseTopicName(name)!.partition, s.subscriptions[SUBSCRIPTION]?.activeConsumerName ?? null]),
+  );
 }
 
 async function storedHolders(): Promise<Record<number, string | null>> {
@@ -97,7 +99,8 @@ describe("a steady cluster", () => {
     const killed = (await brokerHolders())[0]!;
     await fleet.consumer(killed).kill();
     const changes = await waitFor(
-      () => db.holderChange.findMany({ where: { clusterId, resource: { partition: 0 }, kind: "HOLDER_CHANGED" }, select: { fromHolder: true, toHolder: true } }),
+      () =>
+        db.holderChange.findMany({ where: { clusterId, resource: { partition: 0 }, kind: "HOLDER_CHANGED" }, select: { fromHolder: true, toHolder: true } }),
       (rows) => rows.length > 0,
       "a change row for partition 0",
     );

@@ -67,7 +67,13 @@ async function leadersBoard(side: Side, nowMs: number) {
   const clean = (text: string) => text.replaceAll(side.name, "<cluster>");
   return {
     cluster: { lastObservedAt: board.clusters[0]!.lastObservedAt, isSilent: board.clusters[0]!.isSilent },
-    rows: rows.map((r) => ({ partition: r.partition, holder: r.holder, staleSince: r.staleSince, health: r.health, flags: r.flags.map((f) => ({ ...f, detail: clean(f.detail) })) })),
+    rows: rows.map((r) => ({
+      partition: r.partition,
+      holder: r.holder,
+      staleSince: r.staleSince,
+      health: r.health,
+      flags: r.flags.map((f) => ({ ...f, detail: clean(f.detail) })),
+    })),
   };
 }
 
@@ -78,7 +84,10 @@ async function lastObservations(side: Side): Promise<Record<string, string | nul
 
 beforeAll(async () => {
   db = createTestDb(getTestDatabaseUrl());
-  for (const [suffix, hasTracker] of [["changed-only", true], ["every-row", false]] as const) {
+  for (const [suffix, hasTracker] of [
+    ["changed-only", true],
+    ["every-row", false],
+  ] as const) {
     const name = `writes-${suffix}-${run}`;
     sides.push({ name, clusterId: await createCluster(name, "PULSAR"), written: hasTracker ? new WrittenRows() : null });
   }
@@ -108,7 +117,9 @@ describe("a Pulsar cluster's cycles", () => {
   it("write the row of a resource that errored while the rest of the cycle succeeded, and only that one; the board flags it as before", async () => {
     const before = await readHeldRows(db, changedOnly().clusterId);
     for (const side of sides) {
-      const states = pulsarStates(topic, at(15)).map((s) => (s.partition === 2 ? markStale({ ...s, lastObservedAt: at(10) }, "HTTP 500 from the broker", at(15)) : s));
+      const states = pulsarStates(topic, at(15)).map((s) =>
+        s.partition === 2 ? markStale({ ...s, lastObservedAt: at(10) }, "HTTP 500 from the broker", at(15)) : s,
+      );
       await save(side, { shape: "subscription-partition", states }, 15);
     }
     const after = await readHeldRows(db, changedOnly().clusterId);
@@ -125,7 +136,9 @@ describe("a Pulsar cluster's cycles", () => {
     // The failure repeats on the next cycles: nothing more to write.
     const repeated = await readHeldRows(db, changedOnly().clusterId);
     for (const side of sides) {
-      const states = pulsarStates(topic, at(20)).map((s) => (s.partition === 2 ? markStale({ ...s, lastObservedAt: at(10) }, "HTTP 500 from the broker", at(20), ) : s));
+      const states = pulsarStates(topic, at(20)).map((s) =>
+        s.partition === 2 ? markStale({ ...s, lastObservedAt: at(10) }, "HTTP 500 from the broker", at(20)) : s,
+      );
       await save(side, { shape: "subscription-partition", states: states.map((s) => (s.partition === 2 ? { ...s, staleSince: at(15) } : s)) }, 20);
     }
     expect(writtenBetween(repeated, await readHeldRows(db, changedOnly().clusterId))).toEqual([]);
@@ -135,7 +148,15 @@ describe("a Pulsar cluster's cycles", () => {
   it("leave every other row untouched on a partial save, neither stale nor observed by it", async () => {
     const before = await readHeldRows(db, changedOnly().clusterId);
     const change: DetectedChange = {
-      resourceKey: `${topic}|billing|0`, kind: "HOLDER_CHANGED", cause: "CLIENT", fromHolder: "w0", toHolder: "w1", oldSeenAt: at(20), newSeenAt: at(22), isDuringGap: false, details: {},
+      resourceKey: `${topic}|billing|0`,
+      kind: "HOLDER_CHANGED",
+      cause: "CLIENT",
+      fromHolder: "w0",
+      toHolder: "w1",
+      oldSeenAt: at(20),
+      newSeenAt: at(22),
+      isDuringGap: false,
+      details: {},
     };
     for (const side of sides) {
       const repolled = pulsarStates(topic, at(22), () => ({ holder: "w1", holderSince: at(22), lastChangeAt: at(22) })).filter((s) => s.partition === 0);
@@ -165,7 +186,10 @@ describe("a Pulsar cluster's cycles", () => {
   it("let a restarted poller resume from the same states as the old path", async () => {
     const resumed = await loadCycleStates(db, changedOnly().clusterId, { shape: "subscription-partition" });
     const old = await loadCycleStates(db, everyRow().clusterId, { shape: "subscription-partition" });
-    const pick = (states: CycleStates) => (states.states as ResourceState[]).map((s) => ({ key: s.resourceKey, lastObservedAt: s.lastObservedAt, staleSince: s.staleSince, lastErrorAt: s.lastErrorAt, holder: s.holder })).sort((a, b) => a.key.localeCompare(b.key));
+    const pick = (states: CycleStates) =>
+      (states.states as ResourceState[])
+        .map((s) => ({ key: s.resourceKey, lastObservedAt: s.lastObservedAt, staleSince: s.staleSince, lastErrorAt: s.lastErrorAt, holder: s.holder }))
+        .sort((a, b) => a.key.localeCompare(b.key));
     expect(pick(resumed)).toEqual(pick(old));
     // Its first cycle finds every resource as the rows say: nothing to write.
     const restarted: Side = { ...changedOnly(), written: WrittenRows.from(resumed, { shape: "subscription-partition" }) };
@@ -182,7 +206,9 @@ describe("a Pulsar cluster's cycles", () => {
     let previous = await readHeldRows(db, side.clusterId);
     // Two minutes of 5-second cycles where only partition 3's backlog moves.
     for (let cycle = 25; cycle <= 145; cycle += 5) {
-      const states = pulsarStates(topic, at(cycle), (p) => (p === 3 ? { backlog: cycle * 10, msgRateOut: cycle } : {})).map((s) => (s.partition === 2 ? markStale({ ...s, lastObservedAt: at(10) }, "HTTP 500 from the broker", at(15)) : s));
+      const states = pulsarStates(topic, at(cycle), (p) => (p === 3 ? { backlog: cycle * 10, msgRateOut: cycle } : {})).map((s) =>
+        s.partition === 2 ? markStale({ ...s, lastObservedAt: at(10) }, "HTTP 500 from the broker", at(15)) : s,
+      );
       states.find((s) => s.partition === 0)!.holder = "w1";
       for (const s of states) if (s.partition === 0) Object.assign(s, { holderSince: at(22), lastChangeAt: at(22) });
       await save(side, { shape: "subscription-partition", states }, cycle);
@@ -194,7 +220,10 @@ describe("a Pulsar cluster's cycles", () => {
     }
     expect(writes).toBeGreaterThanOrEqual(2);
     expect(writes).toBeLessThanOrEqual(3);
-    const row = await db.heldResource.findUniqueOrThrow({ where: { clusterId_resourceKey: { clusterId: side.clusterId, resourceKey: busyKey } }, select: { backlog: true } });
+    const row = await db.heldResource.findUniqueOrThrow({
+      where: { clusterId_resourceKey: { clusterId: side.clusterId, resourceKey: busyKey } },
+      select: { backlog: true },
+    });
     // The board's backlog is at most one flush interval (plus a cycle) old.
     expect(Number(row.backlog)).toBeGreaterThanOrEqual((145 - 65) * 10);
   });
@@ -211,18 +240,42 @@ describe("a lock cluster's cycles", () => {
   const at = (s: number) => new Date(lockBase + s * 1000).toISOString();
   function locks(seenAt: number, overrides: (key: string) => Partial<HoldState> = () => ({})): HoldState[] {
     return keys.map((key) => ({
-      resourceKey: key, pattern: "lock:*", holder: "pod-a", holderToken: `pod-a:${key}`, expiresAt: at(30), ttlMs: (30 - seenAt) * 1000, waiters: [], isSplit: false,
-      details: { layout: "token" }, holderSince: at(0), lastObservedAt: at(seenAt), staleSince: null, lastError: null, lastErrorAt: null, goneAt: null, lastChangeAt: null,
-      stats: { tenureMaxTtlMs: 30_000, nearExpiryCount: 0, longestHoldMs: 0 }, ...overrides(key),
+      resourceKey: key,
+      pattern: "lock:*",
+      holder: "pod-a",
+      holderToken: `pod-a:${key}`,
+      expiresAt: at(30),
+      ttlMs: (30 - seenAt) * 1000,
+      waiters: [],
+      isSplit: false,
+      details: { layout: "token" },
+      holderSince: at(0),
+      lastObservedAt: at(seenAt),
+      staleSince: null,
+      lastError: null,
+      lastErrorAt: null,
+      goneAt: null,
+      lastChangeAt: null,
+      stats: { tenureMaxTtlMs: 30_000, nearExpiryCount: 0, longestHoldMs: 0 },
+      ...overrides(key),
     }));
   }
   async function locksBoard(side: Side, nowMs: number) {
     const board = await listLocks(db, { clusterNames: [side.name], thresholds: THRESHOLDS, query: ALL_LOCKS, nowMs });
-    return board.locks.map((l) => ({ key: l.key, lastObservedAt: l.lastObservedAt, staleSince: l.staleSince, ttlMs: l.ttlMs, flags: l.flags.map((f) => ({ ...f, detail: f.detail.replaceAll(side.name, "<cluster>") })) }));
+    return board.locks.map((l) => ({
+      key: l.key,
+      lastObservedAt: l.lastObservedAt,
+      staleSince: l.staleSince,
+      ttlMs: l.ttlMs,
+      flags: l.flags.map((f) => ({ ...f, detail: f.detail.replaceAll(side.name, "<cluster>") })),
+    }));
   }
 
   beforeAll(async () => {
-    for (const [suffix, hasTracker] of [["locks-changed-only", true], ["locks-every-row", false]] as const) {
+    for (const [suffix, hasTracker] of [
+      ["locks-changed-only", true],
+      ["locks-every-row", false],
+    ] as const) {
       const name = `writes-${suffix}-${run}`;
       lockSides.push({ name, clusterId: await createCluster(name, "REDIS"), written: hasTracker ? new WrittenRows() : null });
     }
@@ -236,7 +289,11 @@ describe("a lock cluster's cycles", () => {
       // The expiry read again a few milliseconds apart; lock:c errors from cycle 3.
       for (const side of lockSides) {
         const states = locks(cycle, () => ({ expiresAt: new Date(Date.parse(at(30)) + cycle).toISOString() }));
-        await save(side, hold(states.map((s) => (s.resourceKey === "lock:c" && cycle === 3 ? markStale({ ...s, lastObservedAt: at(2) }, "connection refused", at(3)) : s))), cycle);
+        await save(
+          side,
+          hold(states.map((s) => (s.resourceKey === "lock:c" && cycle === 3 ? markStale({ ...s, lastObservedAt: at(2) }, "connection refused", at(3)) : s))),
+          cycle,
+        );
       }
     }
     expect(writtenBetween(before, await readHeldRows(db, lockSides[0]!.clusterId))).toEqual(["lock:c"]);

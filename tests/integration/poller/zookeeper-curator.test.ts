@@ -33,7 +33,15 @@ const selectorPath = `/baton-test-${run}/election/billing`;
 let cluster: ClusterConfig;
 let clusterId: number;
 
-type ChangeRow = { kind: string; ending: string | null; fromHolder: string | null; toHolder: string | null; isDuringGap: boolean; newSeenAt: Date; details: unknown };
+type ChangeRow = {
+  kind: string;
+  ending: string | null;
+  fromHolder: string | null;
+  toHolder: string | null;
+  isDuringGap: boolean;
+  newSeenAt: Date;
+  details: unknown;
+};
 
 /** The changes after the first acquire (each configured path is first seen free: its node does not exist yet). */
 async function changesOf(key: string): Promise<ChangeRow[]> {
@@ -102,9 +110,17 @@ describe("the poller on Curator's recipes", () => {
     await b.latch("e", electionPath, "pod-b");
     // Each JVM creates its node on its own time: pod-c joins only once pod-b's node is there, so
     // the queue's order is the one this test names (on a loaded machine c could overtake b).
-    await waitFor(() => lockRow(electionPath), (row) => waitersOf(row)?.includes("pod-b") === true, "pod-b to wait");
+    await waitFor(
+      () => lockRow(electionPath),
+      (row) => waitersOf(row)?.includes("pod-b") === true,
+      "pod-b to wait",
+    );
     await c.latch("e", electionPath, "pod-c");
-    const held = await waitFor(() => lockRow(electionPath), (row) => row?.holder === "pod-a" && waitersOf(row)?.length === 2, "pod-a to lead with two waiters");
+    const held = await waitFor(
+      () => lockRow(electionPath),
+      (row) => row?.holder === "pod-a" && waitersOf(row)?.length === 2,
+      "pod-a to lead with two waiters",
+    );
     expect(waitersOf(held)).toEqual(["pod-b", "pod-c"]);
     expect(held!.holderToken).toMatch(new RegExp(`^${a.sessionId}/_c_[0-9a-f-]{36}-latch-0000000000$`));
     expect(held!.details).toMatchObject({ source: { recipe: "curator-leader-latch", holderSessionId: a.sessionId, sessionExpiry: "server dump" } });
@@ -115,7 +131,11 @@ describe("the poller on Curator's recipes", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect((await lockRow(electionPath))!.holder).toBe("pod-a");
     await b.next("e", "leader");
-    const changes = await waitFor(() => changesOf(electionPath), (rows) => rows.length > 0, "the leadership change to be recorded");
+    const changes = await waitFor(
+      () => changesOf(electionPath),
+      (rows) => rows.length > 0,
+      "the leadership change to be recorded",
+    );
     expect(changes.map(({ kind, ending, fromHolder, toHolder, isDuringGap }) => ({ kind, ending, fromHolder, toHolder, isDuringGap }))).toEqual([
       { kind: "HOLDER_CHANGED", ending: "EXPIRED", fromHolder: "pod-a", toHolder: "pod-b", isDuringGap: false },
     ]);
@@ -123,7 +143,10 @@ describe("the poller on Curator's recipes", () => {
     expect(changes[0]!.newSeenAt.getTime() - killedAt).toBeGreaterThan(1_500);
     expect(waitersOf(await lockRow(electionPath))).toEqual(["pod-c"]);
     // The queue's head before the kill (the next sequence node) is who took over: scored as predicted.
-    const scored = await db.holderChange.findMany({ where: { clusterId, resource: { resourceKey: electionPath }, kind: "HOLDER_CHANGED" }, select: { predictedHolder: true, prediction: true } });
+    const scored = await db.holderChange.findMany({
+      where: { clusterId, resource: { resourceKey: electionPath }, kind: "HOLDER_CHANGED" },
+      select: { predictedHolder: true, prediction: true },
+    });
     expect(scored).toEqual([{ predictedHolder: "pod-b", prediction: "CONFIRMED" }]);
   });
 
@@ -131,11 +154,19 @@ describe("the poller on Curator's recipes", () => {
     const d = await contender();
     await d.mutex("m", releasePath);
     await d.next("m", "acquired");
-    const held = await waitFor(() => lockRow(releasePath), (row) => row?.holder !== null && row?.holder !== undefined, "the mutex to be seen held");
+    const held = await waitFor(
+      () => lockRow(releasePath),
+      (row) => row?.holder !== null && row?.holder !== undefined,
+      "the mutex to be seen held",
+    );
     expect(held!.holder).toBe("127.0.0.1");
     expect(held!.holderToken).toMatch(new RegExp(`^${d.sessionId}/_c_[0-9a-f-]{36}-lock-0000000000$`));
     await d.release("m");
-    const changes = await waitFor(() => changesOf(releasePath), (rows) => rows.some((r) => r.kind === "HOLDER_LOST"), "the release to be recorded");
+    const changes = await waitFor(
+      () => changesOf(releasePath),
+      (rows) => rows.some((r) => r.kind === "HOLDER_LOST"),
+      "the release to be recorded",
+    );
     expect(changes.map((r) => [r.kind, r.ending, r.fromHolder, r.toHolder])).toEqual([["HOLDER_LOST", "RELEASED", "127.0.0.1", null]]);
   });
 
@@ -144,10 +175,18 @@ describe("the poller on Curator's recipes", () => {
     await e.mutex("m", stallPath);
     await e.next("m", "acquired");
     await f.mutex("m", stallPath);
-    const held = await waitFor(() => lockRow(stallPath), (row) => row?.holderToken?.startsWith(`${e.sessionId}/`) === true && waitersOf(row)?.length === 1, "e to hold with f waiting");
+    const held = await waitFor(
+      () => lockRow(stallPath),
+      (row) => row?.holderToken?.startsWith(`${e.sessionId}/`) === true && waitersOf(row)?.length === 1,
+      "e to hold with f waiting",
+    );
     e.stall();
     await f.next("m", "acquired");
-    const changes = await waitFor(() => changesOf(stallPath), (rows) => rows.length > 0, "the expiry to be recorded");
+    const changes = await waitFor(
+      () => changesOf(stallPath),
+      (rows) => rows.length > 0,
+      "the expiry to be recorded",
+    );
     // Both run on this machine: Curator's default data is the IP, so the same name holds at both
     // ends, with another session: a hidden flap, ended by expiry.
     expect(changes.map((r) => [r.kind, r.ending, r.fromHolder, r.toHolder])).toEqual([["HIDDEN_FLAP", "EXPIRED", "127.0.0.1", "127.0.0.1"]]);
@@ -167,12 +206,20 @@ describe("the poller on Curator's recipes", () => {
     await g.semaphore("s", semaphorePath);
     await g.next("s", "acquired");
     await h.semaphore("s", semaphorePath);
-    const held = await waitFor(() => lockRow(semaphorePath), (row) => row?.holderToken?.startsWith(`${g.sessionId}/`) === true && waitersOf(row)?.length === 1, "g to hold with h's lease waiting");
+    const held = await waitFor(
+      () => lockRow(semaphorePath),
+      (row) => row?.holderToken?.startsWith(`${g.sessionId}/`) === true && waitersOf(row)?.length === 1,
+      "g to hold with h's lease waiting",
+    );
     expect(held!.holderToken).toMatch(/\/_c_[0-9a-f-]{36}-lease-0000000000$/);
     expect(held!.details).toMatchObject({ source: { recipe: "curator-semaphore-mutex", contenderDir: `${semaphorePath}/leases` } });
     await g.release("s");
     await h.next("s", "acquired");
-    const moved = await waitFor(() => lockRow(semaphorePath), (row) => row?.holderToken?.startsWith(`${h.sessionId}/`) === true, "h to hold");
+    const moved = await waitFor(
+      () => lockRow(semaphorePath),
+      (row) => row?.holderToken?.startsWith(`${h.sessionId}/`) === true,
+      "h to hold",
+    );
     expect(waitersOf(moved)).toEqual([]);
   });
 
@@ -181,12 +228,20 @@ describe("the poller on Curator's recipes", () => {
     await p.selector("l", selectorPath, "billing-a");
     await p.next("l", "leader");
     await q.selector("l", selectorPath, "billing-b");
-    const held = await waitFor(() => lockRow(selectorPath), (row) => row?.holder === "billing-a" && waitersOf(row)?.length === 1, "billing-a to lead with billing-b waiting");
+    const held = await waitFor(
+      () => lockRow(selectorPath),
+      (row) => row?.holder === "billing-a" && waitersOf(row)?.length === 1,
+      "billing-a to lead with billing-b waiting",
+    );
     expect(waitersOf(held)).toEqual(["billing-b"]);
     expect(held!.details).toMatchObject({ source: { recipe: "curator-leader-selector", holderSessionId: p.sessionId } });
     await p.relinquish("l");
     await q.next("l", "leader");
-    const changes = await waitFor(() => changesOf(selectorPath), (rows) => rows.length > 0, "the handover to be recorded");
+    const changes = await waitFor(
+      () => changesOf(selectorPath),
+      (rows) => rows.length > 0,
+      "the handover to be recorded",
+    );
     expect(changes.map((r) => [r.kind, r.ending, r.fromHolder, r.toHolder])).toEqual([["HOLDER_CHANGED", "TAKEN_OVER", "billing-a", "billing-b"]]);
   });
 });

@@ -107,7 +107,13 @@ describe("the poller on ZooKeeper locks laid out by hand", () => {
     expect(row).toMatchObject({
       kind: "ZOOKEEPER",
       adminUrl: server.connectString,
-      scope: { paths: [{ path: kazooPath, recipe: "kazoo-lock", mustBeHeld: false }, { path: latchPath, recipe: "curator-leader-latch", mustBeHeld: true }], root: { path: root } },
+      scope: {
+        paths: [
+          { path: kazooPath, recipe: "kazoo-lock", mustBeHeld: false },
+          { path: latchPath, recipe: "curator-leader-latch", mustBeHeld: true },
+        ],
+        root: { path: root },
+      },
     });
   });
 
@@ -116,7 +122,11 @@ describe("the poller on ZooKeeper locks laid out by hand", () => {
     const first = await kazooNode(one, kazooPath, "worker-1");
     await kazooNode(two, kazooPath, "worker-2");
     await kazooNode(three, kazooPath, "");
-    const held = await waitFor(() => lockRow(kazooPath), (row) => row?.holder === "worker-1" && waitersOf(row)?.length === 2, "worker-1 to be seen holding with two waiters");
+    const held = await waitFor(
+      () => lockRow(kazooPath),
+      (row) => row?.holder === "worker-1" && waitersOf(row)?.length === 2,
+      "worker-1 to be seen holding with two waiters",
+    );
     expect(held).toMatchObject({ kind: "ZOOKEEPER_LOCK", holderToken: `${one.sessionId}/${first.split("/").at(-1)}` });
     // An empty identifier: the waiter is named by its node.
     expect(waitersOf(held)).toEqual(["worker-2", expect.stringMatching(/^[0-9a-f]{32}__lock__\d{10}$/)]);
@@ -127,12 +137,20 @@ describe("the poller on ZooKeeper locks laid out by hand", () => {
     expect(leftMs).toBeLessThan(5_000);
 
     await one.remove(first);
-    const handoff = await waitFor(() => changesOf(kazooPath), (rows) => rows.length >= 1, "the handoff to be recorded");
+    const handoff = await waitFor(
+      () => changesOf(kazooPath),
+      (rows) => rows.length >= 1,
+      "the handoff to be recorded",
+    );
     // A release and an acquire between two reads: the schema's TAKEN_OVER.
     expect(handoff).toEqual([{ kind: "HOLDER_CHANGED", ending: "TAKEN_OVER", fromHolder: "worker-1", toHolder: "worker-2", isDuringGap: false }]);
     await two.close();
     await three.close();
-    const changes = await waitFor(() => changesOf(kazooPath), (rows) => rows.some((r) => r.kind === "HOLDER_LOST"), "the release to be recorded");
+    const changes = await waitFor(
+      () => changesOf(kazooPath),
+      (rows) => rows.some((r) => r.kind === "HOLDER_LOST"),
+      "the release to be recorded",
+    );
     expect(changes.at(-1)).toMatchObject({ kind: "HOLDER_LOST", ending: "RELEASED", toHolder: null, isDuringGap: false });
   });
 
@@ -141,7 +159,11 @@ describe("the poller on ZooKeeper locks laid out by hand", () => {
     await admin.mkdirp(election);
     const pod = await participant();
     await latchNode(pod, election, "pod-a");
-    const row = await waitFor(() => lockRow(election), (r) => r?.holder === "pod-a", "the election under the root to be found and read");
+    const row = await waitFor(
+      () => lockRow(election),
+      (r) => r?.holder === "pod-a",
+      "the election under the root to be found and read",
+    );
     expect(row!.details).toMatchObject({ source: { recipe: "curator-leader-latch", holderSessionId: pod.sessionId } });
     // The parent directories are no locks.
     expect(await lockRow(`${root}/billing`)).toBeNull();
@@ -152,14 +174,26 @@ describe("the poller on ZooKeeper locks laid out by hand", () => {
     await admin.mkdirp(`${slowRoot}/existing`);
     const slowCluster = loadConfig({
       BATON_CLUSTERS: JSON.stringify([
-        { kind: "zookeeper", name: `${clusterName}-slow`, connectString: server.connectString, pollIntervalMs: 600_000, discoveryIntervalMs: 600_000, requestTimeoutMs: 1_000, root: { path: slowRoot } },
+        {
+          kind: "zookeeper",
+          name: `${clusterName}-slow`,
+          connectString: server.connectString,
+          pollIntervalMs: 600_000,
+          discoveryIntervalMs: 600_000,
+          requestTimeoutMs: 1_000,
+          root: { path: slowRoot },
+        },
       ]),
     }).clusters[0]!;
     const slowId = await registerCluster(db, slowCluster);
     const slowPoller = startPoller({ databaseUrl, cluster: slowCluster, clusterId: slowId, pollerId: "zookeeper-test-slow" });
     try {
       // The first cycle walks the root (nothing held yet) and reads nothing.
-      await waitFor(() => db.pollRun.count({ where: { clusterId: slowId } }), (n) => n > 0, "the first walk");
+      await waitFor(
+        () => db.pollRun.count({ where: { clusterId: slowId } }),
+        (n) => n > 0,
+        "the first walk",
+      );
       const pod = await participant();
       // Curator creates the election's node, then its contender: both after the walk.
       const election = `${slowRoot}/new-service/leader`;
@@ -196,33 +230,63 @@ describe("the poller on ZooKeeper locks laid out by hand", () => {
     const pod = await openTestSession(server.connectString, 10_000);
     sessions.push(pod);
     await latchNode(pod, latchPath, "pod-x");
-    await waitFor(() => lockRow(latchPath), (row) => row?.holder === "pod-x", "pod-x to be seen leading");
+    await waitFor(
+      () => lockRow(latchPath),
+      (row) => row?.holder === "pod-x",
+      "pod-x to be seen leading",
+    );
     const before = (await changesOf(latchPath)).length;
     server.pause();
     try {
-      const stale = await waitFor(() => lockRow(latchPath), (row) => row?.staleSince !== null && row?.staleSince !== undefined, "the lock to go stale", 100, 300);
+      const stale = await waitFor(
+        () => lockRow(latchPath),
+        (row) => row?.staleSince !== null && row?.staleSince !== undefined,
+        "the lock to go stale",
+        100,
+        300,
+      );
       expect(stale).toMatchObject({ holder: "pod-x" });
       expect(stale!.lastError).toMatch(/ZooKeeper/);
     } finally {
       server.resume();
     }
-    const back = await waitFor(() => lockRow(latchPath), (row) => row?.staleSince === null, "the lock to be current again");
+    const back = await waitFor(
+      () => lockRow(latchPath),
+      (row) => row?.staleSince === null,
+      "the lock to be current again",
+    );
     expect(back).toMatchObject({ holder: "pod-x" });
     expect((await changesOf(latchPath)).length).toBe(before);
   });
 
   it("a server restart: stale while down, the same holder (its session survives) once back, no duplicate rows; a restarted poller resumes", async () => {
-    await waitFor(() => lockRow(latchPath), (row) => row?.holder === "pod-x" && row.staleSince === null, "pod-x to lead");
+    await waitFor(
+      () => lockRow(latchPath),
+      (row) => row?.holder === "pod-x" && row.staleSince === null,
+      "pod-x to lead",
+    );
     const before = await changesOf(latchPath);
     await server.stop();
-    await waitFor(() => lockRow(latchPath), (row) => row?.staleSince !== null, "the lock to go stale while the server is down", 100, 300);
+    await waitFor(
+      () => lockRow(latchPath),
+      (row) => row?.staleSince !== null,
+      "the lock to go stale while the server is down",
+      100,
+      300,
+    );
     const down = await zookeeperKind.checkReachable(cluster as Parameters<typeof zookeeperKind.checkReachable>[0], 500);
     expect(down.status).toBe("down");
     expect(down.reason).toMatch(/^ZooKeeper 127\.0\.0\.1:\d+: not connected within 500 ms/);
     await pollers.shift()!.stop();
     await server.restart();
     pollers.push(startPoller({ databaseUrl, cluster, clusterId, pollerId: "zookeeper-test-2" }));
-    const back = await waitFor(() => lockRow(latchPath), (row) => row?.staleSince === null, "the lock to be current after the restart", 150, 300);
+    const back = await waitFor(
+      () => lockRow(latchPath),
+      (row) => row?.staleSince === null,
+      "the lock to be current after the restart",
+      150,
+      300,
+    );
     expect(back).toMatchObject({ holder: "pod-x" });
     expect(await changesOf(latchPath)).toEqual(before);
     const rows = await db.heldResource.count({ where: { clusterId, resourceKey: latchPath } });

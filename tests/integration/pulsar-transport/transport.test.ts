@@ -20,7 +20,10 @@ async function serve(handler: Parameters<typeof startHttpServer>[0]): Promise<st
 const target = (adminUrl: string, token?: string) => ({ adminUrl, token, requestTimeoutMs: 2_000 });
 
 async function caught(promise: Promise<unknown>): Promise<PulsarAdminError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(PulsarAdminError);
   return error as PulsarAdminError;
 }
@@ -135,7 +138,9 @@ describe("admin transport, what it names", () => {
       });
       const error = await caught(requestAdminJson(target(url), "admin/v2/persistent/t/ns/big/partitioned-stats?perPartition=true", { maxBytes: 10_000 }));
       expect(error.kind).toBe("too-large");
-      expect(error.message).toBe(`the answer to admin/v2/persistent/t/ns/big/partitioned-stats is larger than the limit of 10000 bytes (${Buffer.byteLength(body)} bytes declared)`);
+      expect(error.message).toBe(
+        `the answer to admin/v2/persistent/t/ns/big/partitioned-stats is larger than the limit of 10000 bytes (${Buffer.byteLength(body)} bytes declared)`,
+      );
       expect(error.isOutage).toBe(false);
     });
 

@@ -75,11 +75,15 @@ describe("a broker of its own", () => {
     try {
       expect(isProcessAlive(pid)).toBe(true);
       child.kill("SIGKILL");
-      const { attempts } = await pollUntil(async () => isProcessAlive(pid), (alive) => !alive, {
-        maxAttempts: 150,
-        intervalMs: 200,
-        description: `the orphaned JVM ${pid} exiting`,
-      });
+      const { attempts } = await pollUntil(
+        async () => isProcessAlive(pid),
+        (alive) => !alive,
+        {
+          maxAttempts: 150,
+          intervalMs: 200,
+          description: `the orphaned JVM ${pid} exiting`,
+        },
+      );
       expect(attempts).toBeGreaterThanOrEqual(1);
     } finally {
       if (isProcessAlive(pid)) process.kill(-pid, "SIGKILL");

@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import { openConsumer, WebSocketUpgradeError } from "@/lib/pulsar/websocket";
-import {
-  getPartitionedTopicStats,
-  getTestBroker,
-  getTopicStats,
-  pickPartition,
-  pickSubscription,
-  pollUntil,
-} from "@/tests/support/pulsar";
+import { getPartitionedTopicStats, getTestBroker, getTopicStats, pickPartition, pickSubscription, pollUntil } from "@/tests/support/pulsar";
 import { useScratchFleet } from "@/tests/support/scratch-fleet";
 import { createNonPartitionedTopic, createPartitionedTopic } from "@/tools/pulsar/admin-setup";
 
@@ -18,8 +11,7 @@ const WORKERS = ["w1", "w2", "w3"] as const;
 
 const env = useScratchFleet("names");
 
-const sortedNames = (subscription: { consumers: { consumerName?: string }[] }) =>
-  subscription.consumers.map((consumer) => consumer.consumerName).sort();
+const sortedNames = (subscription: { consumers: { consumerName?: string }[] }) => subscription.consumers.map((consumer) => consumer.consumerName).sort();
 
 describe("consumer names over WebSocket", () => {
   it("Failover on a partitioned topic: every partition lists w1..w3 and names its leader by sorted name, partition mod n", async () => {

@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import {
-  getPartitionedTopicStats,
-  getTestBroker,
-  getTopicStats,
-  pickPartition,
-  pickSubscription,
-  pollUntil,
-} from "@/tests/support/pulsar";
+import { getPartitionedTopicStats, getTestBroker, getTopicStats, pickPartition, pickSubscription, pollUntil } from "@/tests/support/pulsar";
 import { useScratchFleet } from "@/tests/support/scratch-fleet";
 import { createNonPartitionedTopic, createPartitionedTopic } from "@/tools/pulsar/admin-setup";
 
@@ -32,11 +25,10 @@ describe("failover after a crash", () => {
     const leader = before.activeConsumerName!;
     await env.fleet.consumer(leader, "orders-workers").kill();
 
-    const { value: after, attempts } = await pollUntil(
-      partition0,
-      (s) => s.activeConsumerName !== undefined && s.activeConsumerName !== leader,
-      { maxAttempts: MAX_READS, description: `a successor to ${leader} on partition 0` },
-    );
+    const { value: after, attempts } = await pollUntil(partition0, (s) => s.activeConsumerName !== undefined && s.activeConsumerName !== leader, {
+      maxAttempts: MAX_READS,
+      description: `a successor to ${leader} on partition 0`,
+    });
     expect(attempts).toBeLessThanOrEqual(MAX_READS);
     expect(after.consumers.map((c) => c.consumerName)).not.toContain(leader);
     // Sorted remaining names, partition 0 mod 2: the first of them.
@@ -54,11 +46,10 @@ describe("failover after a crash", () => {
     const leader = before.activeConsumerName!;
     await env.fleet.consumer(leader, "payments-workers").kill();
 
-    const { value: after } = await pollUntil(
-      subscription,
-      (s) => s.activeConsumerName !== undefined && s.activeConsumerName !== leader,
-      { maxAttempts: MAX_READS, description: `a successor to ${leader}` },
-    );
+    const { value: after } = await pollUntil(subscription, (s) => s.activeConsumerName !== undefined && s.activeConsumerName !== leader, {
+      maxAttempts: MAX_READS,
+      description: `a successor to ${leader}`,
+    });
     // A hash ring of names, not sort order, picks the successor here: any survivor is right.
     expect(["p1", "p2", "p3"].filter((name) => name !== leader)).toContain(after.activeConsumerName);
     expect(after.consumers).toHaveLength(2);

@@ -2,13 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import type { FleetConsumer } from "@/tools/fleet/fleet-consumer";
 import { makeKeys } from "@/tools/fleet/keyed-producer";
-import {
-  getPartitionedTopicStats,
-  getTestBroker,
-  getTopicStats,
-  pickSubscription,
-  pollUntil,
-} from "@/tests/support/pulsar";
+import { getPartitionedTopicStats, getTestBroker, getTopicStats, pickSubscription, pollUntil } from "@/tests/support/pulsar";
 import { useScratchFleet } from "@/tests/support/scratch-fleet";
 import { createPartitionedTopic } from "@/tools/pulsar/admin-setup";
 
@@ -36,7 +30,11 @@ describe("keyed messages through the fleet", () => {
     const ids = await producer.publish(200);
     expect(new Set(ids).size).toBe(200);
 
-    await pollUntil(async () => totalAcked(members), (acked) => acked >= 200, { description: "200 acks" });
+    await pollUntil(
+      async () => totalAcked(members),
+      (acked) => acked >= 200,
+      { description: "200 acks" },
+    );
     expect(totalReceived(members)).toBe(200);
     expectEachKeyOnOneConsumer(members, keys);
     const { value: stats } = await pollUntil(
@@ -55,13 +53,21 @@ describe("keyed messages through the fleet", () => {
 
     await producer.publish(120);
 
-    await pollUntil(async () => totalAcked(members), (acked) => acked >= 120, { description: "120 acks" });
+    await pollUntil(
+      async () => totalAcked(members),
+      (acked) => acked >= 120,
+      { description: "120 acks" },
+    );
     expectEachKeyOnOneConsumer(members, keys);
     // With 12 keys over 3 consumers, more than one consumer gets work.
     expect(members.filter((member) => member.counts.received > 0).length).toBeGreaterThan(1);
-    await pollUntil(() => getTopicStats(topic), (s) => pickSubscription(s, "clicks-readers").msgBacklog === 0, {
-      description: "an empty backlog",
-    });
+    await pollUntil(
+      () => getTopicStats(topic),
+      (s) => pickSubscription(s, "clicks-readers").msgBacklog === 0,
+      {
+        description: "an empty backlog",
+      },
+    );
   });
 
   it("a handler can nack: the message comes back with a higher redelivery count and is then acked", async () => {
@@ -81,11 +87,19 @@ describe("keyed messages through the fleet", () => {
     const producer = await env.fleet.openProducer({ topic, keys: ["a", "b"] });
     await producer.publish(10);
 
-    await pollUntil(async () => member.counts.acked, (acked) => acked >= 10, { description: "10 acks after nacks" });
+    await pollUntil(
+      async () => member.counts.acked,
+      (acked) => acked >= 10,
+      { description: "10 acks after nacks" },
+    );
     expect(member.counts.nacked).toBe(10);
     expect(redeliveries.filter((count) => count > 0)).toHaveLength(10);
-    await pollUntil(() => getTopicStats(topic), (s) => pickSubscription(s, "retries-worker").msgBacklog === 0, {
-      description: "an empty backlog",
-    });
+    await pollUntil(
+      () => getTopicStats(topic),
+      (s) => pickSubscription(s, "retries-worker").msgBacklog === 0,
+      {
+        description: "an empty backlog",
+      },
+    );
   });
 });

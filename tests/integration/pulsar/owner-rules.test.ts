@@ -146,11 +146,19 @@ describe.each(LINES)("owner rules on a real Pulsar $version broker", ({ version,
       });
       log.reset();
       await sendKeyed(producer, keys);
-      await pollUntil(async () => log.received, (received) => received >= KEY_COUNT, { maxAttempts: DELIVERY_READS, description: `${KEY_COUNT} deliveries` });
-      const { value: after } = await pollUntil(() => readSubscription(topic, subscription), (s) => s?.msgBacklog === 0, {
-        maxAttempts: STATS_READS,
-        description: "every message acked",
-      });
+      await pollUntil(
+        async () => log.received,
+        (received) => received >= KEY_COUNT,
+        { maxAttempts: DELIVERY_READS, description: `${KEY_COUNT} deliveries` },
+      );
+      const { value: after } = await pollUntil(
+        () => readSubscription(topic, subscription),
+        (s) => s?.msgBacklog === 0,
+        {
+          maxAttempts: STATS_READS,
+          description: "every message acked",
+        },
+      );
       // The split did not change while the keys were dispatched.
       expect(signHashRangeSplit(splitOf(after!))).toBe(signHashRangeSplit(splitOf(before!)));
 
@@ -161,7 +169,8 @@ describe.each(LINES)("owner rules on a real Pulsar $version broker", ({ version,
         const receivers = log.receiversOf(key);
         const owner = findKeyOwner({ key, line, subscriptionType: after!.type, keySharedMode: after!.keySharedMode, split });
         const computed = owner.ok ? owner.value.owner : `cannot (${owner.reason})`;
-        if (receivers.length !== 1 || receivers[0] !== computed) mismatches.push(`${key}: received by ${receivers.join("+") || "nobody"}, computed ${computed}`);
+        if (receivers.length !== 1 || receivers[0] !== computed)
+          mismatches.push(`${key}: received by ${receivers.join("+") || "nobody"}, computed ${computed}`);
         else keysPerOwner[computed] = (keysPerOwner[computed] ?? 0) + 1;
       }
       expect(mismatches.slice(0, 20)).toEqual([]);
@@ -192,20 +201,33 @@ describe.each(LINES)("owner rules on a real Pulsar $version broker", ({ version,
       return targets.map((t) => stats.partitions[t.topic]?.subscriptions[subscription]);
     };
     const settledWith = (names: string[]) => (partitions: (SubscriptionStats | undefined)[]) =>
-      partitions.every((s) => s?.activeConsumerName !== undefined && s.consumers.map((c) => c.consumerName).sort().join() === [...names].sort().join());
+      partitions.every(
+        (s) =>
+          s?.activeConsumerName !== undefined &&
+          s.consumers
+            .map((c) => c.consumerName)
+            .sort()
+            .join() === [...names].sort().join(),
+      );
     const activesOf = (partitions: (SubscriptionStats | undefined)[]) => partitions.map((s) => s!.activeConsumerName ?? null);
     const consumersOf = (partitions: (SubscriptionStats | undefined)[]): FailoverConsumer[] =>
       failoverConsumersFromStats(partitions[0]!.consumers, declaredDefaultPriority);
 
     // Three consumers: the rule's pick is the stats' activeConsumerName on every partition.
-    const { value: three } = await pollUntil(readPartitions, settledWith(["f-1", "f-2", "f-3"]), { maxAttempts: STATS_READS, description: "f-1..f-3 on 4 partitions" });
+    const { value: three } = await pollUntil(readPartitions, settledWith(["f-1", "f-2", "f-3"]), {
+      maxAttempts: STATS_READS,
+      description: "f-1..f-3 on 4 partitions",
+    });
     const predictedThree = unwrap(predictAssignment(consumersOf(three), targets, { line })).map((p) => p.active);
     expect(predictedThree).toEqual(activesOf(three));
 
     // A 4th joins: exactly the predicted partitions change hands.
     const joinMoves = unwrap(predictMovesOnJoin(consumersOf(three), { name: "f-4", priorityLevel: DEFAULT_PRIORITY_LEVEL }, targets, { line }));
     await join("f-4");
-    const { value: four } = await pollUntil(readPartitions, settledWith(["f-1", "f-2", "f-3", "f-4"]), { maxAttempts: STATS_READS, description: "f-4 on every partition" });
+    const { value: four } = await pollUntil(readPartitions, settledWith(["f-1", "f-2", "f-3", "f-4"]), {
+      maxAttempts: STATS_READS,
+      description: "f-4 on every partition",
+    });
     const observedJoinMoves = targets
       .map((t, i) => ({ partitionIndex: t.partitionIndex, from: activesOf(three)[i], to: activesOf(four)[i] }))
       .filter((m) => m.from !== m.to);
@@ -224,7 +246,10 @@ describe.each(LINES)("owner rules on a real Pulsar $version broker", ({ version,
     });
     expect(afterLeave[0]!.activeConsumerName).toBe(successor);
     const remaining = ["f-1", "f-2", "f-3", "f-4"].filter((name) => name !== leader);
-    const { value: settled } = await pollUntil(readPartitions, settledWith(remaining), { maxAttempts: STATS_READS, description: `${leader} gone from every partition` });
+    const { value: settled } = await pollUntil(readPartitions, settledWith(remaining), {
+      maxAttempts: STATS_READS,
+      description: `${leader} gone from every partition`,
+    });
     expect(activesOf(settled)).toEqual(expectedAfter);
   });
 
@@ -237,15 +262,22 @@ describe.each(LINES)("owner rules on a real Pulsar $version broker", ({ version,
     const join = async (name: string) =>
       consumers.set(name, await openRecordingConsumer({ topic, subscription, subscriptionType: "Failover", consumerName: name }));
     const settledWith = (names: string[]) => (s: SubscriptionStats | undefined) =>
-      s?.activeConsumerName !== undefined && s.consumers.map((c) => c.consumerName).sort().join() === [...names].sort().join();
-    const predictFor = (s: SubscriptionStats) => unwrap(pickActiveConsumer(failoverConsumersFromStats(s.consumers, declaredDefaultPriority), target!, { line }));
+      s?.activeConsumerName !== undefined &&
+      s.consumers
+        .map((c) => c.consumerName)
+        .sort()
+        .join() === [...names].sort().join();
+    const predictFor = (s: SubscriptionStats) =>
+      unwrap(pickActiveConsumer(failoverConsumersFromStats(s.consumers, declaredDefaultPriority), target!, { line }));
 
     for (const name of ["f-1", "f-2", "f-3"]) await join(name);
     const { value: three } = await pollUntil(() => readSubscription(topic, subscription), settledWith(["f-1", "f-2", "f-3"]), { maxAttempts: STATS_READS });
     expect(predictFor(three!)).toBe(three!.activeConsumerName);
 
     await join("f-0");
-    const { value: four } = await pollUntil(() => readSubscription(topic, subscription), settledWith(["f-0", "f-1", "f-2", "f-3"]), { maxAttempts: STATS_READS });
+    const { value: four } = await pollUntil(() => readSubscription(topic, subscription), settledWith(["f-0", "f-1", "f-2", "f-3"]), {
+      maxAttempts: STATS_READS,
+    });
     expect(predictFor(four!)).toBe(four!.activeConsumerName);
 
     const leader = four!.activeConsumerName!;
@@ -267,7 +299,13 @@ describe.each(LINES)("owner rules on a real Pulsar $version broker", ({ version,
     const landedIn = new Map<string, Set<number>>();
     let received = 0;
     for (const { topic: partitionTopic, partitionIndex } of listFailoverTargets(topic, partitions)) {
-      const consumer = await openConsumer({ wsUrl: broker.wsUrl, topic: partitionTopic, subscription: "routing-check", subscriptionType: "Exclusive", consumerName: `p-${partitionIndex}` });
+      const consumer = await openConsumer({
+        wsUrl: broker.wsUrl,
+        topic: partitionTopic,
+        subscription: "routing-check",
+        subscriptionType: "Exclusive",
+        consumerName: `p-${partitionIndex}`,
+      });
       clients.push(consumer);
       consumer.on("message", (message) => {
         received++;
@@ -279,7 +317,11 @@ describe.each(LINES)("owner rules on a real Pulsar $version broker", ({ version,
     clients.push(producer);
     const keys = Array.from({ length: 500 }, (_, i) => `order-${i}`);
     await sendKeyed(producer, keys);
-    await pollUntil(async () => received, (n) => n >= keys.length, { maxAttempts: DELIVERY_READS, description: `${keys.length} routed messages` });
+    await pollUntil(
+      async () => received,
+      (n) => n >= keys.length,
+      { maxAttempts: DELIVERY_READS, description: `${keys.length} routed messages` },
+    );
 
     const mismatches = keys
       .map((key) => ({ key, landed: [...(landedIn.get(key) ?? [])], computed: unwrap(routeKeyToPartition(key, partitions, scheme)) }))
@@ -315,15 +357,17 @@ describe("PIP-392 on a real Pulsar 4.2.4 broker: activeConsumerFailoverConsisten
       const stats = await getPartitionedStats({ adminUrl: broker.adminUrl, requestTimeoutMs: 10_000 }, topicNameOf(topic));
       return targets.map((t) => stats.partitions[t.topic]?.subscriptions[subscription]);
     };
-    for (const names of [["f-1", "f-2", "f-3"], ["f-0", "f-1", "f-2", "f-3"]]) {
+    for (const names of [
+      ["f-1", "f-2", "f-3"],
+      ["f-0", "f-1", "f-2", "f-3"],
+    ]) {
       for (const name of names.filter((n) => !clients.some((c) => c.consumerName === n))) {
         clients.push(await openConsumer({ wsUrl: broker.wsUrl, topic, subscription, subscriptionType: "Failover", consumerName: name }));
       }
-      const { value } = await pollUntil(
-        readActives,
-        (p) => p.every((s) => s?.activeConsumerName !== undefined && s.consumers.length === names.length),
-        { maxAttempts: STATS_READS, description: `${names.join(", ")} on ${partitions} partitions` },
-      );
+      const { value } = await pollUntil(readActives, (p) => p.every((s) => s?.activeConsumerName !== undefined && s.consumers.length === names.length), {
+        maxAttempts: STATS_READS,
+        description: `${names.join(", ")} on ${partitions} partitions`,
+      });
       const consumers = failoverConsumersFromStats(value[0]!.consumers, declaredDefaultPriority);
       const predicted = unwrap(predictAssignment(consumers, targets, { line: "4.2", isConsistentHashingForPartitions: true }));
       expect(predicted.map((p) => p.active)).toEqual(value.map((s) => s!.activeConsumerName));

@@ -36,7 +36,15 @@ beforeAll(async () => {
   await createPartitionedTopic(broker.adminUrl, topic, 4);
   // The subscription made through the admin API first: the broker loads the four partitions
   // then, not while the first consumer's WebSocket waits to open (slow on a loaded machine).
-  await pollUntil(() => createSubscription(broker.adminUrl, topic, SUBSCRIPTION).then(() => true, () => false), Boolean, { description: "the subscription created", maxAttempts: 20, intervalMs: 500 });
+  await pollUntil(
+    () =>
+      createSubscription(broker.adminUrl, topic, SUBSCRIPTION).then(
+        () => true,
+        () => false,
+      ),
+    Boolean,
+    { description: "the subscription created", maxAttempts: 20, intervalMs: 500 },
+  );
   fleet = createFleet({ wsUrl: broker.wsUrl });
   await fleet.startGroup({ names: ["pod-1", "pod-2", "pod-4"], topic, subscription: SUBSCRIPTION, subscriptionType: "Failover" });
 }, 300_000);
@@ -48,19 +56,35 @@ afterAll(async () => {
 
 describe("a consumer set that churns within one poll", () => {
   it("is replayed through the rule: pod-1 -> pod-4 -> pod-1 on partition 3 is a replayed flap, certain", async () => {
-    const { value: before } = await pollUntil(() => observePartition(3), (o) => o?.holder === "pod-1" && o.consumers.length === 3, { description: "pod-1 active on partition 3 of three consumers" });
+    const { value: before } = await pollUntil(
+      () => observePartition(3),
+      (o) => o?.holder === "pod-1" && o.consumers.length === 3,
+      { description: "pod-1 active on partition 3 of three consumers" },
+    );
     const ctx = (at: string) => ({ pollAt: at, isBrokerSide: false });
     const first = detectChanges(undefined, before, ctx(new Date().toISOString()));
 
     await fleet.startConsumer({ name: "pod-3", topic, subscription: SUBSCRIPTION, subscriptionType: "Failover" });
     // The broker really handed it over: what the poll after the churn cannot see.
-    await pollUntil(() => observePartition(3), (o) => o?.holder === "pod-4", { description: "the broker to make pod-4 active on partition 3" });
+    await pollUntil(
+      () => observePartition(3),
+      (o) => o?.holder === "pod-4",
+      { description: "the broker to make pod-4 active on partition 3" },
+    );
     await fleet.consumer("pod-2").kill();
-    const { value: after } = await pollUntil(() => observePartition(3), (o) => o?.holder === "pod-1" && o.consumers.length === 3, { description: "pod-1 active again, pod-2 gone" });
+    const { value: after } = await pollUntil(
+      () => observePartition(3),
+      (o) => o?.holder === "pod-1" && o.consumers.length === 3,
+      { description: "pod-1 active again, pod-2 gone" },
+    );
     expect(after.consumers.find((c) => c.name === "pod-1")!.connectedSince).toBe(before.consumers.find((c) => c.name === "pod-1")!.connectedSince);
 
     const { changes } = detectChanges(first.next, after, ctx(new Date().toISOString()));
     expect(changes.map((change) => change.kind).sort()).toEqual(["CONSUMERS_CHANGED", "REPLAYED_FLAP"]);
-    expect(changes.find((change) => change.kind === "REPLAYED_FLAP")).toMatchObject({ fromHolder: "pod-1", toHolder: "pod-1", details: { via: ["pod-4"], isCertain: true, added: ["pod-3"], removed: ["pod-2"] } });
+    expect(changes.find((change) => change.kind === "REPLAYED_FLAP")).toMatchObject({
+      fromHolder: "pod-1",
+      toHolder: "pod-1",
+      details: { via: ["pod-4"], isCertain: true, added: ["pod-3"], removed: ["pod-2"] },
+    });
   });
 });

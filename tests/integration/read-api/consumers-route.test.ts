@@ -10,7 +10,13 @@ const other = `other-${RUN}`;
 const topic = `persistent://t${RUN}/orders/events`;
 const now = Date.now();
 
-function consumer(consumerName: string, query = ""): Promise<{ status: number; body: Record<string, unknown> & { error?: { message: string; details?: { issues: { field: string | null; message: string }[] } } } }> {
+function consumer(
+  consumerName: string,
+  query = "",
+): Promise<{
+  status: number;
+  body: Record<string, unknown> & { error?: { message: string; details?: { issues: { field: string | null; message: string }[] } } };
+}> {
   const request = new Request(`http://127.0.0.1/api/v1/consumers/${encodeURIComponent(consumerName)}${query}`);
   return answer(GET(request, { params: Promise.resolve({ name: consumerName }) }));
 }
@@ -41,7 +47,13 @@ describe("GET /api/v1/consumers/{name}", () => {
       ["billing", 1, false, other],
       ["keyed", -1, false, null],
     ]);
-    expect(report.positions[0]).toMatchObject({ cluster: CLUSTER, topic, subscriptionType: "Failover", connectedSince: "2026-11-22T09:00:00.000Z", address: "/127.0.0.1:50000" });
+    expect(report.positions[0]).toMatchObject({
+      cluster: CLUSTER,
+      topic,
+      subscriptionType: "Failover",
+      connectedSince: "2026-11-22T09:00:00.000Z",
+      address: "/127.0.0.1:50000",
+    });
     expect(report.history.map((c) => [c.fromHolder, c.toHolder])).toEqual([
       [other, name],
       [name, other],

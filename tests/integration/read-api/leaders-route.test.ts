@@ -28,8 +28,20 @@ beforeAll(async () => {
   });
   // Flapping: six changes in the window, outside any deployment.
   // Its holder took it at the newest change (30 s ago), as the poller writes it: flapping lasts until it has kept it a minute.
-  const flappy = await createResource(db, clusterId, { topic: topic("flappy"), subscription: "flappy-sub", holder: "flap-a", holderSince: new Date(now - 30_000), consumers: ["flap-a", "flap-b"] });
-  for (let i = 0; i < 6; i++) await createChange(db, clusterId, flappy, { kind: "HOLDER_CHANGED", from: i % 2 ? "flap-b" : "flap-a", to: i % 2 ? "flap-a" : "flap-b", at: new Date(now - (i + 1) * 30_000) });
+  const flappy = await createResource(db, clusterId, {
+    topic: topic("flappy"),
+    subscription: "flappy-sub",
+    holder: "flap-a",
+    holderSince: new Date(now - 30_000),
+    consumers: ["flap-a", "flap-b"],
+  });
+  for (let i = 0; i < 6; i++)
+    await createChange(db, clusterId, flappy, {
+      kind: "HOLDER_CHANGED",
+      from: i % 2 ? "flap-b" : "flap-a",
+      to: i % 2 ? "flap-a" : "flap-b",
+      at: new Date(now - (i + 1) * 30_000),
+    });
   // Old changes and consumer-set changes do not count towards flapping.
   await createChange(db, clusterId, flappy, { kind: "HOLDER_CHANGED", from: "flap-a", to: "flap-b", at: new Date(now - 3_600_000) });
   await createChange(db, clusterId, flappy, { kind: "CONSUMERS_CHANGED", from: "flap-a", to: "flap-a", at: new Date(now - 10_000) });
@@ -39,7 +51,13 @@ beforeAll(async () => {
     subscription: "keyed-sub",
     subscriptionType: "Key_Shared",
     consumers: ["k1", "k2"],
-    hashRanges: { space: 65536, consumers: [{ consumer: "k1", ranges: [[0, 30000]] }, { consumer: "k2", ranges: [[40000, 65535]] }] },
+    hashRanges: {
+      space: 65536,
+      consumers: [
+        { consumer: "k1", ranges: [[0, 30000]] },
+        { consumer: "k2", ranges: [[40000, 65535]] },
+      ],
+    },
   });
   // Gone: hidden unless asked for. Shared: never on the board.
   await createResource(db, clusterId, { topic: topic("deleted"), subscription: "gone-sub", holder: "g", goneAt: new Date(now - 60_000) });
@@ -70,12 +88,18 @@ describe("GET /api/v1/leaders", () => {
     expect(byName.get("flappy-sub")!.partitions[0]!.changesInWindow).toBe(6);
     expect(byName.get("jobs-sub")!.flags[0]).toMatchObject({ rule: "no-active-consumer", label: "No active consumer" });
     expect(byName.get("keyed-sub")!.flags[0]).toMatchObject({ rule: "hash-range-gap" });
-    expect(byName.get("keyed-sub")!.partitions[0]!.hashShares).toEqual([
-      { consumer: "k2", share: 25536 / 65536 },
-      { consumer: "k1", share: 30001 / 65536 },
-    ].sort((a, b) => b.share - a.share));
+    expect(byName.get("keyed-sub")!.partitions[0]!.hashShares).toEqual(
+      [
+        { consumer: "k2", share: 25536 / 65536 },
+        { consumer: "k1", share: 30001 / 65536 },
+      ].sort((a, b) => b.share - a.share),
+    );
     const stale = byName.get("stale-sub")!.partitions[0]!;
-    expect(stale).toMatchObject({ holder: "stale-a", health: "unknown", flags: [expect.objectContaining({ rule: "stale", detail: "polls fail: cannot reach 127.0.0.1:8080: ECONNREFUSED" })] });
+    expect(stale).toMatchObject({
+      holder: "stale-a",
+      health: "unknown",
+      flags: [expect.objectContaining({ rule: "stale", detail: "polls fail: cannot reach 127.0.0.1:8080: ECONNREFUSED" })],
+    });
     expect(byName.get("calm-sub")).toMatchObject({ isPartitioned: true, holders: ["calm-a", "calm-b"], idleConsumers: [], flags: [] });
   });
 
@@ -98,14 +122,26 @@ describe("GET /api/v1/leaders", () => {
       subscription: "moving-sub",
       subscriptionType: "Key_Shared",
       consumers: ["k1", "k2"],
-      hashRanges: { space: 65536, consumers: [{ consumer: "k1", ranges: [[0, 32767]] }, { consumer: "k2", ranges: [[32768, 65535]] }] },
+      hashRanges: {
+        space: 65536,
+        consumers: [
+          { consumer: "k1", ranges: [[0, 32767]] },
+          { consumer: "k2", ranges: [[32768, 65535]] },
+        ],
+      },
     });
     const shares = async () => {
       const { body } = await leaders(`?cluster=${OTHER_CLUSTER}&subscription=moving-sub`);
       return (body as unknown as LeadersBoard).subscriptions[0]!.partitions[0]!.hashShares;
     };
-    expect(await shares()).toEqual([{ consumer: "k1", share: 0.5 }, { consumer: "k2", share: 0.5 }]);
-    expect(await shares()).toEqual([{ consumer: "k1", share: 0.5 }, { consumer: "k2", share: 0.5 }]);
+    expect(await shares()).toEqual([
+      { consumer: "k1", share: 0.5 },
+      { consumer: "k2", share: 0.5 },
+    ]);
+    expect(await shares()).toEqual([
+      { consumer: "k1", share: 0.5 },
+      { consumer: "k2", share: 0.5 },
+    ]);
     await db.heldResource.updateMany({
       where: { subscription: "moving-sub", clusterId },
       data: {
@@ -118,14 +154,31 @@ describe("GET /api/v1/leaders", () => {
 
   it("flags a stuck leader from the newest samples only (the database sends the last stuckSamples)", async () => {
     const clusterId = (await db.cluster.findUniqueOrThrow({ where: { name: OTHER_CLUSTER }, select: { id: true } })).id;
-    const sample = (minutesAgo: number, backlog: number) => ({ at: new Date(Date.now() - minutesAgo * 60_000).toISOString(), backlog, msgRateOut: 0, holder: "slow" });
+    const sample = (minutesAgo: number, backlog: number) => ({
+      at: new Date(Date.now() - minutesAgo * 60_000).toISOString(),
+      backlog,
+      msgRateOut: 0,
+      holder: "slow",
+    });
     // Grew at each of the last three samples, after an older drop.
-    await createResource(db, clusterId, { topic: topic("stuck"), subscription: "stuck-sub", holder: "slow", recentSamples: [sample(5, 900), sample(4, 10), sample(3, 20), sample(2, 30), sample(1, 40)] });
+    await createResource(db, clusterId, {
+      topic: topic("stuck"),
+      subscription: "stuck-sub",
+      holder: "slow",
+      recentSamples: [sample(5, 900), sample(4, 10), sample(3, 20), sample(2, 30), sample(1, 40)],
+    });
     // Grew before, but the newest sample fell: draining again.
-    await createResource(db, clusterId, { topic: topic("draining"), subscription: "draining-sub", holder: "slow", recentSamples: [sample(5, 10), sample(4, 20), sample(3, 30), sample(2, 40), sample(1, 35)] });
+    await createResource(db, clusterId, {
+      topic: topic("draining"),
+      subscription: "draining-sub",
+      holder: "slow",
+      recentSamples: [sample(5, 10), sample(4, 20), sample(3, 30), sample(2, 40), sample(1, 35)],
+    });
     const { body } = await leaders(`?cluster=${OTHER_CLUSTER}&q=slow`);
     const bySubscription = new Map((body as unknown as LeadersBoard).subscriptions.map((g) => [g.subscription, g]));
-    expect(bySubscription.get("stuck-sub")!.flags).toEqual([expect.objectContaining({ rule: "stuck-leader", detail: expect.stringContaining("backlog grew from 20 to 40 over the last 3 samples") })]);
+    expect(bySubscription.get("stuck-sub")!.flags).toEqual([
+      expect.objectContaining({ rule: "stuck-leader", detail: expect.stringContaining("backlog grew from 20 to 40 over the last 3 samples") }),
+    ]);
     expect(bySubscription.get("draining-sub")!.flags).toEqual([]);
   });
 

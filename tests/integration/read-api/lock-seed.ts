@@ -102,6 +102,14 @@ export async function saveLocks(db: Db, clusterId: number, states: HoldState[], 
     // Each seeded row keeps its own observation time.
     isFullSweep: false,
     changes,
-    pollRun: { startedAt: new Date(nowMs - 50).toISOString(), finishedAt: new Date(nowMs).toISOString(), cycleMs: 5000, topicCount: states.length, requestCount: 1, errors: [], pollerId: "test" },
+    pollRun: {
+      startedAt: new Date(nowMs - 50).toISOString(),
+      finishedAt: new Date(nowMs).toISOString(),
+      cycleMs: 5000,
+      topicCount: states.length,
+      requestCount: 1,
+      errors: [],
+      pollerId: "test",
+    },
   });
 }

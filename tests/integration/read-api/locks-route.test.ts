@@ -33,14 +33,19 @@ beforeAll(async () => {
     { match: "lock:*", layout: "token", mustBeHeld: false },
     { match: "leader:*", layout: "redisson", mustBeHeld: true },
   ]);
-  const busy = Array.from({ length: 7 }, (_, i) => holdChange({ key: k("busy"), kind: "HOLDER_CHANGED", from: `w${i}`, to: `w${i + 1}`, atMs: now - (8 - i) * MINUTE, ending: "RELEASED" }));
+  const busy = Array.from({ length: 7 }, (_, i) =>
+    holdChange({ key: k("busy"), kind: "HOLDER_CHANGED", from: `w${i}`, to: `w${i + 1}`, atMs: now - (8 - i) * MINUTE, ending: "RELEASED" }),
+  );
   await saveLocks(
     db,
     clusterId,
     [
       // A 10-minute TTL: pod-b has not yet held it one TTL, so the expiry 5 minutes ago is still a finding.
       holdState({ key: k("daily-job"), pattern: "lock:*", holder: "pod-b", holderSinceMs: now - 5 * MINUTE, ttlMs: 10 * MINUTE }, now),
-      holdState({ key: k("fair"), pattern: "lock:*", holder: "pod-c", waiters: ["w1", "w2", "w3", "w4", "w5"], details: { layout: "redisson", reentrancy: 2 } }, now),
+      holdState(
+        { key: k("fair"), pattern: "lock:*", holder: "pod-c", waiters: ["w1", "w2", "w3", "w4", "w5"], details: { layout: "redisson", reentrancy: 2 } },
+        now,
+      ),
       holdState({ key: k("split"), pattern: "lock:*", holder: null, isSplit: true }, now),
       holdState({ key: LEADER, pattern: "leader:*", holder: null }, now),
       holdState({ key: k("stale"), pattern: "lock:*", holder: "pod-d", staleSinceMs: now - MINUTE, lastError: "connect ECONNREFUSED 127.0.0.1:6390" }, now),
@@ -49,7 +54,15 @@ beforeAll(async () => {
     ],
     [
       holdChange({ key: k("daily-job"), kind: "HOLDER_APPEARED", from: null, to: "pod-z", atMs: now - 90 * MINUTE }),
-      holdChange({ key: k("daily-job"), kind: "HOLDER_CHANGED", from: "pod-z", to: "pod-a", atMs: now - 40 * MINUTE, ending: "RELEASED", heldSinceMs: now - 90 * MINUTE }),
+      holdChange({
+        key: k("daily-job"),
+        kind: "HOLDER_CHANGED",
+        from: "pod-z",
+        to: "pod-a",
+        atMs: now - 40 * MINUTE,
+        ending: "RELEASED",
+        heldSinceMs: now - 90 * MINUTE,
+      }),
       holdChange({
         key: k("daily-job"),
         kind: "HOLDER_CHANGED",
@@ -81,7 +94,16 @@ describe("GET /api/v1/locks", () => {
     expect([...byKey.keys()].sort()).toEqual([LEADER, k("busy"), k("daily-job"), k("fair"), k("split"), k("stale")].sort());
 
     const daily = byKey.get(k("daily-job"))!;
-    expect(daily).toMatchObject({ cluster: LOCK_CLUSTER, sourceKind: "redis", resourceKind: "REDIS_LOCK", pattern: "lock:*", layout: "token", holder: "pod-b", expiriesInHour: 1, health: "critical" });
+    expect(daily).toMatchObject({
+      cluster: LOCK_CLUSTER,
+      sourceKind: "redis",
+      resourceKind: "REDIS_LOCK",
+      pattern: "lock:*",
+      layout: "token",
+      holder: "pod-b",
+      expiriesInHour: 1,
+      health: "critical",
+    });
     expect(daily.lastChange).toMatchObject({ kind: "HOLDER_CHANGED", ending: "EXPIRED", fromHolder: "pod-a", toHolder: "pod-b" });
     expect(daily.flags.map((f) => f.rule)).toEqual(["expired-while-held"]);
     expect(daily.ended).toEqual([]);
@@ -101,7 +123,12 @@ describe("GET /api/v1/locks", () => {
     // Seven changes in the window, but w7 has kept it since the last one, 2 minutes (more than one
     // 30 s TTL): the churn has ended, and the lock says so.
     expect(byKey.get(k("busy"))).toMatchObject({ changesInWindow: 7, health: "ok", flags: [] });
-    expect(byKey.get(k("busy"))!.ended).toEqual([expect.objectContaining({ rule: "lock-churn", text: expect.stringMatching(/^settled: 7 holder changes in 10 min, then w7 held it from \d\d:\d\d:\d\d UTC on$/) })]);
+    expect(byKey.get(k("busy"))!.ended).toEqual([
+      expect.objectContaining({
+        rule: "lock-churn",
+        text: expect.stringMatching(/^settled: 7 holder changes in 10 min, then w7 held it from \d\d:\d\d:\d\d UTC on$/),
+      }),
+    ]);
 
     // In name order, whatever their health: a lock keeps its place between refreshes.
     const names = board.locks.map((l) => [l.cluster, l.key] as const);
@@ -196,7 +223,10 @@ describe("GET /api/v1/locks/changes", () => {
       [k("daily-job"), "pod-z", "pod-a", "RELEASED"],
       [k("daily-job"), null, "pod-z", null],
     ]);
-    expect(page.changes[0]!.details).toMatchObject({ heldSince: new Date(now - 40 * MINUTE).toISOString(), expiresAtBefore: new Date(now - 5 * MINUTE - 2_000).toISOString() });
+    expect(page.changes[0]!.details).toMatchObject({
+      heldSince: new Date(now - 40 * MINUTE).toISOString(),
+      expiresAtBefore: new Date(now - 5 * MINUTE - 2_000).toISOString(),
+    });
   });
 
   it("pages through a busy lock with the cursor, without repeating or missing a change", async () => {
@@ -224,7 +254,7 @@ describe("GET /api/v1/locks/changes", () => {
   it.each([
     ["a zero limit", { cluster: LOCK_CLUSTER, key: "a", limit: "0" }, "limit", "must be at least 1"],
     ["a made-up cursor", { cluster: LOCK_CLUSTER, key: "a", cursor: "page-2" }, "cursor", "must be a cursor from a previous answer's nextCursor"],
-    ["a cluster nobody configured", { cluster: "nowhere", key: "a" }, "cluster", "names no configured cluster (configured: " ],
+    ["a cluster nobody configured", { cluster: "nowhere", key: "a" }, "cluster", "names no configured cluster (configured: "],
   ])("refuses %s with a 400 naming the field", async (_name, params, field, message) => {
     const { status, body } = await changes(params);
     expect(status).toBe(400);
@@ -234,14 +264,17 @@ describe("GET /api/v1/locks/changes", () => {
 
 describe("GET /api/v1/consumers/{name}: locks beside partitions", () => {
   const consumer = async (name: string) =>
-    (await answer(getConsumer(new Request(`http://127.0.0.1/api/v1/consumers/${name}`), { params: Promise.resolve({ name }) }))).body as unknown as ConsumerReport;
+    (await answer(getConsumer(new Request(`http://127.0.0.1/api/v1/consumers/${name}`), { params: Promise.resolve({ name }) })))
+      .body as unknown as ConsumerReport;
 
   it("lists the locks a name holds, and where it waits in a queue, apart from its partitions", async () => {
     const holder = await consumer("pod-c");
     expect(holder.positions).toEqual([]);
     expect(holder.locks).toEqual([expect.objectContaining({ cluster: LOCK_CLUSTER, key: k("fair"), role: "holder", queuePosition: null, waiterCount: 5 })]);
     const waiter = await consumer("w3");
-    expect(waiter.locks.filter((l) => l.key.endsWith(RUN))).toEqual([expect.objectContaining({ key: k("fair"), role: "waiter", queuePosition: 3, holder: "pod-c" })]);
+    expect(waiter.locks.filter((l) => l.key.endsWith(RUN))).toEqual([
+      expect.objectContaining({ key: k("fair"), role: "waiter", queuePosition: 3, holder: "pod-c" }),
+    ]);
   });
 
   it("keeps lock changes out of a name's partition history", async () => {

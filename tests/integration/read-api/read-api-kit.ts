@@ -17,7 +17,13 @@ process.env.DATABASE_URL = getTestDatabaseUrl();
 process.env.BATON_CLUSTERS = JSON.stringify([
   { name: CLUSTER, adminUrl: "http://127.0.0.1:49151", pollIntervalMs: 5000 },
   { name: OTHER_CLUSTER, adminUrl: "http://127.0.0.1:49151", pollIntervalMs: 5000 },
-  { kind: "redis", name: LOCK_CLUSTER, url: "redis://127.0.0.1:9", pollIntervalMs: 5000, patterns: [{ match: "lock:*" }, { match: "leader:*", layout: "redisson", mustBeHeld: true }] },
+  {
+    kind: "redis",
+    name: LOCK_CLUSTER,
+    url: "redis://127.0.0.1:9",
+    pollIntervalMs: 5000,
+    patterns: [{ match: "lock:*" }, { match: "leader:*", layout: "redisson", mustBeHeld: true }],
+  },
 ]);
 process.env.BATON_FLAP_CHANGES = "4";
 process.env.BATON_FLAP_WINDOW_MINUTES = "10";
@@ -27,7 +33,10 @@ export function openDb(): Db {
   return createDb(getTestDatabaseUrl());
 }
 
-export type Answer = { status: number; body: Record<string, unknown> & { error?: { code: string; message: string; details?: { issues: { field: string | null; message: string }[] } } } };
+export type Answer = {
+  status: number;
+  body: Record<string, unknown> & { error?: { code: string; message: string; details?: { issues: { field: string | null; message: string }[] } } };
+};
 
 export async function answer(response: Promise<Response> | Response): Promise<Answer> {
   const res = await response;
@@ -43,7 +52,19 @@ export async function createCluster(db: Db, name: string, lastPollAt: Date | nul
   });
   if (lastPollAt) {
     await db.pollRun.create({
-      data: { clusterId: cluster.id, startedAt: new Date(lastPollAt.getTime() - 100), finishedAt: lastPollAt, durationMs: 100, cycleMs: 5000, topicCount: 1, resourceCount: 1, requestCount: 1, errorCount: 0, pollerEpoch: 1n, pollerId: "test" },
+      data: {
+        clusterId: cluster.id,
+        startedAt: new Date(lastPollAt.getTime() - 100),
+        finishedAt: lastPollAt,
+        durationMs: 100,
+        cycleMs: 5000,
+        topicCount: 1,
+        resourceCount: 1,
+        requestCount: 1,
+        errorCount: 0,
+        pollerEpoch: 1n,
+        pollerId: "test",
+      },
       select: { id: true },
     });
   }

@@ -94,7 +94,12 @@ describe("GET /api/v1/subscriptions/changes", () => {
       ["HOLDER_CHANGED", 0, c1, c2],
       ["HIDDEN_FLAP", 1, c3, c3],
     ]);
-    expect(page.changes[0]).toMatchObject({ newSeenAt: new Date(now - 2 * HOUR).toISOString(), oldSeenAt: new Date(now - 2 * HOUR - 5_000).toISOString(), cause: "CLIENT", details: { removed: ["gone-1"] } });
+    expect(page.changes[0]).toMatchObject({
+      newSeenAt: new Date(now - 2 * HOUR).toISOString(),
+      oldSeenAt: new Date(now - 2 * HOUR - 5_000).toISOString(),
+      cause: "CLIENT",
+      details: { removed: ["gone-1"] },
+    });
     expect(page.nextCursor).toMatch(/^\d+_\d+$/);
     const second = (await changes({ limit: "2", cursor: page.nextCursor! })).body as unknown as ChangePage;
     expect(second.changes.map((c) => c.kind)).toEqual(["CONSUMERS_CHANGED"]);

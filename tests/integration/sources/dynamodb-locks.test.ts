@@ -46,7 +46,14 @@ async function holdRow(key: string) {
   });
   // A row is written only when the lock changed: its last observation is read as the board reads it.
   const observed = (await readHeldRows(db, clusterId)).get(key)?.lastObservedAt ?? null;
-  return row && { ...row, lastObservedAt: observed === null ? null : new Date(observed), waiters: row.consumers as unknown[], source: (row.details as { source?: Record<string, unknown> }).source ?? {} };
+  return (
+    row && {
+      ...row,
+      lastObservedAt: observed === null ? null : new Date(observed),
+      waiters: row.consumers as unknown[],
+      source: (row.details as { source?: Record<string, unknown> }).source ?? {},
+    }
+  );
 }
 
 async function contender(owner: string, leaseMs: number, heartbeatMs: number): Promise<DynamodbContender> {
@@ -64,7 +71,17 @@ beforeAll(async () => {
   await server.createLockTable(tableName);
   cluster = loadConfig({
     BATON_CLUSTERS: JSON.stringify([
-      { kind: "dynamodb", name: clusterName, region: TEST_AWS_REGION, endpoint: server.endpoint, tableName, readIntervalMs: 300, discoveryIntervalMs: 1_000, requestTimeoutMs: 1_000, mustBeHeld: true },
+      {
+        kind: "dynamodb",
+        name: clusterName,
+        region: TEST_AWS_REGION,
+        endpoint: server.endpoint,
+        tableName,
+        readIntervalMs: 300,
+        discoveryIntervalMs: 1_000,
+        requestTimeoutMs: 1_000,
+        mustBeHeld: true,
+      },
     ]),
   }).clusters[0]!;
   clusterId = await registerCluster(db, cluster);
@@ -91,10 +108,16 @@ afterAll(async () => {
 describe("the poller on a dynamodb-lock-client table", () => {
   it("registers the cluster as a DynamoDB cluster, and health reads the table", async () => {
     const row = await db.cluster.findUniqueOrThrow({ where: { name: clusterName }, select: { kind: true, scope: true } });
-    expect(row).toMatchObject({ kind: "DYNAMODB", scope: { patterns: [{ match: tableName, layout: "dynamodb-lock-client", mustBeHeld: true }], tableName, partitionKeyName: "key", sortKeyName: null } });
+    expect(row).toMatchObject({
+      kind: "DYNAMODB",
+      scope: { patterns: [{ match: tableName, layout: "dynamodb-lock-client", mustBeHeld: true }], tableName, partitionKeyName: "key", sortKeyName: null },
+    });
     const config = cluster as Parameters<typeof dynamodbKind.checkReachable>[0];
     expect(await dynamodbKind.checkReachable(config, 1_000)).toEqual({ status: "ok", reason: null });
-    expect(await dynamodbKind.checkReachable({ ...config, tableName: `missing-${run}` }, 1_000)).toEqual({ status: "down", reason: `DynamoDB missing-${run} at ${server.endpoint}: the table does not exist` });
+    expect(await dynamodbKind.checkReachable({ ...config, tableName: `missing-${run}` }, 1_000)).toEqual({
+      status: "down",
+      reason: `DynamoDB missing-${run} at ${server.endpoint}: the table does not exist`,
+    });
   });
 
   it("a heartbeating holder stays one hold with its record version in the details; a clean release (item deleted) is RELEASED", async () => {
@@ -102,18 +125,30 @@ describe("the poller on a dynamodb-lock-client table", () => {
     const a = await contender("pod-a", 3_000, 500);
     await a.acquire("h", key, { data: "hello" });
     const acquired = await a.next("h", "acquired");
-    const held = await waitFor(() => holdRow(key), (row) => row?.holder === "pod-a", "pod-a to hold it");
+    const held = await waitFor(
+      () => holdRow(key),
+      (row) => row?.holder === "pod-a",
+      "pod-a to hold it",
+    );
     expect(held).toMatchObject({ kind: "DYNAMODB_LOCK", holderToken: "pod-a", waiters: [], staleSince: null });
     expect(held!.source).toMatchObject({ leaseDurationMs: 3_000, isReleased: false, data: Buffer.from("hello").toString("base64") });
     expect(Object.keys(held!.source).sort()).toEqual(["data", "isReleased", "leaseDurationMs", "recordVersionNumber", "versionUnchangedForMs"]);
     expect(held!.source.recordVersionNumber).toEqual(expect.any(String));
     // Heartbeats write new versions: Baton follows them, and they are no change of holder.
     const firstVersion = acquired.text.split(" ")[2];
-    await waitFor(() => holdRow(key), (row) => row !== null && row.source.recordVersionNumber !== firstVersion, "a heartbeat's new version to be read");
+    await waitFor(
+      () => holdRow(key),
+      (row) => row !== null && row.source.recordVersionNumber !== firstVersion,
+      "a heartbeat's new version to be read",
+    );
     expect(await changesOf(key)).toEqual([]);
 
     await a.release("h");
-    const rows = await waitFor(() => changesOf(key), (r) => r.length > 0, "the release to be recorded");
+    const rows = await waitFor(
+      () => changesOf(key),
+      (r) => r.length > 0,
+      "the release to be recorded",
+    );
     expect(rows).toEqual([{ kind: "HOLDER_LOST", ending: "RELEASED", fromHolder: "pod-a", toHolder: null, isDuringGap: false }]);
   });
 
@@ -122,14 +157,26 @@ describe("the poller on a dynamodb-lock-client table", () => {
     const a = await contender("pod-k", 3_000, 500);
     await a.acquire("h", key);
     await a.next("h", "acquired");
-    await waitFor(() => holdRow(key), (row) => row?.holder === "pod-k", "pod-k to hold it");
+    await waitFor(
+      () => holdRow(key),
+      (row) => row?.holder === "pod-k",
+      "pod-k to hold it",
+    );
     await a.releaseKeepingItem("h");
-    const released = await waitFor(() => holdRow(key), (row) => row?.holder === null, "the release to be read");
+    const released = await waitFor(
+      () => holdRow(key),
+      (row) => row?.holder === null,
+      "the release to be read",
+    );
     expect(released!.source).toMatchObject({ isReleased: true });
     const b = await contender("pod-l", 3_000, 500);
     await b.acquire("h", key);
     await b.next("h", "acquired");
-    const rows = await waitFor(() => changesOf(key), (r) => r.length > 1, "the release and the next acquire to be recorded");
+    const rows = await waitFor(
+      () => changesOf(key),
+      (r) => r.length > 1,
+      "the release and the next acquire to be recorded",
+    );
     expect(rows).toEqual([
       { kind: "HOLDER_LOST", ending: "RELEASED", fromHolder: "pod-k", toHolder: null, isDuringGap: false },
       { kind: "HOLDER_APPEARED", ending: null, fromHolder: null, toHolder: "pod-l", isDuringGap: false },
@@ -141,10 +188,20 @@ describe("the poller on a dynamodb-lock-client table", () => {
     const a = await contender("pod-c", 2_000, 400);
     await a.acquire("h", key);
     await a.next("h", "acquired");
-    await waitFor(() => holdRow(key), (row) => row?.holder === "pod-c", "pod-c to hold it");
+    await waitFor(
+      () => holdRow(key),
+      (row) => row?.holder === "pod-c",
+      "pod-c to hold it",
+    );
     await a.kill();
     const killedAt = Date.now();
-    const rows = await waitFor(() => changesOf(key), (r) => r.length > 0, "the expiry to be recorded", 100, 100);
+    const rows = await waitFor(
+      () => changesOf(key),
+      (r) => r.length > 0,
+      "the expiry to be recorded",
+      100,
+      100,
+    );
     // No sooner than a lease after the last heartbeat, which was at most one heartbeat before the kill.
     expect(Date.now() - killedAt).toBeGreaterThanOrEqual(2_000 - 400);
     expect(rows).toEqual([{ kind: "HOLDER_LOST", ending: "EXPIRED", fromHolder: "pod-c", toHolder: null, isDuringGap: false }]);
@@ -159,19 +216,34 @@ describe("the poller on a dynamodb-lock-client table", () => {
     const a = await contender("pod-s", 2_000, 400);
     await a.acquire("h", key);
     await a.next("h", "acquired");
-    await waitFor(() => holdRow(key), (row) => row?.holder === "pod-s", "pod-s to hold it");
+    await waitFor(
+      () => holdRow(key),
+      (row) => row?.holder === "pod-s",
+      "pod-s to hold it",
+    );
     const b = await contender("pod-t", 2_000, 400);
     await b.acquire("h", key);
     a.stall(); // a GC pause: no heartbeat reaches the table
     await b.next("h", "acquired");
-    const rows = await waitFor(() => changesOf(key), (r) => r.some((c) => c.toHolder === "pod-t"), "the take-over to be recorded", 100, 100);
+    const rows = await waitFor(
+      () => changesOf(key),
+      (r) => r.some((c) => c.toHolder === "pod-t"),
+      "the take-over to be recorded",
+      100,
+      100,
+    );
     // Baton's clock and the waiter's run apart: Baton may see the lease run out before pod-t takes it, or the take-over at once.
     expect(rows[0]).toMatchObject({ ending: "EXPIRED", fromHolder: "pod-s", isDuringGap: false });
     expect(rows.at(-1)).toMatchObject({ toHolder: "pod-t" });
     a.wake();
     const count = rows.length;
     // pod-s's next heartbeat fails its condition (the version moved on): pod-t keeps the lock.
-    await waitFor(() => holdRow(key), (row) => row !== null && row.holder === "pod-t" && (row.source.versionUnchangedForMs as number) < 2_000 && row.lastObservedAt!.getTime() > Date.now() - 1_000, "pod-t to keep it after pod-s woke up");
+    await waitFor(
+      () => holdRow(key),
+      (row) =>
+        row !== null && row.holder === "pod-t" && (row.source.versionUnchangedForMs as number) < 2_000 && row.lastObservedAt!.getTime() > Date.now() - 1_000,
+      "pod-t to keep it after pod-s woke up",
+    );
     expect(await changesOf(key)).toHaveLength(count);
   });
 
@@ -181,19 +253,39 @@ describe("the poller on a dynamodb-lock-client table", () => {
     const a = await contender("pod-x", 15_000, 500);
     await a.acquire("h", key);
     await a.next("h", "acquired");
-    await waitFor(() => holdRow(key), (row) => row?.holder === "pod-x" && row.staleSince === null, "pod-x to hold it");
+    await waitFor(
+      () => holdRow(key),
+      (row) => row?.holder === "pod-x" && row.staleSince === null,
+      "pod-x to hold it",
+    );
     await server.stop();
     try {
-      const stale = await waitFor(() => holdRow(key), (row) => row?.staleSince !== null, "the lock to go stale", 100, 100);
+      const stale = await waitFor(
+        () => holdRow(key),
+        (row) => row?.staleSince !== null,
+        "the lock to go stale",
+        100,
+        100,
+      );
       expect(stale).toMatchObject({ holder: "pod-x" });
       // Refused, or reset when the kill caught a read in flight.
       expect(stale!.lastError).toMatch(/^DynamoDB locks-\w+ at http:\/\/127\.0\.0\.1:\d+: connection (refused|reset)/);
     } finally {
       await server.restart();
     }
-    await waitFor(() => holdRow(key), (row) => row?.staleSince === null, "the lock to be current again", 150, 100);
+    await waitFor(
+      () => holdRow(key),
+      (row) => row?.staleSince === null,
+      "the lock to be current again",
+      150,
+      100,
+    );
     // A few reads more: still the same hold, one row for the lock, no change.
-    const after = await waitFor(() => holdRow(key), (row) => row !== null && row.lastObservedAt!.getTime() > Date.now() - 500, "a fresh read after the outage");
+    const after = await waitFor(
+      () => holdRow(key),
+      (row) => row !== null && row.lastObservedAt!.getTime() > Date.now() - 500,
+      "a fresh read after the outage",
+    );
     expect(after).toMatchObject({ holder: "pod-x", staleSince: null });
     expect(await db.heldResource.count({ where: { clusterId, resourceKey: key } })).toBe(1);
     expect(await changesOf(key)).toEqual([]);

@@ -59,7 +59,12 @@ describe("the DynamoDB source", () => {
       expect(found.keys.map((k) => k.key).sort()).toEqual(["orders/1", "orders/2"]);
       const read = await source.observe(found.keys);
       expect(read.errors).toEqual([]);
-      expect(read.observations.find((o) => o.resourceKey === "orders/2")).toMatchObject({ holder: "pod-s", pattern: tableName, waiters: [], details: { sortKey: "2", leaseDurationMs: 5_000, isReleased: false } });
+      expect(read.observations.find((o) => o.resourceKey === "orders/2")).toMatchObject({
+        holder: "pod-s",
+        pattern: tableName,
+        waiters: [],
+        details: { sortKey: "2", leaseDurationMs: 5_000, isReleased: false },
+      });
     } finally {
       await source.close();
     }
@@ -69,11 +74,19 @@ describe("the DynamoDB source", () => {
     const tableName = `paged-${run}`;
     await server.createLockTable(tableName);
     for (let i = 0; i < 7; i++) {
-      await server.client.send(new PutItemCommand({ TableName: tableName, Item: { key: { S: `job-${i}` }, ownerName: { S: `pod-${i}` }, leaseDuration: { S: "20000" }, recordVersionNumber: { S: randomUUID() } } }));
+      await server.client.send(
+        new PutItemCommand({
+          TableName: tableName,
+          Item: { key: { S: `job-${i}` }, ownerName: { S: `pod-${i}` }, leaseDuration: { S: "20000" }, recordVersionNumber: { S: randomUUID() } },
+        }),
+      );
     }
     const source = createDynamodbHoldSource(config({ tableName, pageSize: 3, requestsPerSecond: 50 }));
     const hints: HoldHint[] = [];
-    await source.watch((h) => hints.push(...h), () => undefined);
+    await source.watch(
+      (h) => hints.push(...h),
+      () => undefined,
+    );
     try {
       const found = await source.discover();
       expect(found.keys).toHaveLength(7);
@@ -82,7 +95,14 @@ describe("the DynamoDB source", () => {
       expect(source.lastReadCost()).toMatchObject({ items: 7, requests: expect.any(Number) });
       expect(source.lastReadCost()!.capacityUnits).toBeGreaterThan(0);
       // Only two are known to the cycles: a later read hands the other five over.
-      const later = await waitFor(async () => (await source.observe(found.keys.slice(0, 2)), hints.length), (count) => count > 0, "a read that is not the discovery's");
+      const later = await waitFor(
+        async () => {
+          await source.observe(found.keys.slice(0, 2));
+          return hints.length;
+        },
+        (count) => count > 0,
+        "a read that is not the discovery's",
+      );
       expect(later).toBe(5);
       expect(hints.map((h) => [h.kind, h.event])).toEqual(Array.from({ length: 5 }, () => ["change", null]));
       // A read of fewer locks than the table holds gets them by key: one BatchGetItem, not 3 Scan pages.
@@ -99,17 +119,36 @@ describe("the DynamoDB source", () => {
     const tableName = `lease-${run}`;
     await server.createLockTable(tableName);
     for (const key of ["short", "long"]) {
-      await server.client.send(new PutItemCommand({ TableName: tableName, Item: { key: { S: key }, ownerName: { S: `pod-${key}` }, leaseDuration: { S: key === "short" ? "400" : "60000" }, recordVersionNumber: { S: randomUUID() } } }));
+      await server.client.send(
+        new PutItemCommand({
+          TableName: tableName,
+          Item: {
+            key: { S: key },
+            ownerName: { S: `pod-${key}` },
+            leaseDuration: { S: key === "short" ? "400" : "60000" },
+            recordVersionNumber: { S: randomUUID() },
+          },
+        }),
+      );
     }
     const source = createDynamodbHoldSource(config({ tableName }));
     const hints: HoldHint[] = [];
-    await source.watch((h) => hints.push(...h), () => undefined);
+    await source.watch(
+      (h) => hints.push(...h),
+      () => undefined,
+    );
     try {
       const found = await source.discover();
       const first = await source.observe(found.keys);
       expect(first.observations.find((o) => o.resourceKey === "short")).toMatchObject({ holder: "pod-short", ttlMs: expect.any(Number) });
       // The short lease's end, and nothing for the long one.
-      const hinted = await waitFor(async () => hints.map((h) => h.key), (keys) => keys.length > 0, "the lease-end hint", 50, 50);
+      const hinted = await waitFor(
+        async () => hints.map((h) => h.key),
+        (keys) => keys.length > 0,
+        "the lease-end hint",
+        50,
+        50,
+      );
       expect(hinted).toEqual(["short"]);
       const check = await source.observe([found.keys.find((k) => k.key === "short")!]);
       expect(check.observations[0]).toMatchObject({ resourceKey: "short", holder: null, previousEnding: "EXPIRED" });

@@ -27,7 +27,11 @@ async function serve(answers: { status: number; body: string }[]): Promise<{ url
 
 describe("createNonPartitionedTopic", () => {
   it("asks again while the new namespace's bundle has no owner, and succeeds when it has one", async () => {
-    const broker = await serve([{ status: 412, body: UNOWNED }, { status: 412, body: UNOWNED }, { status: 204, body: "" }]);
+    const broker = await serve([
+      { status: 412, body: UNOWNED },
+      { status: 412, body: UNOWNED },
+      { status: 204, body: "" },
+    ]);
     await createNonPartitionedTopic(broker.url, "persistent://t/ns/clicks");
     expect(broker.requests()).toBe(3);
   });

@@ -72,15 +72,49 @@ async function createChange(input: {
 
 beforeAll(async () => {
   const at = (minutesAgo: number, plusMs = 0) => NOW - minutesAgo * MINUTE + plusMs;
-  const pulsar = await db.cluster.create({ data: { name: pulsarCluster, adminUrl: "http://127.0.0.1:49151", pollIntervalMs: 5_000, isConfigured: false }, select: { id: true } });
-  const locks = await db.cluster.create({ data: { name: lockCluster, kind: "REDIS", adminUrl: "redis://127.0.0.1:6379", pollIntervalMs: 5_000, isConfigured: false }, select: { id: true } });
+  const pulsar = await db.cluster.create({
+    data: { name: pulsarCluster, adminUrl: "http://127.0.0.1:49151", pollIntervalMs: 5_000, isConfigured: false },
+    select: { id: true },
+  });
+  const locks = await db.cluster.create({
+    data: { name: lockCluster, kind: "REDIS", adminUrl: "redis://127.0.0.1:6379", pollIntervalMs: 5_000, isConfigured: false },
+    select: { id: true },
+  });
   // A rollout 40 to 35 minutes ago (its window, with the 5-minute grace, ends about 29 minutes ago).
   await createDeployment(db, { service, startedAtMs: at(40), finishedAtMs: at(35) });
   // The lock expired while sched-a held it, 10 minutes ago; sched-b took it.
-  await createChange({ clusterId: locks.id, kind: "REDIS_LOCK", resourceKey: LOCK_KEY, ending: "EXPIRED", from: "sched-a", to: "sched-b", oldSeenAtMs: at(10, -2_000), newSeenAtMs: at(10, -500), details: { expiresAtBefore: new Date(at(10, -1_000)).toISOString() } });
+  await createChange({
+    clusterId: locks.id,
+    kind: "REDIS_LOCK",
+    resourceKey: LOCK_KEY,
+    ending: "EXPIRED",
+    from: "sched-a",
+    to: "sched-b",
+    oldSeenAtMs: at(10, -2_000),
+    newSeenAtMs: at(10, -500),
+    details: { expiresAtBefore: new Date(at(10, -1_000)).toISOString() },
+  });
   // Partition 1's leader moved from w-a to w-b 20 minutes ago (w-a stalled inside); partition 2's 25 minutes ago (a routine handover).
-  await createChange({ clusterId: pulsar.id, kind: "PULSAR_SUBSCRIPTION_PARTITION", resourceKey: `${topic}|${subscription}|1`, partition: 1, from: "w-a", to: "w-b", oldSeenAtMs: at(20, -3_000), newSeenAtMs: at(20, -2_000) });
-  await createChange({ clusterId: pulsar.id, kind: "PULSAR_SUBSCRIPTION_PARTITION", resourceKey: `${topic}|${subscription}|2`, partition: 2, from: "w-c", to: "w-d", oldSeenAtMs: at(25, -3_000), newSeenAtMs: at(25, -2_000) });
+  await createChange({
+    clusterId: pulsar.id,
+    kind: "PULSAR_SUBSCRIPTION_PARTITION",
+    resourceKey: `${topic}|${subscription}|1`,
+    partition: 1,
+    from: "w-a",
+    to: "w-b",
+    oldSeenAtMs: at(20, -3_000),
+    newSeenAtMs: at(20, -2_000),
+  });
+  await createChange({
+    clusterId: pulsar.id,
+    kind: "PULSAR_SUBSCRIPTION_PARTITION",
+    resourceKey: `${topic}|${subscription}|2`,
+    partition: 2,
+    from: "w-c",
+    to: "w-d",
+    oldSeenAtMs: at(25, -3_000),
+    newSeenAtMs: at(25, -2_000),
+  });
 
   const onPartition = (partition: number) => ({ topic: `${topic}-partition-${partition}`, subscription, partition });
   const inside = (worker: string, enteredAtMs: number) => JSON.stringify([{ worker, enteredAt: enteredAtMs }]);
@@ -88,11 +122,35 @@ beforeAll(async () => {
     // Inside the rollout, on the partition whose leader moved (the rollout wins).
     { service, key: keys.rollout, worker: "w-new", counter: 1, observedAtMs: at(38), ...onPartition(3) },
     // Under the lock, after it expired while sched-a held it: sched-a still inside.
-    { service, key: keys["holder-stalled"], worker: "sched-b", counter: 1, observedAtMs: at(10), lock: `${lockCluster}/${LOCK_KEY}`, othersInsideJson: inside("sched-a", at(10, -20_000)) },
+    {
+      service,
+      key: keys["holder-stalled"],
+      worker: "sched-b",
+      counter: 1,
+      observedAtMs: at(10),
+      lock: `${lockCluster}/${LOCK_KEY}`,
+      othersInsideJson: inside("sched-a", at(10, -20_000)),
+    },
     // w-a entered 15 s before the move away from it and was still inside when w-b entered.
-    { service, key: keys["worker-stalled"], worker: "w-b", counter: 1, observedAtMs: at(20), ...onPartition(1), othersInsideJson: inside("w-a", at(20, -15_000)) },
+    {
+      service,
+      key: keys["worker-stalled"],
+      worker: "w-b",
+      counter: 1,
+      observedAtMs: at(20),
+      ...onPartition(1),
+      othersInsideJson: inside("w-a", at(20, -15_000)),
+    },
     // w-c's message started just after its last sighting as leader: a handover's overlap.
-    { service, key: keys["failover-overlap"], worker: "w-d", counter: 1, observedAtMs: at(25), ...onPartition(2), othersInsideJson: inside("w-c", at(25, -2_500)) },
+    {
+      service,
+      key: keys["failover-overlap"],
+      worker: "w-d",
+      counter: 1,
+      observedAtMs: at(25),
+      ...onPartition(2),
+      othersInsideJson: inside("w-c", at(25, -2_500)),
+    },
     // Nothing around it.
     { service, key: keys.unexplained, worker: "w-x", counter: 1, observedAtMs: at(5), ...onPartition(4), othersInsideJson: inside("w-y", at(5, -1_000)) },
   ]);
@@ -112,7 +170,9 @@ describe("violation causes through the read API", () => {
     const { status, body } = await getJson(getCauses, `${BASE}/causes?range=1h&service=${service}`);
     expect(status).toBe(200);
     const answer = body as unknown as ViolationCauses;
-    expect(Object.fromEntries(answer.violations.map((v) => [v.key, v.cause]))).toEqual(Object.fromEntries(VIOLATION_CAUSES.map((cause) => [keys[cause], cause])));
+    expect(Object.fromEntries(answer.violations.map((v) => [v.key, v.cause]))).toEqual(
+      Object.fromEntries(VIOLATION_CAUSES.map((cause) => [keys[cause], cause])),
+    );
     expect(answer.counts).toEqual({ rollout: 1, "holder-stalled": 1, "worker-stalled": 1, "failover-overlap": 1, unexplained: 1 });
     expect(Object.values(answer.counts).reduce((a, b) => a + b, 0)).toBe(answer.violations.length);
     expect(answer.violations.find((v) => v.key === keys["holder-stalled"])).toMatchObject({ lock: `${lockCluster}/${LOCK_KEY}` });

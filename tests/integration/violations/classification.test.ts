@@ -5,7 +5,15 @@ import { getTopViolations } from "@/lib/violations/queries/get-top-violations";
 import { getViolationTimeline } from "@/lib/violations/queries/get-violation-timeline";
 import { listDeploymentCoincidences } from "@/lib/violations/queries/list-deployment-coincidences";
 import { bucketIndexOf, buildBuckets, chooseBucketMs } from "@/lib/violations/time-buckets";
-import { createDeployment, MINUTE, openDb, openIngestPool, uniquePrefix, writeTestEvents, type EventInput } from "@/tests/integration/violations/violations-test-kit";
+import {
+  createDeployment,
+  MINUTE,
+  openDb,
+  openIngestPool,
+  uniquePrefix,
+  writeTestEvents,
+  type EventInput,
+} from "@/tests/integration/violations/violations-test-kit";
 
 // The classification in SQL (rollup minutes against range_agg'd windows) must agree with the
 // pure rule (lib/deployments/deployment-windows.ts) applied to every raw event, on random data
@@ -69,8 +77,14 @@ afterAll(async () => {
 });
 
 function expected(filter: { service: string; subscription?: string | null; environment?: string }) {
-  const windows = windowsByService(deployments.filter((d) => filter.environment === undefined || d.environment === filter.environment), GRACE, NOW);
-  const violations = events.filter((e) => e.service === filter.service && e.counter > 0 && (filter.subscription === undefined || (e.subscription ?? "") === filter.subscription));
+  const windows = windowsByService(
+    deployments.filter((d) => filter.environment === undefined || d.environment === filter.environment),
+    GRACE,
+    NOW,
+  );
+  const violations = events.filter(
+    (e) => e.service === filter.service && e.counter > 0 && (filter.subscription === undefined || (e.subscription ?? "") === filter.subscription),
+  );
   const inside = violations.filter((e) => isViolationInside(e.service, e.observedAtMs, windows));
   return { violations, inside: inside.length, outside: violations.length - inside.length };
 }
@@ -83,7 +97,16 @@ describe("classification: SQL against the pure rule", () => {
   ])("classifies every violation of each service alike, per bucket, in %s", async (_label, timeZone) => {
     for (const service of services) {
       const want = expected({ service });
-      const timeline = await getViolationTimeline(db, { fromMs: FROM, toMs: NOW, timeZone, service, subscription: null, environment: null, graceMs: GRACE, nowMs: NOW });
+      const timeline = await getViolationTimeline(db, {
+        fromMs: FROM,
+        toMs: NOW,
+        timeZone,
+        service,
+        subscription: null,
+        environment: null,
+        graceMs: GRACE,
+        nowMs: NOW,
+      });
       expect(timeline.totals).toEqual({ violations: want.violations.length, inside: want.inside, outside: want.outside });
 
       const buckets = buildBuckets({ fromMs: FROM, toMs: NOW, bucketMs: chooseBucketMs(NOW - FROM), timeZone, nowMs: NOW });
@@ -107,18 +130,48 @@ describe("classification: SQL against the pure rule", () => {
     const service = services[0]!;
     for (const subscription of ["sub-2", ""]) {
       const want = expected({ service, subscription });
-      const timeline = await getViolationTimeline(db, { fromMs: FROM, toMs: NOW, timeZone: "UTC", service, subscription, environment: null, graceMs: GRACE, nowMs: NOW });
+      const timeline = await getViolationTimeline(db, {
+        fromMs: FROM,
+        toMs: NOW,
+        timeZone: "UTC",
+        service,
+        subscription,
+        environment: null,
+        graceMs: GRACE,
+        nowMs: NOW,
+      });
       expect(timeline.totals).toEqual({ violations: want.violations.length, inside: want.inside, outside: want.outside });
     }
     const want = expected({ service, environment: "production" });
-    const production = await getViolationTimeline(db, { fromMs: FROM, toMs: NOW, timeZone: "UTC", service, subscription: null, environment: "production", graceMs: GRACE, nowMs: NOW });
+    const production = await getViolationTimeline(db, {
+      fromMs: FROM,
+      toMs: NOW,
+      timeZone: "UTC",
+      service,
+      subscription: null,
+      environment: "production",
+      graceMs: GRACE,
+      nowMs: NOW,
+    });
     expect(production.totals).toEqual({ violations: want.violations.length, inside: want.inside, outside: want.outside });
     expect(production.deployments.every((d) => d.environment === "production")).toBe(true);
   });
 
   it("ranks keys and workers from raw events with the same classification", async () => {
     const service = services[1]!;
-    const top = await getTopViolations(db, { fromMs: FROM, toMs: NOW, timeZone: "UTC", service, subscription: null, environment: null, graceMs: GRACE, nowMs: NOW, limit: 100, ranking: "violations", lists: ["keys", "workers", "services"] });
+    const top = await getTopViolations(db, {
+      fromMs: FROM,
+      toMs: NOW,
+      timeZone: "UTC",
+      service,
+      subscription: null,
+      environment: null,
+      graceMs: GRACE,
+      nowMs: NOW,
+      limit: 100,
+      ranking: "violations",
+      lists: ["keys", "workers", "services"],
+    });
     const windows = windowsByService(deployments, GRACE, NOW);
     const byKey = new Map<string, { violations: number; inside: number }>();
     for (const e of expected({ service }).violations) {
@@ -135,7 +188,15 @@ describe("classification: SQL against the pure rule", () => {
   });
 
   it("counts, per deployment, the violations of its service inside its own window", async () => {
-    const list = await listDeploymentCoincidences(db, { fromMs: FROM - 60 * MINUTE, toMs: NOW, service: services[0]!, environment: null, limit: 100, graceMs: GRACE, nowMs: NOW });
+    const list = await listDeploymentCoincidences(db, {
+      fromMs: FROM - 60 * MINUTE,
+      toMs: NOW,
+      service: services[0]!,
+      environment: null,
+      limit: 100,
+      graceMs: GRACE,
+      nowMs: NOW,
+    });
     const mine = deployments.filter((d) => d.service === services[0]);
     expect(list.total).toBe(mine.length);
     for (const d of list.deployments) {
@@ -148,7 +209,16 @@ describe("classification: SQL against the pure rule", () => {
   });
 
   it("answers an empty range with empty buckets, not an error", async () => {
-    const timeline = await getViolationTimeline(db, { fromMs: FROM - 48 * 60 * MINUTE, toMs: FROM - 47 * 60 * MINUTE, timeZone: "UTC", service: services[0]!, subscription: null, environment: null, graceMs: GRACE, nowMs: NOW });
+    const timeline = await getViolationTimeline(db, {
+      fromMs: FROM - 48 * 60 * MINUTE,
+      toMs: FROM - 47 * 60 * MINUTE,
+      timeZone: "UTC",
+      service: services[0]!,
+      subscription: null,
+      environment: null,
+      graceMs: GRACE,
+      nowMs: NOW,
+    });
     expect(timeline.totals).toEqual({ violations: 0, inside: 0, outside: 0 });
     expect(timeline.buckets.every((b) => b.total === null)).toBe(true);
     expect(timeline.trend.direction).toBe("unobserved");

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { DRILLDOWN_EVENT_LIMIT, getEventDrilldown, getKeyDrilldown } from "@/lib/violations/queries/get-key-drilldown";
-import { createDeployment, createLeaderChange, MINUTE, openDb, openIngestPool, uniquePrefix, writeTestEvents } from "@/tests/integration/violations/violations-test-kit";
+import {
+  createDeployment,
+  createLeaderChange,
+  MINUTE,
+  openDb,
+  openIngestPool,
+  uniquePrefix,
+  writeTestEvents,
+} from "@/tests/integration/violations/violations-test-kit";
 
 // The drill-down against the real schema: leader changes are found through the subscription
 // partition the events name (a partition's own topic name or the base name with a partition),
@@ -76,7 +84,10 @@ describe("key drill-down", () => {
 
   it("links traces through the template and knows who was inside", async () => {
     const drilldown = await getKeyDrilldown(db, { key: keys.partitioned, fromMs: NOW - 60 * MINUTE, toMs: NOW }, settings);
-    expect(drilldown.events.map((e) => e.traceUrl)).toEqual([`http://127.0.0.1:16686/trace/trace-w-1-${T - 1_000}`, `http://127.0.0.1:16686/trace/trace-w-2-${T}`]);
+    expect(drilldown.events.map((e) => e.traceUrl)).toEqual([
+      `http://127.0.0.1:16686/trace/trace-w-1-${T - 1_000}`,
+      `http://127.0.0.1:16686/trace/trace-w-2-${T}`,
+    ]);
     expect(drilldown.overlaps).toEqual([{ entered: "w-2", inside: "w-1", count: 1 }]);
     expect(drilldown.explanations[0]!.previousEntry).toMatchObject({ worker: "w-1", gapMs: 1_000 });
   });
@@ -94,7 +105,10 @@ describe("key drill-down", () => {
     const drilldown = await getEventDrilldown(db, { eventId: first.events[0]!.eventId, atMs: null }, settings);
     expect(drilldown.focusEventId).toBe(first.events[0]!.eventId);
     expect(Date.parse(drilldown.to) - Date.parse(drilldown.from)).toBe(30 * MINUTE);
-    await expect(getEventDrilldown(db, { eventId: uniquePrefix("missing"), atMs: null }, settings)).rejects.toMatchObject({ status: 404, code: "event_not_found" });
+    await expect(getEventDrilldown(db, { eventId: uniquePrefix("missing"), atMs: null }, settings)).rejects.toMatchObject({
+      status: 404,
+      code: "event_not_found",
+    });
   });
 
   it("opens a single event by its id and time, and finds nothing at another time", async () => {
@@ -103,6 +117,9 @@ describe("key drill-down", () => {
     const drilldown = await getEventDrilldown(db, { eventId, atMs: Date.parse(observedAt) }, settings);
     expect(drilldown.focusEventId).toBe(eventId);
     expect(Date.parse(drilldown.to) - Date.parse(drilldown.from)).toBe(30 * MINUTE);
-    await expect(getEventDrilldown(db, { eventId, atMs: Date.parse(observedAt) + 1 }, settings)).rejects.toMatchObject({ status: 404, code: "event_not_found" });
+    await expect(getEventDrilldown(db, { eventId, atMs: Date.parse(observedAt) + 1 }, settings)).rejects.toMatchObject({
+      status: 404,
+      code: "event_not_found",
+    });
   });
 });

@@ -39,13 +39,24 @@ beforeAll(async () => {
     subscription: i % 2 === 0 ? "sub-a" : null,
     key: `k-${i % 50}`,
     counter: i % 7 === 0 ? 1 : 0,
-    observedAtMs: nowMs - 7 * DAY + Math.floor(((i * 7_919) % 3_000) * (7 * DAY / 3_000)) + (i % 13) * 1_000,
+    observedAtMs: nowMs - 7 * DAY + Math.floor(((i * 7_919) % 3_000) * ((7 * DAY) / 3_000)) + (i % 13) * 1_000,
   }));
   await writeTestEvents(pool, events);
-  await ingestCounts(db, { clientId: "c-1", service: "svc-1", worker: "w-1", mode: "violations+counts", minute: Math.floor((nowMs - 2 * DAY) / MINUTE) * MINUTE + 17 * MINUTE, counts: [{ subscription: "sub-a", increments: 40 }] });
+  await ingestCounts(db, {
+    clientId: "c-1",
+    service: "svc-1",
+    worker: "w-1",
+    mode: "violations+counts",
+    minute: Math.floor((nowMs - 2 * DAY) / MINUTE) * MINUTE + 17 * MINUTE,
+    counts: [{ subscription: "sub-a", increments: 40 }],
+  });
   // Windows starting and ending within an hour, one on the hour, one open.
   await createDeployment(db, { service: "svc-0", startedAtMs: nowMs - 5 * DAY + 17 * MINUTE + 5_000, finishedAtMs: nowMs - 5 * DAY + 95 * MINUTE });
-  await createDeployment(db, { service: "svc-1", startedAtMs: Math.floor((nowMs - 3 * DAY) / HOUR) * HOUR, finishedAtMs: Math.floor((nowMs - 3 * DAY) / HOUR) * HOUR + 2 * HOUR });
+  await createDeployment(db, {
+    service: "svc-1",
+    startedAtMs: Math.floor((nowMs - 3 * DAY) / HOUR) * HOUR,
+    finishedAtMs: Math.floor((nowMs - 3 * DAY) / HOUR) * HOUR + 2 * HOUR,
+  });
   await createDeployment(db, { service: "svc-2", startedAtMs: nowMs - DAY - 7 * MINUTE, finishedAtMs: null });
 });
 
@@ -58,7 +69,9 @@ const byBin = <T extends { binStart: number }>(rows: T[]) => [...rows].sort((a, 
 
 describe("the hourly rollup", () => {
   it("holds each hour's sum of the per-minute rollup", async () => {
-    const perHour = await pool.query("select date_trunc('hour', bucket, 'UTC') as bucket, service, subscription, sum(violations)::int as violations, sum(events)::int as events from violation_minute group by 1, 2, 3 order by 1, 2, 3");
+    const perHour = await pool.query(
+      "select date_trunc('hour', bucket, 'UTC') as bucket, service, subscription, sum(violations)::int as violations, sum(events)::int as events from violation_minute group by 1, 2, 3 order by 1, 2, 3",
+    );
     const hours = await pool.query("select bucket, service, subscription, violations, events from violation_hour order by 1, 2, 3");
     expect(hours.rows.length).toBeGreaterThan(3 * 100);
     expect(hours.rows).toEqual(perHour.rows);
@@ -87,7 +100,10 @@ describe("the hourly rollup", () => {
   });
 
   it("reads minutes when the buckets are not whole UTC hours", () => {
-    const scope = scopeOf({ fromMs: nowMs - 7 * DAY, toMs: nowMs, timeZone: "UTC", service: null, subscription: null, environment: null, graceMs: 0, nowMs }, nowMs);
+    const scope = scopeOf(
+      { fromMs: nowMs - 7 * DAY, toMs: nowMs, timeZone: "UTC", service: null, subscription: null, environment: null, graceMs: 0, nowMs },
+      nowMs,
+    );
     expect(chooseRollupResolution(scope, wallClockBinning(HOUR, offsetSpans("UTC", scope.startMs, scope.endMs)))).toBe("hour");
     expect(chooseRollupResolution(scope, wallClockBinning(HOUR, offsetSpans("Asia/Kathmandu", scope.startMs, scope.endMs)))).toBe("minute");
     expect(chooseRollupResolution(scope, wallClockBinning(30 * MINUTE, offsetSpans("UTC", scope.startMs, scope.endMs)))).toBe("minute");

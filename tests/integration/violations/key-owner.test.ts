@@ -51,7 +51,13 @@ describe.each(LINES)("key owners from Baton's history on a real Pulsar %s broker
   });
 
   /** A consumer that records, per key, who received it first and when. */
-  async function openRecordingConsumer(topic: string, subscription: string, subscriptionType: SubscriptionType, consumerName: string, receipts: Map<string, Receipt[]>): Promise<PulsarConsumer> {
+  async function openRecordingConsumer(
+    topic: string,
+    subscription: string,
+    subscriptionType: SubscriptionType,
+    consumerName: string,
+    receipts: Map<string, Receipt[]>,
+  ): Promise<PulsarConsumer> {
     const consumer = await openConsumer({ wsUrl: broker.wsUrl, topic, subscription, subscriptionType, consumerName, receiverQueueSize: 1_000 });
     clients.push(consumer);
     consumer.on("message", (message) => {
@@ -75,10 +81,23 @@ describe.each(LINES)("key owners from Baton's history on a real Pulsar %s broker
   }
 
   /** Sends every key once and compares each receiver with Baton's owner at the receipt's time. */
-  async function checkEveryKey(topic: string, subscription: string, producer: PulsarProducer, keys: string[], receipts: Map<string, Receipt[]>, routing: Record<string, HashingScheme> = {}) {
+  async function checkEveryKey(
+    topic: string,
+    subscription: string,
+    producer: PulsarProducer,
+    keys: string[],
+    receipts: Map<string, Receipt[]>,
+    routing: Record<string, HashingScheme> = {},
+  ) {
     receipts.clear();
     await sendKeyed(producer, keys);
-    await waitFor(async () => receipts.size, (n) => n >= keys.length, `${keys.length} keys delivered`, 600, 100);
+    await waitFor(
+      async () => receipts.size,
+      (n) => n >= keys.length,
+      `${keys.length} keys delivered`,
+      600,
+      100,
+    );
     const subjects = keys.map((key) => ({ key, topic, subscription, partition: null, observedAt: new Date(receipts.get(key)![0]!.atMs).toISOString() }));
     const owners = await computeOwners(db, subjects, { windowMs: WINDOW_MS, producerRouting: routing });
     const mismatches: string[] = [];
@@ -103,12 +122,20 @@ describe.each(LINES)("key owners from Baton's history on a real Pulsar %s broker
     clients.push(producer);
     const keys = Array.from({ length: KEY_COUNT }, (_, i) => `user-${i}`);
 
-    await waitFor(() => storedSplitConsumers(topic, subscription), (names) => names.join() === "k-1,k-2,k-3", "Baton to store the split of k-1..k-3");
+    await waitFor(
+      () => storedSplitConsumers(topic, subscription),
+      (names) => names.join() === "k-1,k-2,k-3",
+      "Baton to store the split of k-1..k-3",
+    );
     const three = await checkEveryKey(topic, subscription, producer, keys, receipts);
     expect(Object.keys(three.keysPerOwner).sort()).toEqual(["k-1", "k-2", "k-3"]);
 
     await openRecordingConsumer(topic, subscription, "Key_Shared", "k-4", receipts);
-    await waitFor(() => storedSplitConsumers(topic, subscription), (names) => names.join() === "k-1,k-2,k-3,k-4", "Baton to store the split with k-4");
+    await waitFor(
+      () => storedSplitConsumers(topic, subscription),
+      (names) => names.join() === "k-1,k-2,k-3,k-4",
+      "Baton to store the split with k-4",
+    );
     const four = await checkEveryKey(topic, subscription, producer, keys, receipts);
     expect(four.keysPerOwner["k-4"]).toBeGreaterThan(0);
 
@@ -118,7 +145,10 @@ describe.each(LINES)("key owners from Baton's history on a real Pulsar %s broker
       select s.valid_from from key_shared_range_split s join held_resource r on r.id = s.resource_id
       where r.cluster_id = ${clusterId} and r.topic = ${topic} and s.valid_to is null`;
     const atJoin = beforeJoin!.valid_from.getTime();
-    const [aroundJoin] = await computeOwners(db, [{ key: moved[0]!, topic, subscription, partition: null, observedAt: new Date(atJoin).toISOString() }], { windowMs: WINDOW_MS, producerRouting: {} });
+    const [aroundJoin] = await computeOwners(db, [{ key: moved[0]!, topic, subscription, partition: null, observedAt: new Date(atJoin).toISOString() }], {
+      windowMs: WINDOW_MS,
+      producerRouting: {},
+    });
     expect(aroundJoin).toMatchObject({ isComputed: true, owner: "k-4", change: { to: "k-4", joined: ["k-4"], left: [] } });
   });
 
@@ -153,7 +183,11 @@ describe.each(LINES)("key owners from Baton's history on a real Pulsar %s broker
     expect(new Set(owners.map((o) => (o.isComputed ? o.partition : -2))).size).toBe(partitions);
 
     // The partition count grows: a key's partition is no longer known around that time.
-    const response = await fetch(`${broker.adminUrl}${topicPath(topic)}/partitions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(partitions + 1) });
+    const response = await fetch(`${broker.adminUrl}${topicPath(topic)}/partitions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(partitions + 1),
+    });
     expect(response.status).toBeLessThan(300);
     await openRecordingConsumer(`${topic}-partition-${partitions}`, subscription, "Failover", "f-3", receipts);
     const added = await waitFor(
@@ -161,7 +195,10 @@ describe.each(LINES)("key owners from Baton's history on a real Pulsar %s broker
       (row) => row !== null,
       "Baton to see the added partition",
     );
-    const [grown] = await computeOwners(db, [{ key: keys[0]!, topic, subscription, partition: null, observedAt: added!.firstSeenAt.toISOString() }], { windowMs: WINDOW_MS, producerRouting: routing });
+    const [grown] = await computeOwners(db, [{ key: keys[0]!, topic, subscription, partition: null, observedAt: added!.firstSeenAt.toISOString() }], {
+      windowMs: WINDOW_MS,
+      producerRouting: routing,
+    });
     expect(grown).toMatchObject({ isComputed: false, reason: "partition-count-changed" });
   });
 

@@ -25,9 +25,42 @@ beforeAll(async () => {
   const now = Date.now();
   deploymentId = await createDeployment(db, { service, startedAtMs: now - 30 * MINUTE, finishedAtMs: now - 20 * MINUTE, version: "9.9.9" });
   const events = [
-    { eventId: uniquePrefix("ev"), service, key, worker: "w-1", counter: 0, observedAtMs: now - 25 * MINUTE, subscription: "s", topic: "persistent://a/b/c", partition: 0, traceId: "trace-1" },
-    { eventId: uniquePrefix("ev"), service, key, worker: "w-2", counter: 1, observedAtMs: now - 25 * MINUTE + 400, subscription: "s", topic: "persistent://a/b/c", partition: 0, traceId: "trace-2" },
-    { eventId: uniquePrefix("ev"), service, key, worker: "w-2", counter: 1, observedAtMs: now - 5 * MINUTE, subscription: "s", topic: "persistent://a/b/c", partition: 0, traceId: null },
+    {
+      eventId: uniquePrefix("ev"),
+      service,
+      key,
+      worker: "w-1",
+      counter: 0,
+      observedAtMs: now - 25 * MINUTE,
+      subscription: "s",
+      topic: "persistent://a/b/c",
+      partition: 0,
+      traceId: "trace-1",
+    },
+    {
+      eventId: uniquePrefix("ev"),
+      service,
+      key,
+      worker: "w-2",
+      counter: 1,
+      observedAtMs: now - 25 * MINUTE + 400,
+      subscription: "s",
+      topic: "persistent://a/b/c",
+      partition: 0,
+      traceId: "trace-2",
+    },
+    {
+      eventId: uniquePrefix("ev"),
+      service,
+      key,
+      worker: "w-2",
+      counter: 1,
+      observedAtMs: now - 5 * MINUTE,
+      subscription: "s",
+      topic: "persistent://a/b/c",
+      partition: 0,
+      traceId: null,
+    },
   ];
   eventIds.push(...events.map((e) => e.eventId));
   await writeTestEvents(pool, events);
@@ -46,7 +79,13 @@ describe("violations read API", () => {
   it("GET /timeline: classified buckets, totals, trend and the deployments", async () => {
     const { status, body } = await getJson(getTimeline, `${BASE}/timeline?range=1h&service=${service}&tz=Europe/Berlin`);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ timeZone: "Europe/Berlin", bucketMs: MINUTE, graceMs: 5 * MINUTE, environment: null, totals: { violations: 2, inside: 1, outside: 1 } });
+    expect(body).toMatchObject({
+      timeZone: "Europe/Berlin",
+      bucketMs: MINUTE,
+      graceMs: 5 * MINUTE,
+      environment: null,
+      totals: { violations: 2, inside: 1, outside: 1 },
+    });
     expect(body.services).toEqual([{ name: service, violations: 2, inside: 1, outside: 1 }]);
     expect(body.deployments).toEqual([expect.objectContaining({ id: deploymentId, service, version: "9.9.9", environment: "production" })]);
     // A range that is not on minute boundaries touches 61 minutes: the first and last buckets are cut.
@@ -56,7 +95,12 @@ describe("violations read API", () => {
   it("GET /top: keys, workers, services and subscriptions with their split", async () => {
     const { status, body } = await getJson(getTop, `${BASE}/top?range=1h&service=${service}&lists=keys,workers,subscriptions&ranking=outside`);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ ranking: "outside", keys: [{ name: key, violations: 2, inside: 1, outside: 1 }], workers: [{ name: "w-2", violations: 2, inside: 1, outside: 1 }], services: [] });
+    expect(body).toMatchObject({
+      ranking: "outside",
+      keys: [{ name: key, violations: 2, inside: 1, outside: 1 }],
+      workers: [{ name: "w-2", violations: 2, inside: 1, outside: 1 }],
+      services: [],
+    });
     expect(body.subscriptions).toEqual([{ service, subscription: "s", violations: 2, inside: 1, outside: 1 }]);
     // Keys and workers come from raw violations, over any range the API takes (up to 31 days).
     const month = await getJson(getTop, `${BASE}/top?from=${Date.now() - 30 * 86_400_000}&service=${service}`);
@@ -86,7 +130,11 @@ describe("violations read API", () => {
     const { status, body } = await getJson(getCauses, `${BASE}/causes?range=1h&service=${service}`);
     expect(status).toBe(200);
     // The same causes as the key's drill-down; nothing watches persistent://a/b/c: a plain reason, never a guessed owner.
-    expect(body).toMatchObject({ limit: 1000, isTruncated: false, counts: { rollout: 1, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 1 } });
+    expect(body).toMatchObject({
+      limit: 1000,
+      isTruncated: false,
+      counts: { rollout: 1, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 1 },
+    });
     expect(body.violations).toEqual([
       expect.objectContaining({ eventId: eventIds[2], cause: "unexplained", owner: { isComputed: false, reason: "no-resource", detail: expect.any(String) } }),
       expect.objectContaining({ eventId: eventIds[1], cause: "rollout" }),
@@ -107,7 +155,12 @@ describe("violations read API", () => {
     expect(list.body).toMatchObject({ total: 1, deployments: [{ id: deploymentId, violations: 1 }] });
     const one = await getJson(getDeployment, `${BASE}/deployments/${deploymentId}`, deploymentContext(deploymentId));
     expect(one.status).toBe(200);
-    expect(one.body).toMatchObject({ total: 1, keys: [{ name: key, violations: 1 }], workers: [{ name: "w-2", violations: 1 }], events: [{ eventId: eventIds[1], traceId: "trace-2" }] });
+    expect(one.body).toMatchObject({
+      total: 1,
+      keys: [{ name: key, violations: 1 }],
+      workers: [{ name: "w-2", violations: 1 }],
+      events: [{ eventId: eventIds[1], traceId: "trace-2" }],
+    });
   });
 
   it.each([
@@ -135,7 +188,11 @@ describe("violations read API", () => {
   ])("GET /%s answers 400 naming the parameter (?%s)", async (_name, query, field, message, handler) => {
     const { status, body } = await getJson(handler as never, `${BASE}/${query}`);
     expect(status).toBe(400);
-    expect(body.error).toMatchObject({ code: "invalid_request", message: `The query is invalid: ${field} ${message}.`, details: { issues: expect.arrayContaining([{ field, message }]) } });
+    expect(body.error).toMatchObject({
+      code: "invalid_request",
+      message: `The query is invalid: ${field} ${message}.`,
+      details: { issues: expect.arrayContaining([{ field, message }]) },
+    });
   });
 
   it("answers 404 for an unknown event or deployment, and refuses parameters on a deployment", async () => {

@@ -49,7 +49,10 @@ export async function writeTestEvents(pool: pg.Pool, events: readonly EventInput
   if (written !== valid.length) throw new Error(`wrote ${written} of ${valid.length} events`);
 }
 
-export async function createDeployment(db: Db, input: { service: string; startedAtMs: number; finishedAtMs: number | null; environment?: string; version?: string }): Promise<string> {
+export async function createDeployment(
+  db: Db,
+  input: { service: string; startedAtMs: number; finishedAtMs: number | null; environment?: string; version?: string },
+): Promise<string> {
   const row = await db.deployment.create({
     data: {
       service: input.service,
@@ -64,8 +67,14 @@ export async function createDeployment(db: Db, input: { service: string; started
 }
 
 /** A subscription partition with one leader change, as the poller would have recorded it. */
-export async function createLeaderChange(db: Db, input: { topic: string; subscription: string; partition: number; oldSeenAtMs: number; newSeenAtMs: number }): Promise<void> {
-  const cluster = await db.cluster.create({ data: { name: uniquePrefix("cluster"), adminUrl: "http://127.0.0.1:49151", pollIntervalMs: 5_000, isConfigured: false }, select: { id: true } });
+export async function createLeaderChange(
+  db: Db,
+  input: { topic: string; subscription: string; partition: number; oldSeenAtMs: number; newSeenAtMs: number },
+): Promise<void> {
+  const cluster = await db.cluster.create({
+    data: { name: uniquePrefix("cluster"), adminUrl: "http://127.0.0.1:49151", pollIntervalMs: 5_000, isConfigured: false },
+    select: { id: true },
+  });
   const resource = await db.heldResource.create({
     data: {
       clusterId: cluster.id,
@@ -92,7 +101,11 @@ export async function createLeaderChange(db: Db, input: { topic: string; subscri
 }
 
 /** Calls a GET route handler in-process and reads its JSON answer. */
-export async function getJson(handler: (request: Request, context: never) => Promise<Response>, url: string, context?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function getJson(
+  handler: (request: Request, context: never) => Promise<Response>,
+  url: string,
+  context?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await handler(new Request(url), context as never);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }

@@ -35,15 +35,27 @@ beforeAll(async () => {
   const token = await createTestToken(db, "who-inside");
   server = await startRouteServer({ "POST /api/v1/exclusivity-events": postEvents, "POST /api/v1/exclusivity-counts": postCounts });
   const [podA, podB] = ["pod-a", "pod-b"].map((worker, i) =>
-    createExclusivityClient({ redis: redis[i]!, keyPrefix: `baton-test:${service}:`, baton: { url: server.url, token }, service, worker, report: "violations+counts", onError: (error) => clientErrors.push(error) }),
+    createExclusivityClient({
+      redis: redis[i]!,
+      keyPrefix: `baton-test:${service}:`,
+      baton: { url: server.url, token },
+      service,
+      worker,
+      report: "violations+counts",
+      onError: (error) => clientErrors.push(error),
+    }),
   );
   // pod-a enters and stays ~80 ms; pod-b enters meanwhile: the one violation.
   let isInside!: () => void;
   const podAInside = new Promise<void>((resolve) => (isInside = resolve));
-  const first = podA!.withExclusivity(key, async () => {
-    isInside();
-    await sleep(80);
-  }, { subscription: "orders-sub" });
+  const first = podA!.withExclusivity(
+    key,
+    async () => {
+      isInside();
+      await sleep(80);
+    },
+    { subscription: "orders-sub" },
+  );
   await podAInside;
   await sleep(40);
   await podB!.withExclusivity(key, () => undefined, { subscription: "orders-sub" });
@@ -79,7 +91,15 @@ describe("a violation that explains itself", () => {
     const explanation = drilldown.explanations.find((e) => e.eventId === violation.eventId)!;
     expect(explanation.previousEntry).toBeNull();
     expect(explanation.othersInside[0]!.insideForMs).toBeGreaterThanOrEqual(35);
-    const { evidence } = describeExplanation(explanation, { event: violation, deployments: new Map(), changes: new Map(), lockChanges: new Map(), windowMs: drilldown.windowMs, graceMs: drilldown.graceMs, timeZone: "UTC" });
+    const { evidence } = describeExplanation(explanation, {
+      event: violation,
+      deployments: new Map(),
+      changes: new Map(),
+      lockChanges: new Map(),
+      windowMs: drilldown.windowMs,
+      graceMs: drilldown.graceMs,
+      timeZone: "UTC",
+    });
     expect(evidence).toContain(`pod-a had been inside key ${key} for ${formatDuration(explanation.othersInside[0]!.insideForMs)} when pod-b entered.`);
     expect(drilldown.overlaps).toEqual([{ entered: "pod-b", inside: "pod-a", count: 1 }]);
   });
@@ -111,7 +131,14 @@ describe("the chart of a service in violations+counts mode", () => {
     const response = await fetch(`${server.url}/api/v1/exclusivity-counts`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ clientId: randomUUID(), service: quiet, worker: "pod-q", mode: "violations+counts", minute: new Date(minute).toISOString(), counts: [{ increments: 1200 }] }),
+      body: JSON.stringify({
+        clientId: randomUUID(),
+        service: quiet,
+        worker: "pod-q",
+        mode: "violations+counts",
+        minute: new Date(minute).toISOString(),
+        counts: [{ increments: 1200 }],
+      }),
     });
     expect(response.status).toBe(200);
     try {

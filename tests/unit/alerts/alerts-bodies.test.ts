@@ -24,7 +24,14 @@ describe("notification bodies", () => {
   it("sends Alertmanager the labels, annotations, startsAt, an endsAt ahead while firing, and generatorURL", () => {
     expect(alertmanagerBody(firing, T0 + 60_000, 240_000)).toEqual([
       {
-        labels: { alertname: "no-holder", severity: "critical", cluster: "prod", kind: "pulsar-subscription", resource: "persistent://t/ns/orders", subscription: "billing" },
+        labels: {
+          alertname: "no-holder",
+          severity: "critical",
+          cluster: "prod",
+          kind: "pulsar-subscription",
+          resource: "persistent://t/ns/orders",
+          subscription: "billing",
+        },
         annotations: { summary: firing.annotations.summary, description: "nobody & nothing", link: firing.annotations.link },
         startsAt: new Date(T0 + 30_000).toISOString(),
         endsAt: new Date(T0 + 300_000).toISOString(),

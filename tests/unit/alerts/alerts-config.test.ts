@@ -24,7 +24,10 @@ describe("alerting configuration", () => {
   it("takes overrides, receivers and the link base", () => {
     const { alerts } = loadConfig({
       BATON_ALERT_RULES: JSON.stringify({ "no-holder": { forSeconds: 5 }, violations: { threshold: 10, windowMinutes: 15 }, flapping: { enabled: false } }),
-      BATON_ALERT_WEBHOOKS: JSON.stringify([{ name: "ops", url: "http://hooks:9000/baton/", secret: "s3cret" }, { name: "chat", url: "https://hooks.slack.com/services/x", format: "slack" }]),
+      BATON_ALERT_WEBHOOKS: JSON.stringify([
+        { name: "ops", url: "http://hooks:9000/baton/", secret: "s3cret" },
+        { name: "chat", url: "https://hooks.slack.com/services/x", format: "slack" },
+      ]),
       BATON_ALERTMANAGER_URL: "http://am:9093/",
       BATON_ALERT_LINK_BASE_URL: "https://baton.example.com/",
     });
@@ -41,7 +44,10 @@ describe("alerting configuration", () => {
 
   it.each([
     [{ BATON_ALERT_RULES: '{"no-leader":{}}' }, /^Invalid configuration: BATON_ALERT_RULES\.no-leader is not a rule \(rules: no-holder, .*\)/],
-    [{ BATON_ALERT_RULES: '{"stuck":{"forSeconds":-5}}' }, /^Invalid configuration: BATON_ALERT_RULES\.stuck\.forSeconds must be 0 or more seconds \(got -5\)$/],
+    [
+      { BATON_ALERT_RULES: '{"stuck":{"forSeconds":-5}}' },
+      /^Invalid configuration: BATON_ALERT_RULES\.stuck\.forSeconds must be 0 or more seconds \(got -5\)$/,
+    ],
     [{ BATON_ALERT_RULES: '{"stuck":{"forsecs":5}}' }, /BATON_ALERT_RULES\.stuck .*unknown key "forsecs"/],
     [{ BATON_ALERT_RULES: '{"stuck":{"threshold":5}}' }, /BATON_ALERT_RULES\.stuck takes no threshold/],
     [{ BATON_ALERT_RULES: "{nope" }, /^Invalid configuration: BATON_ALERT_RULES is not valid JSON/],

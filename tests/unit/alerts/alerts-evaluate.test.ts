@@ -6,7 +6,14 @@ import { evaluateAlerts } from "@/lib/alerts/evaluate-alerts";
 import { fingerprintOf } from "@/lib/alerts/fingerprint";
 
 const T0 = 1_700_000_000_000;
-const config = parseAlertsConfig({ rulesJson: { "no-holder": { forSeconds: 30 } }, webhooksJson: [], evaluationIntervalMs: 5_000, alertmanagerUrl: null, resendSeconds: 60, linkBaseUrl: "http://baton" });
+const config = parseAlertsConfig({
+  rulesJson: { "no-holder": { forSeconds: 30 } },
+  webhooksJson: [],
+  evaluationIntervalMs: 5_000,
+  alertmanagerUrl: null,
+  resendSeconds: 60,
+  linkBaseUrl: "http://baton",
+});
 
 function noHolder(subscription = "billing"): AlertCondition {
   return {
@@ -36,7 +43,12 @@ describe("fingerprintOf", () => {
 
   it("differs when any label differs", () => {
     const base = { alertname: "no-holder", cluster: "prod", subscription: "s" } as const;
-    const prints = new Set([fingerprintOf(base), fingerprintOf({ ...base, cluster: "dev" }), fingerprintOf({ ...base, subscription: "t" }), fingerprintOf({ ...base, alertname: "stuck" })]);
+    const prints = new Set([
+      fingerprintOf(base),
+      fingerprintOf({ ...base, cluster: "dev" }),
+      fingerprintOf({ ...base, subscription: "t" }),
+      fingerprintOf({ ...base, alertname: "stuck" }),
+    ]);
     expect(prints.size).toBe(4);
   });
 });
@@ -58,7 +70,11 @@ describe("evaluateAlerts", () => {
     expect(still!.notify).toEqual([]);
     expect(gone!.alerts[0]).toMatchObject({ state: "resolved", resolvedAt: T0 + 40_000 });
     expect(gone!.notify.map((n) => n.kind)).toEqual(["resolved"]);
-    expect([first, early, fired, still, gone].flatMap((r) => r!.transitions.map((t) => `${t.from}->${t.to}`))).toEqual(["null->pending", "pending->firing", "firing->resolved"]);
+    expect([first, early, fired, still, gone].flatMap((r) => r!.transitions.map((t) => `${t.from}->${t.to}`))).toEqual([
+      "null->pending",
+      "pending->firing",
+      "firing->resolved",
+    ]);
   });
 
   it("counts `for` from when the condition began, when the data says so (never from the future)", () => {
@@ -76,7 +92,10 @@ describe("evaluateAlerts", () => {
   });
 
   it("drops a pending alert whose condition clears, without a notification", () => {
-    const [, cleared] = run([{ at: T0, conditions: [noHolder()] }, { at: T0 + 5_000, conditions: [] }]);
+    const [, cleared] = run([
+      { at: T0, conditions: [noHolder()] },
+      { at: T0 + 5_000, conditions: [] },
+    ]);
     expect(cleared!.alerts).toEqual([]);
     expect(cleared!.dropped).toHaveLength(1);
     expect(cleared!.notify).toEqual([]);

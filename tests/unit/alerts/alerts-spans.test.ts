@@ -7,7 +7,21 @@ const T0 = Date.UTC(2026, 10, 24, 10, 0, 0);
 const iso = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
 
 function alert(id: string, state: AlertView["state"], active: number, fired: number | null, resolved: number | null): AlertView {
-  return { id, fingerprint: id, rule: "no-holder", labels: { alertname: "no-holder" }, severity: "critical", state, summary: `alert ${id}`, description: "", link: "/", activeAt: iso(active), firedAt: fired === null ? null : iso(fired), resolvedAt: resolved === null ? null : iso(resolved), history: [] };
+  return {
+    id,
+    fingerprint: id,
+    rule: "no-holder",
+    labels: { alertname: "no-holder" },
+    severity: "critical",
+    state,
+    summary: `alert ${id}`,
+    description: "",
+    link: "/",
+    activeAt: iso(active),
+    firedAt: fired === null ? null : iso(fired),
+    resolvedAt: resolved === null ? null : iso(resolved),
+    history: [],
+  };
 }
 
 describe("prepareAlertSpans", () => {
@@ -40,7 +54,11 @@ describe("prepareAlertSpans", () => {
 
 describe("alertsOfService", () => {
   it("keeps the alerts whose service label is the service, for that service's own chart", () => {
-    const of = (id: string, service?: string): AlertView => ({ ...alert(id, "firing", 0, 0, null), rule: "violations", labels: service === undefined ? { alertname: "violations" } : { alertname: "violations", service } });
+    const of = (id: string, service?: string): AlertView => ({
+      ...alert(id, "firing", 0, 0, null),
+      rule: "violations",
+      labels: service === undefined ? { alertname: "violations" } : { alertname: "violations", service },
+    });
     const alerts = [of("orders-1", "orders"), of("billing-1", "billing"), of("cluster-wide"), of("orders-2", "orders")];
     expect(alertsOfService(alerts, "orders").map((a) => a.id)).toEqual(["orders-1", "orders-2"]);
     expect(alertsOfService(alerts, "payments")).toEqual([]);

@@ -20,6 +20,11 @@ describe("sortAlerts: state, then severity, then age", () => {
 
   it("orders equal alerts by id, so a refresh keeps them in place", () => {
     const same = { state: "firing", severity: "warning", activeAt: at(3), resolvedAt: null } as const;
-    expect(sortAlerts([{ ...same, id: "b" }, { ...same, id: "a" }]).map((a) => a.id)).toEqual(["a", "b"]);
+    expect(
+      sortAlerts([
+        { ...same, id: "b" },
+        { ...same, id: "a" },
+      ]).map((a) => a.id),
+    ).toEqual(["a", "b"]);
   });
 });

@@ -86,6 +86,8 @@ describe("access settings", () => {
     });
     expect(errorOf({ BATON_AUTH_PROXY_HEADER: "X-Forwarded-Email" })).toMatch(/BATON_AUTH_TRUSTED_PROXIES is required/);
     expect(errorOf({ BATON_AUTH_PROXY_HEADER: "X Email", BATON_AUTH_TRUSTED_PROXIES: "10.0.0.5" })).toMatch(/BATON_AUTH_PROXY_HEADER must be a header name/);
-    expect(errorOf({ BATON_AUTH_PROXY_HEADER: "X-Email", BATON_AUTH_TRUSTED_PROXIES: "proxy.internal" })).toMatch(/BATON_AUTH_TRUSTED_PROXIES must list IP addresses or CIDR ranges/);
+    expect(errorOf({ BATON_AUTH_PROXY_HEADER: "X-Email", BATON_AUTH_TRUSTED_PROXIES: "proxy.internal" })).toMatch(
+      /BATON_AUTH_TRUSTED_PROXIES must list IP addresses or CIDR ranges/,
+    );
   });
 });

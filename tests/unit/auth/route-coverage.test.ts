@@ -12,15 +12,17 @@ import { concretePath, listAppRoutes, servedMethods } from "@/tests/support/app-
 
 const routes = listAppRoutes();
 
-/** An optional outer wrapper of the exported handler, e.g. the ingest metrics' countIngest("events", …). */
-const WRAPPER = String.raw`(?:\w+\("[^"]*", )?`;
+/** An optional outer wrapper of the exported handler, e.g. the ingest metrics' countIngest("events", …), on one line or over several. */
+const WRAPPER = String.raw`(?:\w+\(\s*"[^"]*",\s*)?`;
 
 /** What may be reached without credentials, by method and path; anything else must be protected or ingest. */
 const EXPECTED_PUBLIC = new Set(["GET /api/health", "GET /api/openapi.json", "GET /sign-in", "GET /auth/sign-in", "GET /auth/callback", "POST /auth/sign-out"]);
 
 describe("the access rules cover every route under app/", () => {
   it("finds the pages and the API (the walk itself works)", () => {
-    expect(routes.filter((route) => route.kind === "page").map((route) => route.path)).toEqual(expect.arrayContaining(["/", "/violations", "/consumers/:name"]));
+    expect(routes.filter((route) => route.kind === "page").map((route) => route.path)).toEqual(
+      expect.arrayContaining(["/", "/violations", "/consumers/:name"]),
+    );
     expect(routes.find((route) => route.path === "/api/v1/leaders")?.methods).toEqual(["GET"]);
     expect(routes.every((route) => route.methods.length > 0)).toBe(true);
   });
@@ -36,12 +38,16 @@ describe("the access rules cover every route under app/", () => {
         if (rule === "public" && !EXPECTED_PUBLIC.has(key)) unexpected.push(`${key} is public`);
         if (rule === "protected" && EXPECTED_PUBLIC.has(key)) unexpected.push(`${key} is protected`);
         const handlerSource = readFileSync(route.file, "utf8");
-        const checksToken = new RegExp(`export const ${method} = ${WRAPPER}withErrorHandling\\(async \\([^)]*\\)[^{]*\\{\\s*await requireBearerToken\\(`).test(handlerSource);
+        const checksToken = new RegExp(`export const ${method} = ${WRAPPER}withErrorHandling\\(async \\([^)]*\\)[^{]*\\{\\s*await requireBearerToken\\(`).test(
+          handlerSource,
+        );
         // A write route with its own token check, left out of INGEST_ROUTES, would demand a session too.
         if (rule === "protected" && checksToken) unexpected.push(`${key} checks an ingest token: list it in INGEST_ROUTES`);
         if (rule === "ingest") {
           // An ingest route is let through by the proxy: its handler must demand the token.
-          const handler = new RegExp(`export const ${method} = ${WRAPPER}withErrorHandling\\(async \\([^)]*\\)[^{]*\\{\\s*await requireBearerToken\\(request\\);`);
+          const handler = new RegExp(
+            `export const ${method} = ${WRAPPER}withErrorHandling\\(async \\([^)]*\\)[^{]*\\{\\s*await requireBearerToken\\(request\\);`,
+          );
           if (!handler.test(handlerSource)) unexpected.push(`${key} is an ingest route whose handler does not start with requireBearerToken(request)`);
         }
       }
@@ -79,7 +85,9 @@ describe("the access rules cover every route under app/", () => {
     // Next's automatic OPTIONS is not among them: Baton answers no CORS preflight.
     const walked = PUBLIC_ROUTES.filter((route) => route.path !== "/favicon.ico").map((route) => ({
       path: route.path,
-      methods: servedMethods(routes.find((found) => found.path === route.path)!).filter((method) => method !== "OPTIONS").sort(),
+      methods: servedMethods(routes.find((found) => found.path === route.path)!)
+        .filter((method) => method !== "OPTIONS")
+        .sort(),
     }));
     expect(listed).toEqual(walked);
     expect(publicMethods("/api/health")).toEqual(["GET", "HEAD"]);
@@ -90,7 +98,9 @@ describe("the access rules cover every route under app/", () => {
   it("answers a forbidden method (TRACE) itself with every method Baton serves, none of which is forbidden", () => {
     const walked = new Set(routes.flatMap((route) => servedMethods(route)));
     expect([...SERVED_METHODS].sort()).toEqual([...walked].sort());
-    expect(routes.flatMap((route) => route.methods.filter((method) => FORBIDDEN_METHODS.includes(method)).map((method) => `${method} ${route.path}`))).toEqual([]);
+    expect(routes.flatMap((route) => route.methods.filter((method) => FORBIDDEN_METHODS.includes(method)).map((method) => `${method} ${route.path}`))).toEqual(
+      [],
+    );
   });
 
   it("sends a signed-out visitor back to every page, as it asked", () => {

@@ -28,9 +28,17 @@ describe("session cookies", () => {
     // Sealed with the right key, but expired a minute ago.
     const key = createHash("sha256").update(`baton:session:${SECRET}`, "utf8").digest();
     const now = Math.floor(Date.now() / 1000);
-    const expired = await new EncryptJWT({ sub: "user-1" }).setProtectedHeader({ alg: "dir", enc: "A256GCM" }).setIssuedAt(now - 3600).setExpirationTime(now - 60).encrypt(key);
+    const expired = await new EncryptJWT({ sub: "user-1" })
+      .setProtectedHeader({ alg: "dir", enc: "A256GCM" })
+      .setIssuedAt(now - 3600)
+      .setExpirationTime(now - 60)
+      .encrypt(key);
     expect(await openSession(expired, SECRET)).toBeNull();
-    const fresh = await new EncryptJWT({ sub: "user-1" }).setProtectedHeader({ alg: "dir", enc: "A256GCM" }).setIssuedAt(now).setExpirationTime(now + 60).encrypt(key);
+    const fresh = await new EncryptJWT({ sub: "user-1" })
+      .setProtectedHeader({ alg: "dir", enc: "A256GCM" })
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .encrypt(key);
     expect(await openSession(fresh, SECRET)).toMatchObject({ subject: "user-1" });
   });
 

@@ -11,7 +11,15 @@ const groups = buildBoard({
   deployments: [],
   resources: [
     resource({ subscription: "billing", holder: "billing-1", consumers: ["billing-1"] }),
-    resource({ cluster: "eu", tenant: "beta", namespace: "beta/jobs", topic: "persistent://beta/jobs/run", subscription: "runner", holder: null, consumers: [] }),
+    resource({
+      cluster: "eu",
+      tenant: "beta",
+      namespace: "beta/jobs",
+      topic: "persistent://beta/jobs/run",
+      subscription: "runner",
+      holder: null,
+      consumers: [],
+    }),
     resource({ namespace: "acme/audit", topic: "persistent://acme/audit/log", subscription: "auditor", holder: "audit-7", consumers: ["audit-7"] }),
   ],
 }).subscriptions;
@@ -36,7 +44,11 @@ describe("board filters", () => {
     [{ q: "critical" }, ["runner"]],
     [{ q: "nothing-like-this" }, []],
   ])("filters by %o", (filters, expected) => {
-    expect(filterGroups(groups, { ...NO_FILTERS, ...filters }).map((g) => g.subscription).sort()).toEqual(expected);
+    expect(
+      filterGroups(groups, { ...NO_FILTERS, ...filters })
+        .map((g) => g.subscription)
+        .sort(),
+    ).toEqual(expected);
   });
 
   it("returns the same array when nothing filters (no work on refresh)", () => {

@@ -4,7 +4,8 @@ import { findChangedLeaders, flattenBoard, partitionKey, staleReasonOf } from "@
 import { buildBoard } from "@/lib/board/build-board";
 import { agoMs, cluster, NOW, resource, THRESHOLDS } from "@/tests/unit/board/builders";
 
-const build = (resources: ReturnType<typeof resource>[]) => buildBoard({ nowMs: NOW, thresholds: THRESHOLDS, clusters: [cluster()], deployments: [], resources }).subscriptions;
+const build = (resources: ReturnType<typeof resource>[]) =>
+  buildBoard({ nowMs: NOW, thresholds: THRESHOLDS, clusters: [cluster()], deployments: [], resources }).subscriptions;
 
 describe("board lines", () => {
   const groups = build([

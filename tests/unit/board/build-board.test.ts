@@ -56,7 +56,11 @@ describe("the leaders board", () => {
   });
 
   it("counts each partition flag once per subscription, saying on how many partitions", () => {
-    const result = board([resource({ partition: 0, holder: null, consumers: [] }), resource({ partition: 1 }), resource({ partition: 2, holder: null, consumers: [] })]);
+    const result = board([
+      resource({ partition: 0, holder: null, consumers: [] }),
+      resource({ partition: 1 }),
+      resource({ partition: 2, holder: null, consumers: [] }),
+    ]);
     expect(result.subscriptions[0]!.flags.map((f) => f.label)).toEqual(["No active consumer (2 of 3 partitions)"]);
   });
 
@@ -82,10 +86,24 @@ describe("the leaders board", () => {
 
   it("gives Key_Shared partitions their consumers' shares of the hash space, largest first", () => {
     const result = board([
-      resource({ subscriptionType: "Key_Shared", holder: null, consumers: ["a", "b"], hashRanges: { space: 65_536, consumers: [{ consumer: "a", ranges: [[0, 16383]] }, { consumer: "b", ranges: [[16384, 65535]] }] } }),
+      resource({
+        subscriptionType: "Key_Shared",
+        holder: null,
+        consumers: ["a", "b"],
+        hashRanges: {
+          space: 65_536,
+          consumers: [
+            { consumer: "a", ranges: [[0, 16383]] },
+            { consumer: "b", ranges: [[16384, 65535]] },
+          ],
+        },
+      }),
     ]);
     const group = result.subscriptions[0]!;
-    expect(group.partitions[0]!.hashShares).toEqual([{ consumer: "b", share: 0.75 }, { consumer: "a", share: 0.25 }]);
+    expect(group.partitions[0]!.hashShares).toEqual([
+      { consumer: "b", share: 0.75 },
+      { consumer: "a", share: 0.25 },
+    ]);
     expect(group.idleConsumers).toEqual([]);
     expect(group.health).toBe("ok");
   });
@@ -93,6 +111,9 @@ describe("the leaders board", () => {
   it("leaves out resources of clusters it was not asked about, and reports each cluster it was", () => {
     const result = board([resource({ cluster: "other" })], [cluster(), cluster({ name: "empty", lastPollAt: null })]);
     expect(result.subscriptions).toEqual([]);
-    expect(result.clusters.map((c) => [c.name, c.resourceCount, c.isSilent])).toEqual([["prod", 0, false], ["empty", 0, false]]);
+    expect(result.clusters.map((c) => [c.name, c.resourceCount, c.isSilent])).toEqual([
+      ["prod", 0, false],
+      ["empty", 0, false],
+    ]);
   });
 });

@@ -11,7 +11,13 @@ import type { ExpirySnapshot, LockSnapshot } from "@/lib/board/lock-types";
 const SECOND = 1_000;
 const EXPIRED_AT = Date.parse("2026-11-27T19:00:16.000Z");
 const TAKEN_AT = EXPIRED_AT + SECOND;
-const expiry = (toHolder: string | null, at = TAKEN_AT): ExpirySnapshot => ({ at, fromHolder: "sched-a", toHolder, heldSince: "2026-11-27T18:59:00.000Z", expiresAtBefore: new Date(EXPIRED_AT).toISOString() });
+const expiry = (toHolder: string | null, at = TAKEN_AT): ExpirySnapshot => ({
+  at,
+  fromHolder: "sched-a",
+  toHolder,
+  heldSince: "2026-11-27T18:59:00.000Z",
+  expiresAtBefore: new Date(EXPIRED_AT).toISOString(),
+});
 
 describe("recoveryHoldMs", () => {
   it.each([
@@ -59,14 +65,22 @@ describe("an expiry while held: start and end", () => {
       expiry: expiry("sched-b"),
       now: { holder: "sched-c", holderSince: TAKEN_AT + 10 * SECOND, lastChangeAt: TAKEN_AT + 10 * SECOND },
       atMs: TAKEN_AT + 14 * SECOND,
-      expected: { state: "ended", endedAt: TAKEN_AT + 14 * SECOND, text: "recovered: expired while held by sched-a at 19:00:16 UTC, taken over by sched-c 11 s later" },
+      expected: {
+        state: "ended",
+        endedAt: TAKEN_AT + 14 * SECOND,
+        text: "recovered: expired while held by sched-a at 19:00:16 UTC, taken over by sched-c 11 s later",
+      },
     },
     {
       name: "taken at once: within a second",
       expiry: expiry("sched-b", EXPIRED_AT + 300),
       now: { holder: "sched-b", holderSince: EXPIRED_AT + 300, lastChangeAt: EXPIRED_AT + 300 },
       atMs: EXPIRED_AT + 300 + TTL,
-      expected: { state: "ended", endedAt: EXPIRED_AT + 300 + TTL, text: "recovered: expired while held by sched-a at 19:00:16 UTC, taken over by sched-b within a second" },
+      expected: {
+        state: "ended",
+        endedAt: EXPIRED_AT + 300 + TTL,
+        text: "recovered: expired while held by sched-a at 19:00:16 UTC, taken over by sched-b within a second",
+      },
     },
     {
       name: "nobody took it, not yet for one TTL: active (sched-a may still be acting)",
@@ -141,8 +155,30 @@ describe("the lock's card and its health", () => {
     buildLocksBoard({
       nowMs,
       thresholds: { flapChanges: 4, flapWindowMs: 600_000, stuckSamples: 3, recoveredAfterMs: null },
-      clusters: [{ name: "redis-main", sourceKind: "redis", pollIntervalMs: 500, lastPollAt: new Date(nowMs - 100).toISOString(), lastCycleMs: 500, lastPollErrorCount: 0, lastPollError: null }],
-      locks: [{ snapshot: snapshot(nowMs), sourceKind: "redis", resourceKind: "REDIS_LOCK", layout: "token", holderToken: "t", details: {}, firstSeenAt: EXPIRED_AT - 600_000, lastChange: null, expiriesInHour: 1 }],
+      clusters: [
+        {
+          name: "redis-main",
+          sourceKind: "redis",
+          pollIntervalMs: 500,
+          lastPollAt: new Date(nowMs - 100).toISOString(),
+          lastCycleMs: 500,
+          lastPollErrorCount: 0,
+          lastPollError: null,
+        },
+      ],
+      locks: [
+        {
+          snapshot: snapshot(nowMs),
+          sourceKind: "redis",
+          resourceKind: "REDIS_LOCK",
+          layout: "token",
+          holderToken: "t",
+          details: {},
+          firstSeenAt: EXPIRED_AT - 600_000,
+          lastChange: null,
+          expiriesInHour: 1,
+        },
+      ],
     }).locks[0]!;
 
   it("is Critical while the finding is active, with no ended finding", () => {

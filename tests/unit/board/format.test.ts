@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 
-import { formatAgo, formatClock, formatCount, formatDuration, formatAxisTime, formatExactTime, formatShare, formatZonedTime, formatTenure, formatWindow } from "@/lib/board/format";
+import {
+  formatAgo,
+  formatClock,
+  formatCount,
+  formatDuration,
+  formatAxisTime,
+  formatExactTime,
+  formatShare,
+  formatZonedTime,
+  formatTenure,
+  formatWindow,
+} from "@/lib/board/format";
 
 const NOW = Date.parse("2026-11-22T17:14:30.000Z");
 

@@ -76,7 +76,11 @@ describe("flapping", () => {
 
   it("flags more than N changes in the window as critical", () => {
     expect(checkFlapping(resource({ changesInWindow: 4, ...lately }), context())).toBeNull();
-    expect(checkFlapping(resource({ changesInWindow: 5, ...lately }), context())).toMatchObject({ rule: "flapping", severity: "critical", label: "Flapping: 5 changes in 10 min" });
+    expect(checkFlapping(resource({ changesInWindow: 5, ...lately }), context())).toMatchObject({
+      rule: "flapping",
+      severity: "critical",
+      label: "Flapping: 5 changes in 10 min",
+    });
   });
 
   it("ends once the holder has kept it for the recovery hold (a minute), while the window still counts the changes", () => {
@@ -134,14 +138,28 @@ describe("Key_Shared hash ranges", () => {
   const split = (ranges: [string, [number, number][]][]) => ({ space: 65_536, consumers: ranges.map(([consumer, r]) => ({ consumer, ranges: r })) });
 
   it("flags a gap and an overlap, each with its share of the space", () => {
-    const broken = resource({ subscriptionType: "Key_Shared", holder: null, hashRanges: split([["a", [[0, 30000]]], ["b", [[29000, 40000]]], ["c", [[40001, 65535 - 6554]]]]) });
+    const broken = resource({
+      subscriptionType: "Key_Shared",
+      holder: null,
+      hashRanges: split([
+        ["a", [[0, 30000]]],
+        ["b", [[29000, 40000]]],
+        ["c", [[40001, 65535 - 6554]]],
+      ]),
+    });
     expect(checkHashRangeGap(broken)).toMatchObject({ rule: "hash-range-gap", severity: "critical" });
     expect(checkHashRangeGap(broken)!.detail).toMatch(/^1 range \(10\.0% of the hash space\)/);
     expect(checkHashRangeOverlap(broken)).toMatchObject({ rule: "hash-range-overlap", severity: "critical" });
   });
 
   it("passes a clean split, also one that starts at hash 1 (4.x)", () => {
-    const clean = resource({ subscriptionType: "Key_Shared", hashRanges: split([["a", [[1, 30000]]], ["b", [[30001, 65535]]]]) });
+    const clean = resource({
+      subscriptionType: "Key_Shared",
+      hashRanges: split([
+        ["a", [[1, 30000]]],
+        ["b", [[30001, 65535]]],
+      ]),
+    });
     expect(checkHashRangeGap(clean)).toBeNull();
     expect(checkHashRangeOverlap(clean)).toBeNull();
     expect(checkHashRangeGap(resource())).toBeNull();

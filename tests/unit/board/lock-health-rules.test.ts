@@ -56,9 +56,24 @@ const expiry = (agoMs: number, toHolder: string | null = "pod-b") => ({
 });
 
 describe("lock rules, one at a time", () => {
-  const cases: { name: string; check: (l: LockSnapshot) => ReturnType<typeof checkWaiters>; lock: LockSnapshot; expected: { rule: string; severity: string; label?: string; detail?: RegExp } | null }[] = [
-    { name: "stale: reads fail", check: (l) => checkLockStale(l, ctx), lock: lock({ staleSince: NOW - MINUTE, lastError: "ECONNREFUSED" }), expected: { rule: "stale", severity: "unknown", detail: /polls fail: ECONNREFUSED/ } },
-    { name: "stale: cluster not polled", check: (l) => checkLockStale(l, { ...ctx, clusterLastPollAt: new Date(NOW - HOUR).toISOString() }), lock: lock({ lastObservedAt: NOW - HOUR }), expected: { rule: "stale", severity: "unknown", detail: /no poll of redis-main/ } },
+  const cases: {
+    name: string;
+    check: (l: LockSnapshot) => ReturnType<typeof checkWaiters>;
+    lock: LockSnapshot;
+    expected: { rule: string; severity: string; label?: string; detail?: RegExp } | null;
+  }[] = [
+    {
+      name: "stale: reads fail",
+      check: (l) => checkLockStale(l, ctx),
+      lock: lock({ staleSince: NOW - MINUTE, lastError: "ECONNREFUSED" }),
+      expected: { rule: "stale", severity: "unknown", detail: /polls fail: ECONNREFUSED/ },
+    },
+    {
+      name: "stale: cluster not polled",
+      check: (l) => checkLockStale(l, { ...ctx, clusterLastPollAt: new Date(NOW - HOUR).toISOString() }),
+      lock: lock({ lastObservedAt: NOW - HOUR }),
+      expected: { rule: "stale", severity: "unknown", detail: /no poll of redis-main/ },
+    },
     { name: "stale: current", check: (l) => checkLockStale(l, ctx), lock: lock(), expected: null },
     {
       name: "expired while held 10 s ago, taken over, not yet for one TTL",
@@ -68,7 +83,8 @@ describe("lock rules, one at a time", () => {
         rule: "expired-while-held",
         severity: "critical",
         label: "Expired while held by pod-a",
-        detail: /expired while pod-a held it \(held since 2026-11-24 10:02:01\.100 UTC; its TTL ended at 2026-11-24 10:02:04\.200 UTC\); pod-b holds it now: pod-a may still be acting \(recovered once pod-b has held it 30 s; 10 s so far\)/,
+        detail:
+          /expired while pod-a held it \(held since 2026-11-24 10:02:01\.100 UTC; its TTL ended at 2026-11-24 10:02:04\.200 UTC\); pod-b holds it now: pod-a may still be acting \(recovered once pod-b has held it 30 s; 10 s so far\)/,
       },
     },
     {
@@ -77,7 +93,12 @@ describe("lock rules, one at a time", () => {
       lock: lock({ holder: null, holderSince: null, lastChangeAt: NOW - 5 * SECOND, lastExpiry: expiry(5 * SECOND, null) }),
       expected: { rule: "expired-while-held", severity: "critical", detail: /nobody holds it: pod-a may still be acting \(over once it stays free 30 s\)/ },
     },
-    { name: "expired while held, then held by pod-b for one TTL: recovered", check: (l) => checkExpiredWhileHeld(l, ctx), lock: lock({ holder: "pod-b", holderSince: NOW - MINUTE, lastExpiry: expiry(MINUTE) }), expected: null },
+    {
+      name: "expired while held, then held by pod-b for one TTL: recovered",
+      check: (l) => checkExpiredWhileHeld(l, ctx),
+      lock: lock({ holder: "pod-b", holderSince: NOW - MINUTE, lastExpiry: expiry(MINUTE) }),
+      expected: null,
+    },
     { name: "expired more than an hour ago", check: (l) => checkExpiredWhileHeld(l, ctx), lock: lock({ lastExpiry: expiry(HOUR + MINUTE) }), expected: null },
     {
       name: "stuck: 4x the longest hold",
@@ -85,26 +106,80 @@ describe("lock rules, one at a time", () => {
       lock: lock({ holderSince: NOW - 40 * MINUTE, stats: { tenureMaxTtlMs: null, nearExpiryCount: 0, longestHoldMs: 10 * MINUTE } }),
       expected: { rule: "stuck-holder", severity: "warning", detail: /pod-a has held it for 40 m, more than 3× the longest hold that ended \(10 m\)/ },
     },
-    { name: "stuck: within 3x", check: (l) => checkStuckHolder(l, NOW), lock: lock({ holderSince: NOW - 29 * MINUTE, stats: { tenureMaxTtlMs: null, nearExpiryCount: 0, longestHoldMs: 10 * MINUTE } }), expected: null },
-    { name: "stuck: never for a leader election", check: (l) => checkStuckHolder(l, NOW), lock: lock({ isMustBeHeld: true, holderSince: NOW - 40 * MINUTE, stats: { tenureMaxTtlMs: null, nearExpiryCount: 0, longestHoldMs: MINUTE } }), expected: null },
+    {
+      name: "stuck: within 3x",
+      check: (l) => checkStuckHolder(l, NOW),
+      lock: lock({ holderSince: NOW - 29 * MINUTE, stats: { tenureMaxTtlMs: null, nearExpiryCount: 0, longestHoldMs: 10 * MINUTE } }),
+      expected: null,
+    },
+    {
+      name: "stuck: never for a leader election",
+      check: (l) => checkStuckHolder(l, NOW),
+      lock: lock({ isMustBeHeld: true, holderSince: NOW - 40 * MINUTE, stats: { tenureMaxTtlMs: null, nearExpiryCount: 0, longestHoldMs: MINUTE } }),
+      expected: null,
+    },
     { name: "stuck: no hold ended yet", check: (l) => checkStuckHolder(l, NOW), lock: lock({ holderSince: NOW - 40 * MINUTE }), expected: null },
-    { name: "churn: 5 changes > 4", check: (l) => checkLockChurn(l, ctx), lock: lock({ changesInWindow: 5, holderSince: NOW - 10 * SECOND, lastChangeAt: NOW - 10 * SECOND }), expected: { rule: "lock-churn", severity: "warning", label: "Churn: 5 changes in 10 min" } },
-    { name: "churn: 5 changes, then one holder for one TTL: settled", check: (l) => checkLockChurn(l, ctx), lock: lock({ changesInWindow: 5 }), expected: null },
+    {
+      name: "churn: 5 changes > 4",
+      check: (l) => checkLockChurn(l, ctx),
+      lock: lock({ changesInWindow: 5, holderSince: NOW - 10 * SECOND, lastChangeAt: NOW - 10 * SECOND }),
+      expected: { rule: "lock-churn", severity: "warning", label: "Churn: 5 changes in 10 min" },
+    },
+    {
+      name: "churn: 5 changes, then one holder for one TTL: settled",
+      check: (l) => checkLockChurn(l, ctx),
+      lock: lock({ changesInWindow: 5 }),
+      expected: null,
+    },
     { name: "churn: 4 changes", check: (l) => checkLockChurn(l, ctx), lock: lock({ changesInWindow: 4 }), expected: null },
-    { name: "must be held, free", check: checkNoHolder, lock: lock({ isMustBeHeld: true, holder: null }), expected: { rule: "no-holder", severity: "critical", detail: /must always be held/ } },
+    {
+      name: "must be held, free",
+      check: checkNoHolder,
+      lock: lock({ isMustBeHeld: true, holder: null }),
+      expected: { rule: "no-holder", severity: "critical", detail: /must always be held/ },
+    },
     { name: "free, not an election", check: checkNoHolder, lock: lock({ holder: null }), expected: null },
     { name: "split", check: checkRedlockSplit, lock: lock({ isSplit: true }), expected: { rule: "redlock-split", severity: "critical" } },
-    { name: "1 waiter", check: checkWaiters, lock: lock({ waiters: ["pod-b"] }), expected: { rule: "waiters", severity: "info", label: "1 waiter", detail: /pod-b/ } },
-    { name: "4 waiters", check: checkWaiters, lock: lock({ waiters: ["a", "b", "c", "d"] }), expected: { rule: "waiters", severity: "info", label: "4 waiters" } },
-    { name: "5 waiters: long queue", check: checkWaiters, lock: lock({ waiters: ["a", "b", "c", "d", "e"] }), expected: { rule: "waiters", severity: "warning", label: "Long queue: 5 waiters" } },
+    {
+      name: "1 waiter",
+      check: checkWaiters,
+      lock: lock({ waiters: ["pod-b"] }),
+      expected: { rule: "waiters", severity: "info", label: "1 waiter", detail: /pod-b/ },
+    },
+    {
+      name: "4 waiters",
+      check: checkWaiters,
+      lock: lock({ waiters: ["a", "b", "c", "d"] }),
+      expected: { rule: "waiters", severity: "info", label: "4 waiters" },
+    },
+    {
+      name: "5 waiters: long queue",
+      check: checkWaiters,
+      lock: lock({ waiters: ["a", "b", "c", "d", "e"] }),
+      expected: { rule: "waiters", severity: "warning", label: "Long queue: 5 waiters" },
+    },
     {
       name: "renewal risk",
       check: (l) => checkRenewalRisk(l, NOW),
       lock: lock({ stats: { tenureMaxTtlMs: 30 * SECOND, nearExpiryCount: 3, longestHoldMs: 2 * MINUTE } }),
-      expected: { rule: "renewal-risk", severity: "warning", detail: /TTL \(30 s\) is shorter than the longest hold observed \(2 m\), and it came close to zero 3 times/ },
+      expected: {
+        rule: "renewal-risk",
+        severity: "warning",
+        detail: /TTL \(30 s\) is shorter than the longest hold observed \(2 m\), and it came close to zero 3 times/,
+      },
     },
-    { name: "renewal: never near zero", check: (l) => checkRenewalRisk(l, NOW), lock: lock({ stats: { tenureMaxTtlMs: 30 * SECOND, nearExpiryCount: 0, longestHoldMs: 2 * MINUTE } }), expected: null },
-    { name: "renewal: TTL longer than any hold", check: (l) => checkRenewalRisk(l, NOW), lock: lock({ ttlMs: 10 * MINUTE, stats: { tenureMaxTtlMs: 10 * MINUTE, nearExpiryCount: 2, longestHoldMs: 2 * MINUTE } }), expected: null },
+    {
+      name: "renewal: never near zero",
+      check: (l) => checkRenewalRisk(l, NOW),
+      lock: lock({ stats: { tenureMaxTtlMs: 30 * SECOND, nearExpiryCount: 0, longestHoldMs: 2 * MINUTE } }),
+      expected: null,
+    },
+    {
+      name: "renewal: TTL longer than any hold",
+      check: (l) => checkRenewalRisk(l, NOW),
+      lock: lock({ ttlMs: 10 * MINUTE, stats: { tenureMaxTtlMs: 10 * MINUTE, nearExpiryCount: 2, longestHoldMs: 2 * MINUTE } }),
+      expected: null,
+    },
     { name: "gone", check: checkLockGone, lock: lock({ goneAt: NOW - MINUTE }), expected: { rule: "gone", severity: "info" } },
   ];
   it.each(cases)("$name", ({ check, lock: l, expected }) => {
@@ -125,7 +200,10 @@ describe("evaluateLock", () => {
   });
 
   it("judges a stale lock unknown, never free, but keeps a recent expiry", () => {
-    const flags = evaluateLock(lock({ holder: null, isMustBeHeld: true, staleSince: NOW - MINUTE, lastChangeAt: NOW - 10 * SECOND, lastExpiry: expiry(10 * SECOND) }), ctx);
+    const flags = evaluateLock(
+      lock({ holder: null, isMustBeHeld: true, staleSince: NOW - MINUTE, lastChangeAt: NOW - 10 * SECOND, lastExpiry: expiry(10 * SECOND) }),
+      ctx,
+    );
     expect(flags.map((f) => [f.rule, f.severity])).toEqual([
       ["expired-while-held", "critical"],
       ["stale", "unknown"],

@@ -20,7 +20,9 @@ describe("globToRegExp", () => {
 });
 
 describe("findPatternScope", () => {
-  const patterns = readLockPatterns({ patterns: [{ match: "lock:*", layout: "token" }, { match: "{app}:leader", layout: "redisson", mustBeHeld: true }, { nonsense: 1 }] });
+  const patterns = readLockPatterns({
+    patterns: [{ match: "lock:*", layout: "token" }, { match: "{app}:leader", layout: "redisson", mustBeHeld: true }, { nonsense: 1 }],
+  });
 
   it("reads the scope tolerantly", () => {
     expect(patterns).toEqual([

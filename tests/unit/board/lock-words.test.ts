@@ -5,19 +5,39 @@ import type { LockRow } from "@/lib/board/lock-types";
 import { describeLockChange, formatTtlLeft, shortenToken, type LockChangeFacts } from "@/lib/board/lock-words";
 
 const details = { heldSince: "2026-11-24T10:02:01.100Z", expiresAtBefore: "2026-11-24T10:02:04.200Z" };
-const change = (patch: Partial<LockChangeFacts>): LockChangeFacts => ({ kind: "HOLDER_CHANGED", ending: null, fromHolder: "pod-a", toHolder: "pod-b", isDuringGap: false, details, ...patch });
+const change = (patch: Partial<LockChangeFacts>): LockChangeFacts => ({
+  kind: "HOLDER_CHANGED",
+  ending: null,
+  fromHolder: "pod-a",
+  toHolder: "pod-b",
+  isDuringGap: false,
+  details,
+  ...patch,
+});
 
 describe("describeLockChange", () => {
   it.each([
-    ["expired, then acquired", change({ ending: "EXPIRED" }), "expired while held by pod-a (it held it since 10:02:01.100; its TTL ended at 10:02:04.200); pod-b acquired it"],
-    ["expired, nobody after", change({ kind: "HOLDER_LOST", ending: "EXPIRED", toHolder: null }), "expired while held by pod-a (it held it since 10:02:01.100; its TTL ended at 10:02:04.200); nobody holds it"],
+    [
+      "expired, then acquired",
+      change({ ending: "EXPIRED" }),
+      "expired while held by pod-a (it held it since 10:02:01.100; its TTL ended at 10:02:04.200); pod-b acquired it",
+    ],
+    [
+      "expired, nobody after",
+      change({ kind: "HOLDER_LOST", ending: "EXPIRED", toHolder: null }),
+      "expired while held by pod-a (it held it since 10:02:01.100; its TTL ended at 10:02:04.200); nobody holds it",
+    ],
     ["released", change({ kind: "HOLDER_LOST", ending: "RELEASED", toHolder: null }), "pod-a released it (it held it since 10:02:01.100); nobody holds it"],
     ["released and taken", change({ ending: "RELEASED", details: {} }), "pod-a released it; pod-b acquired it"],
     ["taken over", change({ ending: "TAKEN_OVER" }), "taken over: pod-b's token replaced pod-a's before its TTL ended"],
     ["acquired", change({ kind: "HOLDER_APPEARED", fromHolder: null }), "pod-b acquired it"],
     ["re-acquired", change({ kind: "HIDDEN_FLAP", toHolder: "pod-a" }), "pod-a acquired it again with a new token"],
     ["unknown ending", change({}), "pod-a → pod-b (how the hold ended is not known)"],
-    ["during a gap", change({ ending: "RELEASED", details: {}, isDuringGap: true }), "pod-a released it; pod-b acquired it (while polls failed: when exactly is not known)"],
+    [
+      "during a gap",
+      change({ ending: "RELEASED", details: {}, isDuringGap: true }),
+      "pod-a released it; pod-b acquired it (while polls failed: when exactly is not known)",
+    ],
   ])("%s", (_name, facts, expected) => {
     expect(describeLockChange(facts, "UTC")).toBe(expected);
   });
@@ -52,8 +72,22 @@ describe("lock words", () => {
 
 describe("filterLocks", () => {
   const row = (patch: Partial<LockRow>): LockRow =>
-    ({ cluster: "redis-main", sourceKind: "redis", key: "lock:a", pattern: "lock:*", holder: "pod-a", waiters: [], health: "ok", flags: [], ...patch }) as LockRow;
-  const locks = [row({}), row({ key: "lock:b", holder: "pod-b", waiters: ["pod-c"] }), row({ cluster: "zk", sourceKind: "zookeeper", key: "/locks/job", holder: null })];
+    ({
+      cluster: "redis-main",
+      sourceKind: "redis",
+      key: "lock:a",
+      pattern: "lock:*",
+      holder: "pod-a",
+      waiters: [],
+      health: "ok",
+      flags: [],
+      ...patch,
+    }) as LockRow;
+  const locks = [
+    row({}),
+    row({ key: "lock:b", holder: "pod-b", waiters: ["pod-c"] }),
+    row({ cluster: "zk", sourceKind: "zookeeper", key: "/locks/job", holder: null }),
+  ];
 
   it.each([
     [{ cluster: null, kind: null, q: "" }, ["lock:a", "lock:b", "/locks/job"]],

@@ -19,7 +19,12 @@ describe("previewJoin", () => {
 
   it("moves more when the newcomer sorts first", () => {
     const preview = previewJoin(failover, "a-0");
-    expect(preview.ok && preview.moves.map((m) => [m.partitionIndex, m.to])).toEqual([[0, "a-0"], [1, "f-1"], [2, "f-2"], [3, "f-3"]]);
+    expect(preview.ok && preview.moves.map((m) => [m.partitionIndex, m.to])).toEqual([
+      [0, "a-0"],
+      [1, "f-1"],
+      [2, "f-2"],
+      [3, "f-3"],
+    ]);
   });
 
   it("says why it cannot answer: not Failover, no name, a name already taken", () => {
@@ -52,7 +57,11 @@ describe("next holder words", () => {
   });
 
   it("summarises a subscription's partitions: the distinct names, else the reason", () => {
-    const named = summarizeNextHolders([{ holder: "b", reason: null, detail: null }, { holder: "a", reason: null, detail: null }, { holder: "b", reason: null, detail: null }]);
+    const named = summarizeNextHolders([
+      { holder: "b", reason: null, detail: null },
+      { holder: "a", reason: null, detail: null },
+      { holder: "b", reason: null, detail: null },
+    ]);
     expect(named).toEqual({ names: ["a", "b"], fallback: null });
     const none = summarizeNextHolders([{ holder: null, reason: "no-owner-rule", detail: "x" }]);
     expect(none.fallback?.reason).toBe("no-owner-rule");

@@ -3,10 +3,27 @@ import { describe, expect, it } from "vitest";
 import { describeChangeSignal } from "@/lib/clusters/describe-change-signal";
 import type { ConsumerSignalStatus } from "@/lib/sources/pulsar/consumer-signal/consumer-signal-status";
 
-const broker = { url: "http://10.0.0.5:8080", lastScrapeAt: "2026-01-02T03:04:05.000Z", bytes: 2 * 1024 * 1024, durationMs: 400, consumerCount: 20_000, error: null };
+const broker = {
+  url: "http://10.0.0.5:8080",
+  lastScrapeAt: "2026-01-02T03:04:05.000Z",
+  bytes: 2 * 1024 * 1024,
+  durationMs: 400,
+  consumerCount: 20_000,
+  error: null,
+};
 
 function status(overrides: Partial<ConsumerSignalStatus>): ConsumerSignalStatus {
-  return { mode: "on", intervalMs: 1000, periodMs: 1000, brokers: [broker], brokerListError: null, repollCount: 7, lastSignalAt: null, at: "2026-01-02T03:04:06.000Z", ...overrides };
+  return {
+    mode: "on",
+    intervalMs: 1000,
+    periodMs: 1000,
+    brokers: [broker],
+    brokerListError: null,
+    repollCount: 7,
+    lastSignalAt: null,
+    at: "2026-01-02T03:04:06.000Z",
+    ...overrides,
+  };
 }
 
 const base = { setting: "auto" as const, intervalMs: 1000, requestsPerSecond: 50, lastCycleMs: 20_000 };
@@ -53,7 +70,9 @@ describe("describeChangeSignal", () => {
     const slow = { ...broker, durationMs: 2_500 };
     const facts = describeChangeSignal({ ...base, status: status({ mode: "not-exposed", periodMs: 60_000, brokers: [slow] }) });
     // The period a 2.5 s scrape would get (5 s), + 2.5 s + 20 ms.
-    expect(facts.details[0]).toContain("within about 7.5 s (a scrape every 5.0 s (1.0 s configured, stretched so a broker renders for Baton at most half of the time: the last scrape took 2.5 s)");
+    expect(facts.details[0]).toContain(
+      "within about 7.5 s (a scrape every 5.0 s (1.0 s configured, stretched so a broker renders for Baton at most half of the time: the last scrape took 2.5 s)",
+    );
   });
 
   it("tells a disabled signal, a failing scrape and a missing poller apart", () => {

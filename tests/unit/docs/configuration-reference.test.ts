@@ -17,7 +17,17 @@ describe("docs/configuration.md", () => {
 
   it("lists every cluster field of every registered kind and every environment variable", () => {
     const reference = renderConfigurationReference();
-    for (const name of ["DATABASE_URL", "BATON_CLUSTERS", "BATON_OIDC_ISSUER", "BATON_ALERTMANAGER_URL", "maxStatsBytes", "patterns[].layout", "maxWaitersRead", "prefixes[].layout", "segments"]) {
+    for (const name of [
+      "DATABASE_URL",
+      "BATON_CLUSTERS",
+      "BATON_OIDC_ISSUER",
+      "BATON_ALERTMANAGER_URL",
+      "maxStatsBytes",
+      "patterns[].layout",
+      "maxWaitersRead",
+      "prefixes[].layout",
+      "segments",
+    ]) {
       expect(reference).toContain(`| \`${name}\` |`);
     }
   });

@@ -24,7 +24,11 @@ describe("checkMarkdown", () => {
   const check = (text: string) => checkMarkdown("README.md", text, scratch).map((p) => p.message);
 
   it("accepts links to files and headings that exist, and ignores links inside code", () => {
-    expect(check("[a](docs/guide.md) [b](docs/guide.md#get-apihealth) [c](docs/guide.md#scale-10000-partition-subscriptions) [d](#top)\n\n# Top\n`[x](nowhere.md)`\n")).toEqual([]);
+    expect(
+      check(
+        "[a](docs/guide.md) [b](docs/guide.md#get-apihealth) [c](docs/guide.md#scale-10000-partition-subscriptions) [d](#top)\n\n# Top\n`[x](nowhere.md)`\n",
+      ),
+    ).toEqual([]);
   });
 
   it("reports a link to a missing file, an image that is missing and a missing heading", () => {

@@ -32,7 +32,13 @@ function findUnclosedFence(text: string): Fence | null {
 }
 
 const ROOT = path.resolve(__dirname, "../../..");
-const MARKDOWN = ["README.md", ...readdirSync(path.join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`), "tools/pulsar/README.md"];
+const MARKDOWN = [
+  "README.md",
+  ...readdirSync(path.join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+  "tools/pulsar/README.md",
+];
 
 describe("Markdown code fences", () => {
   it("finds a fence that never closes, and accepts closed ones", () => {

@@ -33,9 +33,15 @@ describe("the Java client's Redis scripts", () => {
   });
 
   it("exit exactly as the TypeScript client's, on the same key suffix", () => {
-    expect(match(java, /EXIT_SCRIPT = "(.*)";/, "EXIT_SCRIPT in RedisCounter.java")).toBe(match(typescript, /const EXIT_SCRIPT = `(.*)`;/, "EXIT_SCRIPT in redis-counter.ts"));
-    expect(match(java, /INSIDE_KEY_SUFFIX = "(.*)";/, "INSIDE_KEY_SUFFIX in RedisCounter.java")).toBe(match(typescript, /INSIDE_KEY_SUFFIX = "(.*)";/, "INSIDE_KEY_SUFFIX in redis-counter.ts"));
+    expect(match(java, /EXIT_SCRIPT = "(.*)";/, "EXIT_SCRIPT in RedisCounter.java")).toBe(
+      match(typescript, /const EXIT_SCRIPT = `(.*)`;/, "EXIT_SCRIPT in redis-counter.ts"),
+    );
+    expect(match(java, /INSIDE_KEY_SUFFIX = "(.*)";/, "INSIDE_KEY_SUFFIX in RedisCounter.java")).toBe(
+      match(typescript, /INSIDE_KEY_SUFFIX = "(.*)";/, "INSIDE_KEY_SUFFIX in redis-counter.ts"),
+    );
     const counterBackend = readFileSync(path.join(root, "lib/exclusivity-client/counter-backend.ts"), "utf8");
-    expect(match(java, /MAX_OTHERS_INSIDE = (\d+);/, "MAX_OTHERS_INSIDE in RedisCounter.java")).toBe(match(counterBackend, /MAX_OTHERS_INSIDE = (\d+);/, "MAX_OTHERS_INSIDE in counter-backend.ts"));
+    expect(match(java, /MAX_OTHERS_INSIDE = (\d+);/, "MAX_OTHERS_INSIDE in RedisCounter.java")).toBe(
+      match(counterBackend, /MAX_OTHERS_INSIDE = (\d+);/, "MAX_OTHERS_INSIDE in counter-backend.ts"),
+    );
   });
 });

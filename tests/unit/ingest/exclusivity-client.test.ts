@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 
-import { type CounterBackend, type CounterEvent, type CountsBody, createExclusivityClient, createInProcessCounter, type ExclusivityClientOptions } from "@/lib/exclusivity-client";
+import {
+  type CounterBackend,
+  type CounterEvent,
+  type CountsBody,
+  createExclusivityClient,
+  createInProcessCounter,
+  type ExclusivityClientOptions,
+} from "@/lib/exclusivity-client";
 
 type Sent = { url: string; headers: Headers; events: CounterEvent[]; body: unknown };
 
@@ -67,13 +74,22 @@ describe("withExclusivity", () => {
     const { fetch, sent } = fakeFetch();
     const { instance } = client({ fetch, report: "violations" });
     const allInside = barrier(3);
-    const entries = await Promise.all([1, 2, 3].map(() => instance.withExclusivity("user-2", async (entry) => {
-        await allInside();
-        return entry;
-      })));
+    const entries = await Promise.all(
+      [1, 2, 3].map(() =>
+        instance.withExclusivity("user-2", async (entry) => {
+          await allInside();
+          return entry;
+        }),
+      ),
+    );
     await instance.flush();
     expect(entries.map((e) => e.counter).sort()).toEqual([0, 1, 2]);
-    expect(sent.flatMap((s) => s.events).map((e) => e.counter).sort()).toEqual([1, 2]);
+    expect(
+      sent
+        .flatMap((s) => s.events)
+        .map((e) => e.counter)
+        .sort(),
+    ).toEqual([1, 2]);
     // Everyone left: the next entry sees nobody.
     expect(await instance.withExclusivity("user-2", (e) => e)).toEqual({ counter: 0, isViolation: false });
     await instance.close();
@@ -117,10 +133,14 @@ describe("withExclusivity", () => {
     const { fetch } = fakeFetch();
     const { instance } = client({ fetch });
     const allInside = barrier(2);
-    const entries = await Promise.all(["a", "b"].map((key) => instance.withExclusivity(key, async (entry) => {
-        await allInside();
-        return entry;
-      })));
+    const entries = await Promise.all(
+      ["a", "b"].map((key) =>
+        instance.withExclusivity(key, async (entry) => {
+          await allInside();
+          return entry;
+        }),
+      ),
+    );
     expect(entries.every((e) => !e.isViolation)).toBe(true);
     await instance.close();
   });
@@ -218,7 +238,9 @@ describe("reporting", () => {
   });
 
   it("passes rejected items on to onError", async () => {
-    const { fetch } = fakeFetch([() => Response.json({ accepted: 0, duplicates: 0, rejected: 1, errors: [{ index: 0, field: "key", message: "must be at most 512 characters" }] })]);
+    const { fetch } = fakeFetch([
+      () => Response.json({ accepted: 0, duplicates: 0, rejected: 1, errors: [{ index: 0, field: "key", message: "must be at most 512 characters" }] }),
+    ]);
     const { instance, errors } = client({ fetch });
     await instance.withExclusivity("k".repeat(600), () => undefined);
     await instance.flush();

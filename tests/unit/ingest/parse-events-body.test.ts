@@ -33,7 +33,7 @@ describe("resolveEventsFormat", () => {
   it.each([
     ["application/json", "json"],
     ["application/json; charset=utf-8", "json"],
-    ["Application/JSON; charset=\"UTF-8\"", "json"],
+    ['Application/JSON; charset="UTF-8"', "json"],
     ["application/x-ndjson", "ndjson"],
     ["application/ndjson; charset=utf8", "ndjson"],
   ])("%s -> %s", (contentType, format) => {
@@ -105,7 +105,11 @@ describe("readEventsBody", () => {
   });
 
   it("answers 413 for more events than a request may carry", async () => {
-    expect(await failure(readEventsBody(request("[1,2,3,4]"), LIMITS))).toMatchObject({ status: 413, code: "too_many_events", details: { maxEvents: 3, received: 4 } });
+    expect(await failure(readEventsBody(request("[1,2,3,4]"), LIMITS))).toMatchObject({
+      status: 413,
+      code: "too_many_events",
+      details: { maxEvents: 3, received: 4 },
+    });
   });
 
   it("answers 415 for a compressed body", async () => {

@@ -122,12 +122,22 @@ describe("validateEvents", () => {
     ["othersInside on a non-violation", event({ othersInside: [inside()] }), "othersInside", /at most counter \(0\)/],
     ["othersInside over 10", event({ counter: 11, othersInside: Array.from({ length: 11 }, () => inside()) }), "othersInside", /at most 10 workers/],
     ["othersInside item not an object", event({ counter: 1, othersInside: ["pod-a"] }), "othersInside.0", /JSON object/],
-    ["othersInside item with an unknown field", event({ counter: 2, othersInside: [inside(), inside({ since: 1 })] }), "othersInside.1.since", /not a known field/],
+    [
+      "othersInside item with an unknown field",
+      event({ counter: 2, othersInside: [inside(), inside({ since: 1 })] }),
+      "othersInside.1.since",
+      /not a known field/,
+    ],
     ["othersInside worker missing", event({ counter: 1, othersInside: [{ enteredAt: NOW - 90_000 }] }), "othersInside.0.worker", /is required/],
     ["othersInside worker too long", event({ counter: 1, othersInside: [inside({ worker: "w".repeat(201) })] }), "othersInside.0.worker", /at most 200/],
     ["othersInside enteredAt missing", event({ counter: 1, othersInside: [{ worker: "pod-a" }] }), "othersInside.0.enteredAt", /is required/],
     ["othersInside enteredAt not a date", event({ counter: 1, othersInside: [inside({ enteredAt: "yesterday" })] }), "othersInside.0.enteredAt", /RFC 3339/],
-    ["othersInside enteredAt after observedAt", event({ counter: 1, othersInside: [inside({ enteredAt: NOW })] }), "othersInside.0.enteredAt", /must not be after observedAt/],
+    [
+      "othersInside enteredAt after observedAt",
+      event({ counter: 1, othersInside: [inside({ enteredAt: NOW })] }),
+      "othersInside.0.enteredAt",
+      /must not be after observedAt/,
+    ],
   ])("rejects %s", (_label, item, field, message) => {
     const { events, rejected } = validateEvents([item], RULES);
     expect(events).toEqual([]);

@@ -14,7 +14,12 @@ describe("ZooKeeper details", () => {
     expect(zookeeperSequence("_c_2d3c0f4e-8a59-4a36-9f0e-3f0e8e1c6d11-latch-0000000012")).toBe(12);
     expect(zookeeperSequence("9f2c__lock__0000000003")).toBe(3);
     expect(zookeeperSequence("leases")).toBeNull();
-    const details = { waiterNodes: [{ node: "latch-0000000004", session: "0x2b" }, { node: "latch-0000000007", session: "0x3c" }] };
+    const details = {
+      waiterNodes: [
+        { node: "latch-0000000004", session: "0x2b" },
+        { node: "latch-0000000007", session: "0x3c" },
+      ],
+    };
     expect(readZookeeperWaiters(["pod-b", "pod-c"], details)).toEqual([
       { name: "pod-b", node: "latch-0000000004", sequence: 4, session: "0x2b" },
       { name: "pod-c", node: "latch-0000000007", sequence: 7, session: "0x3c" },
@@ -26,16 +31,30 @@ describe("ZooKeeper details", () => {
       kind: "HIDDEN_FLAP",
       fromHolder: "pod-a",
       toHolder: "pod-a",
-      details: { tokenBefore: "0x1a/latch-0000000001", tokenAfter: "0x2b/latch-0000000004", sourceAfter: { holderSessionId: "0x2b", holderNode: "latch-0000000004" } },
+      details: {
+        tokenBefore: "0x1a/latch-0000000001",
+        tokenAfter: "0x2b/latch-0000000004",
+        sourceAfter: { holderSessionId: "0x2b", holderNode: "latch-0000000004" },
+      },
     });
     expect(flap).toEqual({ words: "new session of the same participant: session 0x1a → 0x2b, node sequence 4", isLoud: true });
     // Older rows without the source details: the token's "<session>/<node>" still tells the sessions.
-    const handover = describeKindChange("zookeeper", { kind: "HOLDER_CHANGED", fromHolder: "pod-a", toHolder: "pod-b", details: { tokenBefore: "0x1a/latch-0000000001", tokenAfter: "0x2b/latch-0000000002" } });
+    const handover = describeKindChange("zookeeper", {
+      kind: "HOLDER_CHANGED",
+      fromHolder: "pod-a",
+      toHolder: "pod-b",
+      details: { tokenBefore: "0x1a/latch-0000000001", tokenAfter: "0x2b/latch-0000000002" },
+    });
     expect(handover).toEqual({ words: "session 0x2b, was session 0x1a", isLoud: false });
   });
 
   it("shows the session's time left only when the server's dump told it", () => {
-    const known = panel("zookeeper", { holderNode: "latch-0000000001", holderSessionId: "0x1a", sessionExpiry: "server dump" }, [], new Date(NOW + 4_000).toISOString());
+    const known = panel(
+      "zookeeper",
+      { holderNode: "latch-0000000001", holderSessionId: "0x1a", sessionExpiry: "server dump" },
+      [],
+      new Date(NOW + 4_000).toISOString(),
+    );
     expect(known).toContain("4 s left");
     expect(known).toContain("0x1a");
     const unknown = panel("zookeeper", { holderNode: "latch-0000000001", holderSessionId: "0x1a", sessionExpiry: "unknown (dump not allowed)" });
@@ -52,12 +71,21 @@ describe("etcd details", () => {
     expect(isEtcdLeaseUnrenewed({ leaseTtlS: null, leaseGrantedTtlS: 10 })).toBe(false);
     const flagged = panel("etcd", { leaseId: "694d7a1b2c3d4e5f", leaseTtlS: 3, leaseGrantedTtlS: 10, createRevision: 12, modRevision: 12, revision: 15 });
     expect(flagged).toContain("still running after it stopped");
-    expect(renderToStaticMarkup(createElement(LockKindCell, { kind: "etcd", details: { leaseTtlS: 3, leaseGrantedTtlS: 10, createRevision: 12, modRevision: 12 } }))).toContain("lease not renewed");
+    expect(
+      renderToStaticMarkup(createElement(LockKindCell, { kind: "etcd", details: { leaseTtlS: 3, leaseGrantedTtlS: 10, createRevision: 12, modRevision: 12 } })),
+    ).toContain("lease not renewed");
     expect(summarizeKindDetails("etcd", { leaseTtlS: 9, leaseGrantedTtlS: 10, createRevision: 12, modRevision: 14 })).toBe("rev 14, lease 10 s");
   });
 
   it("tells a change's lease and create revision, from the source details or the token", () => {
-    expect(describeKindChange("etcd", { kind: "HOLDER_CHANGED", fromHolder: "a", toHolder: "b", details: { tokenAfter: "694d@21", sourceBefore: { leaseTtlS: 2 } } })).toEqual({
+    expect(
+      describeKindChange("etcd", {
+        kind: "HOLDER_CHANGED",
+        fromHolder: "a",
+        toHolder: "b",
+        details: { tokenAfter: "694d@21", sourceBefore: { leaseTtlS: 2 } },
+      }),
+    ).toEqual({
       words: "lease 694d, create revision 21, the previous lease had 2 s left",
       isLoud: false,
     });
@@ -66,12 +94,23 @@ describe("etcd details", () => {
 
 describe("Redis, DynamoDB and unknown kinds", () => {
   it("lists a Redlock group's token per master and a Redisson lock's reentrancy", () => {
-    const redlock = panel("redis", { layout: "token", redlock: true, majority: 2, masters: { "127.0.0.1:6380": "6f1c9a2e…77d0", "127.0.0.1:6381": null }, holdingMasters: 1 });
+    const redlock = panel("redis", {
+      layout: "token",
+      redlock: true,
+      majority: 2,
+      masters: { "127.0.0.1:6380": "6f1c9a2e…77d0", "127.0.0.1:6381": null },
+      holdingMasters: 1,
+    });
     expect(redlock).toContain("127.0.0.1:6380");
     expect(redlock).toContain("6f1c9a2e…77d0");
     expect(redlock).toContain("majority 2");
     expect(panel("redis", { layout: "redisson", reentrancy: 2 })).toContain("held 2×");
-    const fair = panel("redis", { layout: "redisson", reentrancy: 1, waiterTimeouts: [{ waiter: "3f1a2b4c:57", timeoutAt: "2026-11-24T10:00:05.000Z" }], neverExpires: true });
+    const fair = panel("redis", {
+      layout: "redisson",
+      reentrancy: 1,
+      waiterTimeouts: [{ waiter: "3f1a2b4c:57", timeoutAt: "2026-11-24T10:00:05.000Z" }],
+      neverExpires: true,
+    });
     expect(fair).toContain("3f1a2b4c:57 (gives up at");
     expect(fair).toContain("never expires");
     expect(panel("redis", { masters: ["127.0.0.1:6380 pod-g"] })).toContain("127.0.0.1:6380 pod-g");
@@ -79,13 +118,26 @@ describe("Redis, DynamoDB and unknown kinds", () => {
   });
 
   it("renders a DynamoDB item's record version, lease, unchanged time, release and sort key", () => {
-    const html = panel("dynamodb", { recordVersionNumber: "3f6c2a9e-1b", leaseDurationMs: 20_000, versionUnchangedForMs: 45_000, isReleased: false, sortKey: "shard-2" });
+    const html = panel("dynamodb", {
+      recordVersionNumber: "3f6c2a9e-1b",
+      leaseDurationMs: 20_000,
+      versionUnchangedForMs: 45_000,
+      isReleased: false,
+      sortKey: "shard-2",
+    });
     expect(html).toContain("DynamoDB details");
     expect(html).toContain("3f6c2a9e-1b");
     expect(html).toContain("20 s");
     expect(html).toContain("45 s");
     expect(html).toContain("shard-2");
-    expect(describeKindChange("dynamodb", { kind: "HIDDEN_FLAP", fromHolder: "a", toHolder: "a", details: { sourceBefore: { recordVersionNumber: "v1" }, sourceAfter: { recordVersionNumber: "v2" } } })?.words).toBe("record version v1 → v2");
+    expect(
+      describeKindChange("dynamodb", {
+        kind: "HIDDEN_FLAP",
+        fromHolder: "a",
+        toHolder: "a",
+        details: { sourceBefore: { recordVersionNumber: "v1" }, sourceAfter: { recordVersionNumber: "v2" } },
+      })?.words,
+    ).toBe("record version v1 → v2");
   });
 
   it("shows a kind without a panel, and a known kind's new fields, as a plain key/value list", () => {

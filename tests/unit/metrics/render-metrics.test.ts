@@ -6,7 +6,18 @@ import { buildSnapshotRegistry, isSourceUp, renderHolderInfo } from "@/lib/metri
 const NOW = 1_000_000;
 
 function source(overrides: Partial<SourceState> = {}): SourceState {
-  return { cluster: "prod", kind: "pulsar", pollIntervalMs: 5_000, lastPollSeconds: NOW - 2, lastPollErrors: 0, lastPollDurationMs: 250, pollerEpoch: 3, heartbeatSeconds: NOW - 1, staleResources: 0, ...overrides };
+  return {
+    cluster: "prod",
+    kind: "pulsar",
+    pollIntervalMs: 5_000,
+    lastPollSeconds: NOW - 2,
+    lastPollErrors: 0,
+    lastPollDurationMs: 250,
+    pollerEpoch: 3,
+    heartbeatSeconds: NOW - 1,
+    staleResources: 0,
+    ...overrides,
+  };
 }
 
 function snapshot(overrides: Partial<MetricSnapshot> = {}): MetricSnapshot {
@@ -44,7 +55,9 @@ async function render(value: MetricSnapshot): Promise<string[]> {
 describe("buildSnapshotRegistry", () => {
   it("names each holder in an info gauge, escaping label values as the exposition format requires", async () => {
     const lines = await render(snapshot());
-    expect(lines).toContain('baton_resource_holder_info{cluster="prod",kind="PULSAR_SUBSCRIPTION_PARTITION",resource="persistent://t/ns/orders|billing|0",holder="w1"} 1');
+    expect(lines).toContain(
+      'baton_resource_holder_info{cluster="prod",kind="PULSAR_SUBSCRIPTION_PARTITION",resource="persistent://t/ns/orders|billing|0",holder="w1"} 1',
+    );
     expect(lines).toContain('baton_resource_holder_info{cluster="prod",kind="REDIS_LOCK",resource="lock:\\"odd\\"\\\\name",holder="pod-7"} 1');
     expect(lines).toContain("baton_metrics_resource_series_dropped 0");
     expect(lines).toContain("# TYPE baton_resource_holder_info gauge");
@@ -54,7 +67,12 @@ describe("buildSnapshotRegistry", () => {
     const { Gauge, Registry } = await import("prom-client");
     const holders = [...snapshot().holders!, { cluster: "prod", kind: "ZOOKEEPER_LOCK", resource: "/locks/a", holder: "pod\nb" }];
     const registry = new Registry();
-    const gauge = new Gauge({ name: "baton_resource_holder_info", help: "1 for each held resource, with its current holder as a label (absent while nobody holds it).", labelNames: ["cluster", "kind", "resource", "holder"], registers: [registry] });
+    const gauge = new Gauge({
+      name: "baton_resource_holder_info",
+      help: "1 for each held resource, with its current holder as a label (absent while nobody holds it).",
+      labelNames: ["cluster", "kind", "resource", "holder"],
+      registers: [registry],
+    });
     for (const row of holders) gauge.set(row, 1);
     expect(renderHolderInfo({ holders })).toBe(await registry.metrics());
   });
@@ -83,7 +101,9 @@ describe("buildSnapshotRegistry", () => {
   });
 
   it("gives each source its up state, last poll and lease, and leaves out what is not known yet", async () => {
-    const lines = await render(snapshot({ sources: [source(), source({ cluster: "new", lastPollSeconds: null, lastPollDurationMs: null, pollerEpoch: null, heartbeatSeconds: null })] }));
+    const lines = await render(
+      snapshot({ sources: [source(), source({ cluster: "new", lastPollSeconds: null, lastPollDurationMs: null, pollerEpoch: null, heartbeatSeconds: null })] }),
+    );
     expect(lines).toContain('baton_source_up{cluster="prod",kind="pulsar"} 1');
     expect(lines).toContain('baton_source_up{cluster="new",kind="pulsar"} 0');
     expect(lines).toContain('baton_source_last_poll_duration_seconds{cluster="prod",kind="pulsar"} 0.25');

@@ -14,7 +14,10 @@ const valid = { id: "e-1", key: "order-1", counter: 0, service: "orders", worker
 
 const CASES: [string, Record<string, unknown>][] = [
   ["the required fields only", valid],
-  ["every optional field", { ...valid, topic: "persistent://shop/orders/payments", subscription: "s", partition: -1, traceId: "t", attributes: { a: [1, { b: null }] } }],
+  [
+    "every optional field",
+    { ...valid, topic: "persistent://shop/orders/payments", subscription: "s", partition: -1, traceId: "t", attributes: { a: [1, { b: null }] } },
+  ],
   ["optional fields as null", { ...valid, topic: null, subscription: null, partition: null, traceId: null, attributes: null }],
   ["an RFC 3339 time with an offset", { ...valid, observedAt: new Date(nowMs - DAY_MS).toISOString().replace("Z", "+00:00") }],
   ["a time without an offset", { ...valid, observedAt: new Date(nowMs - DAY_MS).toISOString().slice(0, 19) }],
@@ -36,7 +39,17 @@ const CASES: [string, Record<string, unknown>][] = [
   ["attributes too deep", { ...valid, attributes: { a: { b: { c: { d: { e: { f: { g: { h: { i: 1 } } } } } } } } } }],
   ["attributes too large", { ...valid, attributes: { text: "x".repeat(9000) } }],
   ["a violation naming who was inside", { ...valid, counter: 1, othersInside: [{ worker: "w-0", enteredAt: nowMs - 61_000 }] }],
-  ["more others inside than the counter", { ...valid, counter: 1, othersInside: [{ worker: "w-0", enteredAt: nowMs - 61_000 }, { worker: "w-2", enteredAt: nowMs - 62_000 }] }],
+  [
+    "more others inside than the counter",
+    {
+      ...valid,
+      counter: 1,
+      othersInside: [
+        { worker: "w-0", enteredAt: nowMs - 61_000 },
+        { worker: "w-2", enteredAt: nowMs - 62_000 },
+      ],
+    },
+  ],
   ["another worker entering after this one", { ...valid, counter: 1, othersInside: [{ worker: "w-0", enteredAt: nowMs - 1_000 }] }],
   ["the lock it ran under", { ...valid, lock: "redis-main/lock:daily-job/eu" }],
   ["a lock without its cluster", { ...valid, lock: "lock:daily-job" }],

@@ -32,14 +32,20 @@ function readRoutesOnDisk(): RouteOnDisk[] {
   return findRouteFiles(API_DIR).flatMap((file) => {
     const text = readFileSync(file, "utf8");
     const starts = [...text.matchAll(EXPORTED_METHOD)];
-    return starts.map((match, i) => ({ path: toUrlPath(file), method: match[1]!.toLowerCase(), source: text.slice(match.index, starts[i + 1]?.index ?? text.length) }));
+    return starts.map((match, i) => ({
+      path: toUrlPath(file),
+      method: match[1]!.toLowerCase(),
+      source: text.slice(match.index, starts[i + 1]?.index ?? text.length),
+    }));
   });
 }
 
 type OperationObject = { security?: unknown[]; parameters?: { name: string; in: string }[]; responses: Record<string, unknown> };
 
 const document = buildOpenApiDocument(Date.now());
-const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation: operation as OperationObject })));
+const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, operation]) => ({ path, method, operation: operation as OperationObject })),
+);
 const routes = readRoutesOnDisk();
 
 describe("the API document against app/api", () => {
@@ -65,14 +71,20 @@ describe("the API document against app/api", () => {
         route: `${route.method} ${route.path}`,
         security: isChecked ? [{ bearerToken: [] }] : isPublic ? [] : readSecurity,
       });
-      expect({ route: `${route.method} ${route.path}`, has401: Object.hasOwn(operation.responses, "401") }).toEqual({ route: `${route.method} ${route.path}`, has401: !isPublic });
+      expect({ route: `${route.method} ${route.path}`, has401: Object.hasOwn(operation.responses, "401") }).toEqual({
+        route: `${route.method} ${route.path}`,
+        has401: !isPublic,
+      });
     }
   });
 
   it("names a path parameter for every {segment} of a path, and none besides", () => {
     for (const { path, operation } of documented) {
       const inTemplate = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
-      const declared = (operation.parameters ?? []).filter((parameter) => parameter.in === "path").map((parameter) => parameter.name).sort();
+      const declared = (operation.parameters ?? [])
+        .filter((parameter) => parameter.in === "path")
+        .map((parameter) => parameter.name)
+        .sort();
       expect({ path, declared }).toEqual({ path, declared: inTemplate });
     }
   });
@@ -112,7 +124,10 @@ describe("the API document itself", () => {
 
   it("states what transforms hide: timestamps take a date-time or epoch milliseconds", () => {
     const observedAt = (document.components.schemas.CounterEvent!.properties as Record<string, { anyOf: unknown[] }>).observedAt;
-    expect(observedAt?.anyOf).toEqual([{ type: "string", format: "date-time" }, { type: "integer", minimum: Date.UTC(2000, 0, 1) }]);
+    expect(observedAt?.anyOf).toEqual([
+      { type: "string", format: "date-time" },
+      { type: "integer", minimum: Date.UTC(2000, 0, 1) },
+    ]);
     const startedAt = (document.components.schemas.DeploymentCreate!.properties as Record<string, { anyOf: unknown[] }>).startedAt;
     expect(startedAt?.anyOf).toHaveLength(2);
   });

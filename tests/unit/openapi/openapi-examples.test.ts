@@ -93,27 +93,33 @@ describe("documented examples", () => {
     expect(Object.keys(BAD_VARIANTS).sort()).toEqual([...new Set(taking)].sort());
   });
 
-  it.each(withQuery.map((operation) => [operation.operationId, operation] as const))("%s: every query example validates, and its bad variant names the field", (_id, operation) => {
-    const names = Object.keys(operation.query!.examples);
-    expect(names.length).toBeGreaterThan(0);
-    for (const name of names) {
-      const query = queryExampleFromDocument(operation, name);
-      expect(query).toEqual(operation.query!.examples[name]!.value);
-      expect(fieldRefused(operation.query!.schema, query)).toBeNull();
-      const bad = BAD_VARIANTS[operation.operationId]!;
-      expect(fieldRefused(operation.query!.schema, { ...query, ...bad.change })).toBe(bad.field);
-    }
-  });
+  it.each(withQuery.map((operation) => [operation.operationId, operation] as const))(
+    "%s: every query example validates, and its bad variant names the field",
+    (_id, operation) => {
+      const names = Object.keys(operation.query!.examples);
+      expect(names.length).toBeGreaterThan(0);
+      for (const name of names) {
+        const query = queryExampleFromDocument(operation, name);
+        expect(query).toEqual(operation.query!.examples[name]!.value);
+        expect(fieldRefused(operation.query!.schema, query)).toBeNull();
+        const bad = BAD_VARIANTS[operation.operationId]!;
+        expect(fieldRefused(operation.query!.schema, { ...query, ...bad.change })).toBe(bad.field);
+      }
+    },
+  );
 
-  it.each(withJsonBody.map((operation) => [operation.operationId, operation] as const))("%s: every body example validates, and its bad variant names the field", (_id, operation) => {
-    const examples = bodyExamplesFromDocument(operation, "application/json");
-    expect(examples.length).toBeGreaterThan(0);
-    for (const [, value] of examples) {
-      expect(fieldRefused(operation.body!.schema, value)).toBeNull();
-      const bad = BAD_VARIANTS[operation.operationId]!;
-      expect(fieldRefused(operation.body!.schema, { ...(value as object), ...bad.change })).toBe(bad.field);
-    }
-  });
+  it.each(withJsonBody.map((operation) => [operation.operationId, operation] as const))(
+    "%s: every body example validates, and its bad variant names the field",
+    (_id, operation) => {
+      const examples = bodyExamplesFromDocument(operation, "application/json");
+      expect(examples.length).toBeGreaterThan(0);
+      for (const [, value] of examples) {
+        expect(fieldRefused(operation.body!.schema, value)).toBeNull();
+        const bad = BAD_VARIANTS[operation.operationId]!;
+        expect(fieldRefused(operation.body!.schema, { ...(value as object), ...bad.change })).toBe(bad.field);
+      }
+    },
+  );
 
   it("postExclusivityEvents: every JSON example passes the route's validator and the documented schema", () => {
     const examples = bodyExamplesFromDocument(eventsOperation, "application/json");
@@ -134,21 +140,32 @@ describe("documented examples", () => {
     }
   });
 
-  it.each(["application/x-ndjson", "application/ndjson"])("postExclusivityEvents: every %s example is read and validated as the route does", async (mediaType) => {
-    const examples = bodyExamplesFromDocument(eventsOperation, mediaType);
-    expect(examples.length).toBeGreaterThan(0);
-    for (const [, value] of examples) {
-      const request = new Request("http://baton.test/api/v1/exclusivity-events", { method: "POST", headers: { "content-type": mediaType }, body: value as string });
-      const items = await readEventsBody(request, LIMITS);
-      expect(items.length).toBeGreaterThan(0);
-      expect(validateEvents(items, RULES)).toMatchObject({ rejected: [], duplicatesInBatch: 0 });
-    }
-  });
+  it.each(["application/x-ndjson", "application/ndjson"])(
+    "postExclusivityEvents: every %s example is read and validated as the route does",
+    async (mediaType) => {
+      const examples = bodyExamplesFromDocument(eventsOperation, mediaType);
+      expect(examples.length).toBeGreaterThan(0);
+      for (const [, value] of examples) {
+        const request = new Request("http://baton.test/api/v1/exclusivity-events", {
+          method: "POST",
+          headers: { "content-type": mediaType },
+          body: value as string,
+        });
+        const items = await readEventsBody(request, LIMITS);
+        expect(items.length).toBeGreaterThan(0);
+        expect(validateEvents(items, RULES)).toMatchObject({ rejected: [], duplicatesInBatch: 0 });
+      }
+    },
+  );
 
   it("gives every path parameter an example", () => {
     for (const operation of operations) {
       for (const parameter of documentedOperation(operation).parameters ?? []) {
-        if (parameter.in === "path") expect({ operation: operation.operationId, examples: Object.keys(parameter.examples ?? {}).length > 0 }).toEqual({ operation: operation.operationId, examples: true });
+        if (parameter.in === "path")
+          expect({ operation: operation.operationId, examples: Object.keys(parameter.examples ?? {}).length > 0 }).toEqual({
+            operation: operation.operationId,
+            examples: true,
+          });
       }
     }
   });

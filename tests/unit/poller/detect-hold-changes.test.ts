@@ -103,12 +103,23 @@ describe("detectHoldChanges", () => {
       seen(3_000, "pod-a", "0x2b/latch-0000000004", null, { details: { holderSessionId: "0x2b", holderNode: "latch-0000000004" } }),
     ]);
     expect(changes).toHaveLength(1);
-    expect(changes[0]).toMatchObject({ kind: "HIDDEN_FLAP", details: { sourceBefore: { holderSessionId: "0x1a" }, sourceAfter: { holderSessionId: "0x2b", holderNode: "latch-0000000004" } } });
+    expect(changes[0]).toMatchObject({
+      kind: "HIDDEN_FLAP",
+      details: { sourceBefore: { holderSessionId: "0x1a" }, sourceAfter: { holderSessionId: "0x2b", holderNode: "latch-0000000004" } },
+    });
   });
 
   it("the same holder under a new token is a hidden re-acquire (HIDDEN_FLAP), not the same hold", () => {
     const { changes } = run([seen(0, "pod-a", "tok-1", 10_000), seen(3_000, "pod-a", "tok-2", 10_000)]);
-    expect(changes).toEqual([expect.objectContaining({ kind: "HIDDEN_FLAP", ending: "RELEASED", fromHolder: "pod-a", toHolder: "pod-a", details: expect.objectContaining({ tokenBefore: "tok-1", tokenAfter: "tok-2" }) })]);
+    expect(changes).toEqual([
+      expect.objectContaining({
+        kind: "HIDDEN_FLAP",
+        ending: "RELEASED",
+        fromHolder: "pod-a",
+        toHolder: "pod-a",
+        details: expect.objectContaining({ tokenBefore: "tok-1", tokenAfter: "tok-2" }),
+      }),
+    ]);
   });
 
   it("a TTL extension or watchdog renewal is not a change; a TTL close to zero is counted", () => {
@@ -123,7 +134,12 @@ describe("detectHoldChanges", () => {
   });
 
   it("remembers the longest hold that ended, and starts each tenure's TTL figures afresh", () => {
-    const { state } = run([seen(0, "pod-a", "tok-a", 30_000), seen(20_000, "pod-a", "tok-a", 2_000), seen(25_000, null, null, null), seen(26_000, "pod-b", "tok-b", 10_000)]);
+    const { state } = run([
+      seen(0, "pod-a", "tok-a", 30_000),
+      seen(20_000, "pod-a", "tok-a", 2_000),
+      seen(25_000, null, null, null),
+      seen(26_000, "pod-b", "tok-b", 10_000),
+    ]);
     expect(state.stats).toEqual({ tenureMaxTtlMs: 10_000, nearExpiryCount: 0, longestHoldMs: 20_000 });
   });
 
@@ -136,8 +152,20 @@ describe("detectHoldChanges", () => {
   });
 
   it("a Redlock split seen twice in a row loses the holder without calling it a release or an expiry", () => {
-    const { changes } = run([seen(0, "pod-a", "tok-a", 10_000), seen(2_000, null, null, null, { isSplit: true }), seen(3_000, null, null, null, { isSplit: true })]);
-    expect(changes).toEqual([expect.objectContaining({ kind: "HOLDER_LOST", ending: null, oldSeenAt: at(0), newSeenAt: at(3_000), details: expect.objectContaining({ isSplit: true }) })]);
+    const { changes } = run([
+      seen(0, "pod-a", "tok-a", 10_000),
+      seen(2_000, null, null, null, { isSplit: true }),
+      seen(3_000, null, null, null, { isSplit: true }),
+    ]);
+    expect(changes).toEqual([
+      expect.objectContaining({
+        kind: "HOLDER_LOST",
+        ending: null,
+        oldSeenAt: at(0),
+        newSeenAt: at(3_000),
+        details: expect.objectContaining({ isSplit: true }),
+      }),
+    ]);
   });
 
   it("a split seen once (a Redlock acquire or release reaching the last master a moment later) is no change", () => {

@@ -23,7 +23,14 @@ describe("a source that fails cycle after cycle", () => {
   });
 
   it("says once when a cycle succeeds again, and a streak below the threshold says nothing", () => {
-    expect(run([true, true, true, true, false, false])).toEqual([null, null, expect.any(String), null, "a cycle succeeded again after 4 failed in a row (since 2026-11-27T18:52:00.000Z)", null]);
+    expect(run([true, true, true, true, false, false])).toEqual([
+      null,
+      null,
+      expect.any(String),
+      null,
+      "a cycle succeeded again after 4 failed in a row (since 2026-11-27T18:52:00.000Z)",
+      null,
+    ]);
     expect(run([true, true, false, true, true, false])).toEqual([null, null, null, null, null, null]);
   });
 });

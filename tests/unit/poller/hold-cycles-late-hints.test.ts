@@ -46,7 +46,17 @@ function scriptedSource(holders: [string, string][], duringRead: (emit: (hints: 
 }
 
 async function runTwice(duringRead: Parameters<typeof scriptedSource>[1]) {
-  const cycles = await openHoldCycles(scriptedSource([["pod-a", "a@1"], ["pod-b", "b@2"]], duringRead), [], { resourceKind: "ETCD_LOCK", discoveryIntervalMs: 60_000, pollIntervalMs: 0 });
+  const cycles = await openHoldCycles(
+    scriptedSource(
+      [
+        ["pod-a", "a@1"],
+        ["pod-b", "b@2"],
+      ],
+      duringRead,
+    ),
+    [],
+    { resourceKind: "ETCD_LOCK", discoveryIntervalMs: 60_000, pollIntervalMs: 0 },
+  );
   const first = await cycles.run();
   cycles.commit(first);
   const second = await cycles.run();

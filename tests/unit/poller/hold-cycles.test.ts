@@ -51,7 +51,11 @@ function tableSource(table: Table, options: { isDown?: () => boolean } = {}) {
     takeRequestCount: () => 0,
     close: async () => {},
   };
-  return { source, reads, hint: (key: string, kind: HoldHintKind, event: string | null) => onHints?.([{ key, kind, event, at: new Date(Date.now()).toISOString() }]) };
+  return {
+    source,
+    reads,
+    hint: (key: string, kind: HoldHintKind, event: string | null) => onHints?.([{ key, kind, event, at: new Date(Date.now()).toISOString() }]),
+  };
 }
 
 async function cycle(cycles: Awaited<ReturnType<typeof openHoldCycles>>) {
@@ -68,7 +72,10 @@ afterEach(() => vi.useRealTimers());
 
 describe("openHoldCycles", () => {
   it("reads only the signalled keys between full reads, and tells a release hint as a release", async () => {
-    const table: Table = new Map([["lock:a", { token: "pod-a:1", ttlMs: 30_000 }], ["lock:b", { token: "pod-b:1", ttlMs: 30_000 }]]);
+    const table: Table = new Map([
+      ["lock:a", { token: "pod-a:1", ttlMs: 30_000 }],
+      ["lock:b", { token: "pod-b:1", ttlMs: 30_000 }],
+    ]);
     const { source, reads, hint } = tableSource(table);
     const cycles = await openHoldCycles(source, [], { resourceKind: "REDIS_LOCK", discoveryIntervalMs: DISCOVERY_MS, pollIntervalMs: POLL_MS });
     const first = await cycle(cycles);
@@ -81,7 +88,9 @@ describe("openHoldCycles", () => {
     const result = await cycle(cycles);
     expect(result.discoveryMs).toBeNull();
     expect(reads.at(-1)).toEqual(["lock:a"]);
-    expect(result.changes).toEqual([expect.objectContaining({ resourceKey: "lock:a", kind: "HOLDER_LOST", ending: "RELEASED", details: expect.objectContaining({ hint: "del" }) })]);
+    expect(result.changes).toEqual([
+      expect.objectContaining({ resourceKey: "lock:a", kind: "HOLDER_LOST", ending: "RELEASED", details: expect.objectContaining({ hint: "del" }) }),
+    ]);
   });
 
   it("keeps an ending hint over the next holder's writes until the read: the release, not a takeover", async () => {
@@ -95,7 +104,9 @@ describe("openHoldCycles", () => {
     hint("lock:a", "change", "set");
     hint("lock:a", "change", null);
     const result = await cycle(cycles);
-    expect(result.changes).toEqual([expect.objectContaining({ kind: "HOLDER_CHANGED", ending: "RELEASED", details: expect.objectContaining({ hint: "del" }) })]);
+    expect(result.changes).toEqual([
+      expect.objectContaining({ kind: "HOLDER_CHANGED", ending: "RELEASED", details: expect.objectContaining({ hint: "del" }) }),
+    ]);
   });
 
   it("without an ending hint, a holder replaced before its expiry was taken over", async () => {
@@ -107,7 +118,9 @@ describe("openHoldCycles", () => {
     table.set("lock:a", { token: "pod-b:2", ttlMs: 30_000 });
     hint("lock:a", "change", "set");
     const result = await cycle(cycles);
-    expect(result.changes).toEqual([expect.objectContaining({ kind: "HOLDER_CHANGED", ending: "TAKEN_OVER", details: expect.objectContaining({ hint: "set" }) })]);
+    expect(result.changes).toEqual([
+      expect.objectContaining({ kind: "HOLDER_CHANGED", ending: "TAKEN_OVER", details: expect.objectContaining({ hint: "set" }) }),
+    ]);
   });
 
   it("keeps reading a lock released a moment ago, also when discovery no longer finds it, so its next holder is seen", async () => {
@@ -137,7 +150,9 @@ describe("openHoldCycles", () => {
     await cycle(cycles);
     vi.setSystemTime(T0 + 2 * DISCOVERY_MS + 2_000);
     const atDiscovery = await cycle(cycles);
-    expect(atDiscovery.states.states).toEqual([expect.objectContaining({ resourceKey: "lock:once", goneAt: new Date(T0 + 2 * DISCOVERY_MS + 2_000).toISOString() })]);
+    expect(atDiscovery.states.states).toEqual([
+      expect.objectContaining({ resourceKey: "lock:once", goneAt: new Date(T0 + 2 * DISCOVERY_MS + 2_000).toISOString() }),
+    ]);
     const readsBefore = reads.length;
     vi.setSystemTime(T0 + 2 * DISCOVERY_MS + 3_000);
     const after = await cycle(cycles);
@@ -155,7 +170,9 @@ describe("openHoldCycles", () => {
     vi.setSystemTime(T0 + 2_000);
     const down = await cycle(cycles);
     expect(down.changes).toEqual([]);
-    expect(down.states.states).toEqual([expect.objectContaining({ holder: "pod-a", staleSince: new Date(T0 + 2_000).toISOString(), lastError: "connection refused" })]);
+    expect(down.states.states).toEqual([
+      expect.objectContaining({ holder: "pod-a", staleSince: new Date(T0 + 2_000).toISOString(), lastError: "connection refused" }),
+    ]);
     isDown = false;
     vi.setSystemTime(T0 + 4_000);
     const back = await cycle(cycles);

@@ -23,7 +23,11 @@ describe("predictNextConsumer", () => {
   });
 
   it("says nobody is next when the holder is the only consumer", () => {
-    expect(predictNextConsumer({ topic: TOPIC, partition: 0, subscriptionType: "Failover", holder: "f-1", consumers: ["f-1"] })).toEqual({ holder: null, reason: null, detail: null });
+    expect(predictNextConsumer({ topic: TOPIC, partition: 0, subscriptionType: "Failover", holder: "f-1", consumers: ["f-1"] })).toEqual({
+      holder: null,
+      reason: null,
+      detail: null,
+    });
   });
 
   it("uses the hash ring on a non-partitioned topic", () => {
@@ -42,7 +46,13 @@ describe("predictNextConsumer", () => {
     ["Exclusive", /one consumer/],
     ["Key_Shared", /hash range/],
   ])("cannot compute a next consumer for %s, and says why", (subscriptionType, detail) => {
-    const next = predictNextConsumer({ topic: TOPIC, partition: 0, subscriptionType, holder: subscriptionType === "Exclusive" ? "a" : null, consumers: ["a", "b"] });
+    const next = predictNextConsumer({
+      topic: TOPIC,
+      partition: 0,
+      subscriptionType,
+      holder: subscriptionType === "Exclusive" ? "a" : null,
+      consumers: ["a", "b"],
+    });
     expect(next).toMatchObject({ holder: null, reason: "no-owner-rule" });
     expect(next.detail).toMatch(detail);
   });
@@ -70,7 +80,10 @@ describe("predictNextHolder of each lock kind", () => {
       expect(predictNextWaiter({ resourceKind: "REDIS_LOCK", waiters: [], source })).toMatchObject({ holder: null, reason: "no-queue" });
     }
     expect(predictNextWaiter({ resourceKind: "KUBERNETES_LEASE", waiters: [], source: {} }).reason).toBe("no-queue");
-    expect(predictNextWaiter({ resourceKind: "DYNAMODB_LOCK", waiters: [], source: { recordVersionNumber: "v1" } })).toMatchObject({ holder: null, reason: "no-queue" });
+    expect(predictNextWaiter({ resourceKind: "DYNAMODB_LOCK", waiters: [], source: { recordVersionNumber: "v1" } })).toMatchObject({
+      holder: null,
+      reason: "no-queue",
+    });
   });
 });
 
@@ -79,7 +92,10 @@ describe("scorePrediction", () => {
     expect(scorePrediction("HOLDER_CHANGED", { holder: "b", reason: null, detail: null }, "b")).toEqual({ predictedHolder: "b", outcome: "CONFIRMED" });
     expect(scorePrediction("HOLDER_CHANGED", { holder: "b", reason: null, detail: null }, "c")).toEqual({ predictedHolder: "b", outcome: "WRONG" });
     expect(scorePrediction("HOLDER_LOST", { holder: null, reason: null, detail: null }, null)).toEqual({ predictedHolder: null, outcome: "CONFIRMED" });
-    expect(scorePrediction("HOLDER_CHANGED", { holder: null, reason: "no-queue", detail: "x" }, "c")).toEqual({ predictedHolder: null, outcome: "NOT_PREDICTED" });
+    expect(scorePrediction("HOLDER_CHANGED", { holder: null, reason: "no-queue", detail: "x" }, "c")).toEqual({
+      predictedHolder: null,
+      outcome: "NOT_PREDICTED",
+    });
     expect(scorePrediction("HOLDER_APPEARED", { holder: "b", reason: null, detail: null }, "b")).toBeNull();
   });
 });
@@ -129,13 +145,22 @@ describe("detectHoldChanges scores a lock's holder change against its queue's he
 
   it("confirms the head of the queue, and marks another winner wrong", () => {
     const first = detectHoldChanges(undefined, seen(0, "a", ["b", "c"]), null, ruleOf("ZOOKEEPER_LOCK")).next;
-    expect(detectHoldChanges(first, seen(1_000, "b", ["c"]), null, ruleOf("ZOOKEEPER_LOCK")).changes[0]!.prediction).toEqual({ predictedHolder: "b", outcome: "CONFIRMED" });
-    expect(detectHoldChanges(first, seen(1_000, "c", ["b"]), null, ruleOf("ZOOKEEPER_LOCK")).changes[0]!.prediction).toEqual({ predictedHolder: "b", outcome: "WRONG" });
+    expect(detectHoldChanges(first, seen(1_000, "b", ["c"]), null, ruleOf("ZOOKEEPER_LOCK")).changes[0]!.prediction).toEqual({
+      predictedHolder: "b",
+      outcome: "CONFIRMED",
+    });
+    expect(detectHoldChanges(first, seen(1_000, "c", ["b"]), null, ruleOf("ZOOKEEPER_LOCK")).changes[0]!.prediction).toEqual({
+      predictedHolder: "b",
+      outcome: "WRONG",
+    });
   });
 
   it("confirms a release with nobody queued, and leaves a newcomer's take-over of an empty queue unscored", () => {
     const alone = detectHoldChanges(undefined, seen(0, "a", []), null, ruleOf("ETCD_LOCK")).next;
-    expect(detectHoldChanges(alone, seen(1_000, null, []), null, ruleOf("ETCD_LOCK")).changes[0]!.prediction).toEqual({ predictedHolder: null, outcome: "CONFIRMED" });
+    expect(detectHoldChanges(alone, seen(1_000, null, []), null, ruleOf("ETCD_LOCK")).changes[0]!.prediction).toEqual({
+      predictedHolder: null,
+      outcome: "CONFIRMED",
+    });
     expect(detectHoldChanges(alone, seen(1_000, "z", []), null, ruleOf("ETCD_LOCK")).changes[0]!.prediction).toBeNull();
   });
 
@@ -143,6 +168,9 @@ describe("detectHoldChanges scores a lock's holder change against its queue's he
     const queued = detectHoldChanges(undefined, seen(0, "a", ["b"]), null, ruleOf("REDIS_LOCK")).next;
     expect(detectHoldChanges(queued, seen(1_000, null, ["b"]), null, ruleOf("REDIS_LOCK")).changes[0]!.prediction).toBeNull();
     const plain = detectHoldChanges(undefined, { ...seen(0, "a", []), details: { layout: "token" } }, null, ruleOf("REDIS_LOCK")).next;
-    expect(detectHoldChanges(plain, seen(1_000, "b", []), null, ruleOf("REDIS_LOCK")).changes[0]!.prediction).toEqual({ predictedHolder: null, outcome: "NOT_PREDICTED" });
+    expect(detectHoldChanges(plain, seen(1_000, "b", []), null, ruleOf("REDIS_LOCK")).changes[0]!.prediction).toEqual({
+      predictedHolder: null,
+      outcome: "NOT_PREDICTED",
+    });
   });
 });

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 
 import type { HoldState } from "@/lib/poller/hold-state";
 import { NO_HOLD_STATS } from "@/lib/poller/hold-state";
-import { compareHoldRows, compareSubscriptionPartitionRows, digestText, flushIntervalMs, isMovingFiguresFlushDue, MOVING_FIGURES_FLUSH_MS, signSubscriptionPartitionRow } from "@/lib/poller/row-changes";
+import {
+  compareHoldRows,
+  compareSubscriptionPartitionRows,
+  digestText,
+  flushIntervalMs,
+  isMovingFiguresFlushDue,
+  MOVING_FIGURES_FLUSH_MS,
+  signSubscriptionPartitionRow,
+} from "@/lib/poller/row-changes";
 import { DYNAMODB_MOVING_DETAILS } from "@/lib/sources/dynamodb/lock-observation";
 import { ETCD_MOVING_DETAILS } from "@/lib/sources/etcd/etcd-observation";
 import { consumer, observation, stateFrom, T0, T1 } from "@/tests/unit/sources/pulsar/builders";
@@ -64,7 +72,13 @@ describe("compareSubscriptionPartitionRows", () => {
   });
 
   it("takes the same split listed in another order, or read back from jsonb with its keys reordered, as the same", () => {
-    const split = { space: 65536, consumers: [{ consumer: "w1", ranges: [[0, 32767]] as [number, number][] }, { consumer: "w2", ranges: [[32768, 65535]] as [number, number][] }] };
+    const split = {
+      space: 65536,
+      consumers: [
+        { consumer: "w1", ranges: [[0, 32767]] as [number, number][] },
+        { consumer: "w2", ranges: [[32768, 65535]] as [number, number][] },
+      ],
+    };
     const reordered = JSON.parse(JSON.stringify({ consumers: [...split.consumers].reverse(), space: 65536 }));
     expect(compareSubscriptionPartitionRows({ ...written, hashRanges: split }, { ...written, hashRanges: reordered })).toBe("same");
   });
@@ -143,10 +157,35 @@ describe("a Key_Shared split's signature", () => {
   const split = (ranges: [number, number][][]) => ({ space: 65536, consumers: ranges.map((r, i) => ({ consumer: `w${i}`, ranges: r })) });
 
   it("tells apart one range moved by one hash, a range given to another consumer, and a consumer renamed", () => {
-    const base = split([[[0, 100], [300, 400]], [[101, 299], [401, 65535]]]);
+    const base = split([
+      [
+        [0, 100],
+        [300, 400],
+      ],
+      [
+        [101, 299],
+        [401, 65535],
+      ],
+    ]);
     const variants = [
-      split([[[0, 101], [300, 400]], [[102, 299], [401, 65535]]]),
-      split([[[0, 100]], [[101, 299], [300, 400], [401, 65535]]]),
+      split([
+        [
+          [0, 101],
+          [300, 400],
+        ],
+        [
+          [102, 299],
+          [401, 65535],
+        ],
+      ]),
+      split([
+        [[0, 100]],
+        [
+          [101, 299],
+          [300, 400],
+          [401, 65535],
+        ],
+      ]),
       { ...base, consumers: [{ ...base.consumers[0]!, consumer: "w9" }, base.consumers[1]!] },
     ];
     const written = stateFrom(observation({ holder: null, consumers: [consumer("w0"), consumer("w1")] }), T0, { hashRanges: base });
@@ -155,14 +194,25 @@ describe("a Key_Shared split's signature", () => {
 
   it("differs between 10,000 random splits", () => {
     let seed = 7;
-    const next = () => ((seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0) % 65_536);
+    const next = () => (seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0) % 65_536;
     const seen = new Set<string>();
     for (let i = 0; i < 10_000; i++) {
       const cuts = [next(), next(), next()].sort((a, b) => a - b);
-      const s = split([[[0, cuts[0]!]], [[cuts[0]! + 1, cuts[1]!]], [[cuts[1]! + 1, cuts[2]!], [cuts[2]! + 1, 65535]]]);
+      const s = split([
+        [[0, cuts[0]!]],
+        [[cuts[0]! + 1, cuts[1]!]],
+        [
+          [cuts[1]! + 1, cuts[2]!],
+          [cuts[2]! + 1, 65535],
+        ],
+      ]);
       seen.add(JSON.stringify(s));
     }
-    const signatures = new Set([...seen].map((text) => signSubscriptionPartitionRow(stateFrom(observation({ holder: null, consumers: [] }), T0, { hashRanges: JSON.parse(text) })).changed));
+    const signatures = new Set(
+      [...seen].map(
+        (text) => signSubscriptionPartitionRow(stateFrom(observation({ holder: null, consumers: [] }), T0, { hashRanges: JSON.parse(text) })).changed,
+      ),
+    );
     expect(signatures.size).toBe(seen.size);
   });
 });
@@ -170,7 +220,12 @@ describe("a Key_Shared split's signature", () => {
 describe("digestText", () => {
   it("tells apart texts that differ in one character, at any place, or in length", () => {
     const base = `${"consumer-".repeat(30)}\u0001/10.0.0.1:6650\u00012026-11-25T03:00:00.000Z`;
-    const variants = [base, base + " ", base.slice(1), ...Array.from({ length: base.length }, (_, i) => base.slice(0, i) + String.fromCharCode(base.charCodeAt(i) ^ 1) + base.slice(i + 1))];
+    const variants = [
+      base,
+      `${base} `,
+      base.slice(1),
+      ...Array.from({ length: base.length }, (_, i) => base.slice(0, i) + String.fromCharCode(base.charCodeAt(i) ^ 1) + base.slice(i + 1)),
+    ];
     expect(new Set(variants.map(digestText)).size).toBe(variants.length);
     expect(digestText(base)).toBe(digestText(`${base}`));
   });
@@ -182,4 +237,3 @@ describe("digestText", () => {
     expect(signature.moving.length).toBeLessThanOrEqual(22);
   });
 });
-

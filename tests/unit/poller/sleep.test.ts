@@ -10,8 +10,14 @@ describe("sleep", () => {
     const signal = controller.signal;
     const add = signal.addEventListener.bind(signal);
     const remove = signal.removeEventListener.bind(signal);
-    signal.addEventListener = ((...args: Parameters<typeof add>) => { added++; add(...args); }) as typeof signal.addEventListener;
-    signal.removeEventListener = ((...args: Parameters<typeof remove>) => { removed++; remove(...args); }) as typeof signal.removeEventListener;
+    signal.addEventListener = ((...args: Parameters<typeof add>) => {
+      added++;
+      add(...args);
+    }) as typeof signal.addEventListener;
+    signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+      removed++;
+      remove(...args);
+    }) as typeof signal.removeEventListener;
     for (let i = 0; i < 20; i++) await sleep(1, signal);
     expect(added).toBe(20);
     expect(removed).toBe(20);

@@ -12,7 +12,12 @@ const START = Date.parse("2026-11-22T10:00:00.000Z");
 const at = (ms: number) => new Date(START + ms).toISOString();
 
 function cycleOf(cycleAtMs: number, count: number, override: (i: number) => Partial<ResourceState> = () => ({})): CycleStates {
-  const states = Array.from({ length: count }, (_, i) => stateFrom(observation({ topic: `persistent://acme/orders/t${i}`, holder: "w1", consumers: [consumer("w1")] }), at(cycleAtMs), { holderSince: at(0), ...override(i) }));
+  const states = Array.from({ length: count }, (_, i) =>
+    stateFrom(observation({ topic: `persistent://acme/orders/t${i}`, holder: "w1", consumers: [consumer("w1")] }), at(cycleAtMs), {
+      holderSince: at(0),
+      ...override(i),
+    }),
+  );
   return { shape: "subscription-partition", states };
 }
 
@@ -41,8 +46,15 @@ describe("WrittenRows", () => {
   it("writes only the changed rows", () => {
     const written = new WrittenRows();
     written.remember(written.select(cycleOf(0, 100), at(0)));
-    const next = written.select(cycleOf(5_000, 100, (i) => (i < 3 ? { holder: "w2", lastChangeAt: at(5_000) } : {})), at(5_000));
-    expect(next.states.map((s) => (s as ResourceState).topic)).toEqual(["persistent://acme/orders/t0", "persistent://acme/orders/t1", "persistent://acme/orders/t2"]);
+    const next = written.select(
+      cycleOf(5_000, 100, (i) => (i < 3 ? { holder: "w2", lastChangeAt: at(5_000) } : {})),
+      at(5_000),
+    );
+    expect(next.states.map((s) => (s as ResourceState).topic)).toEqual([
+      "persistent://acme/orders/t0",
+      "persistent://acme/orders/t1",
+      "persistent://acme/orders/t2",
+    ]);
   });
 
   it("writes 300 busy resources' moving figures about once a minute each with 5-second cycles", () => {

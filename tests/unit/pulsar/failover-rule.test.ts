@@ -28,12 +28,27 @@ describe("Failover on a partitioned topic: sorted names, partitionIndex % n", ()
   const targets = listFailoverTargets("persistent://t/ns/orders", 4);
 
   it.each([
-    [["f-1", "f-2", "f-3"], ["f-1", "f-2", "f-3", "f-1"]],
-    [["f-3", "f-1", "f-2"], ["f-1", "f-2", "f-3", "f-1"]],
-    [["f-2", "f-3"], ["f-2", "f-3", "f-2", "f-3"]],
-    [["b", "a"], ["a", "b", "a", "b"]],
+    [
+      ["f-1", "f-2", "f-3"],
+      ["f-1", "f-2", "f-3", "f-1"],
+    ],
+    [
+      ["f-3", "f-1", "f-2"],
+      ["f-1", "f-2", "f-3", "f-1"],
+    ],
+    [
+      ["f-2", "f-3"],
+      ["f-2", "f-3", "f-2", "f-3"],
+    ],
+    [
+      ["b", "a"],
+      ["a", "b", "a", "b"],
+    ],
     [["only"], ["only", "only", "only", "only"]],
-    [["W", "w", "_"], ["W", "_", "w", "W"]],
+    [
+      ["W", "w", "_"],
+      ["W", "_", "w", "W"],
+    ],
   ])("%j → %j", (names, expected) => {
     for (const line of ["4.2", "3.0"] as const) expect(activesOf(predictAssignment(at(...names), targets, { line }))).toEqual(expected);
   });
@@ -119,7 +134,13 @@ describe("inputs the stats lack", () => {
       ok: false,
       reason: "priority-level-unknown",
     });
-    expect(pickActiveConsumer(failoverConsumersFromStats([{}], () => 0), target, { line: "4.2" })).toMatchObject({
+    expect(
+      pickActiveConsumer(
+        failoverConsumersFromStats([{}], () => 0),
+        target,
+        { line: "4.2" },
+      ),
+    ).toMatchObject({
       ok: false,
       reason: "consumer-name-unknown",
     });

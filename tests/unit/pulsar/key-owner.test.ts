@@ -107,7 +107,13 @@ describe("the owner of a key", () => {
   };
 
   it("on 4.2 consistent hashing: the range holding murmur % 65535 + 1 (user-42 → 5188)", () => {
-    const split: HashRangeSplit = { space: 65536, consumers: [{ consumer: "a", ranges: [[1, 5187]] }, { consumer: "b", ranges: [[5188, 65535]] }] };
+    const split: HashRangeSplit = {
+      space: 65536,
+      consumers: [
+        { consumer: "a", ranges: [[1, 5187]] },
+        { consumer: "b", ranges: [[5188, 65535]] },
+      ],
+    };
     expect(findKeyOwner({ key: "user-42", line: "4.2", subscriptionType: "Key_Shared", keySharedMode: "AUTO_SPLIT", split })).toEqual({
       ok: true,
       value: { hash: 5188, fold: "mod-65535-plus-1", owner: "b", range: [5188, 65535] },
@@ -122,14 +128,26 @@ describe("the owner of a key", () => {
   });
 
   it("on 3.0 consistent hashing: the full 31-bit hash, and 2^31-1 wraps to the holder of 0", () => {
-    const split: HashRangeSplit = { space: MAX_INT, consumers: [{ consumer: "a", ranges: [[0, 963828431]] }, { consumer: "b", ranges: [[963828432, MAX_INT - 1]] }] };
+    const split: HashRangeSplit = {
+      space: MAX_INT,
+      consumers: [
+        { consumer: "a", ranges: [[0, 963828431]] },
+        { consumer: "b", ranges: [[963828432, MAX_INT - 1]] },
+      ],
+    };
     expect(findKeyOwner({ key: "user-42", line: "3.0", subscriptionType: "Key_Shared", keySharedMode: "AUTO_SPLIT", split })).toMatchObject({
       ok: true,
       value: { hash: 963828432, fold: "full-31-bit", owner: "b" },
     });
     // The broker's ring has no point past the last range's end, so a hash beyond it wraps to the
     // consumer that holds 0 (3.0 reports ranges up to 2^31-2 while a key may hash to 2^31-1).
-    const short: HashRangeSplit = { space: MAX_INT, consumers: [{ consumer: "a", ranges: [[0, 100]] }, { consumer: "b", ranges: [[101, 963828431]] }] };
+    const short: HashRangeSplit = {
+      space: MAX_INT,
+      consumers: [
+        { consumer: "a", ranges: [[0, 100]] },
+        { consumer: "b", ranges: [[101, 963828431]] },
+      ],
+    };
     expect(findKeyOwner({ key: "user-42", line: "3.0", subscriptionType: "Key_Shared", keySharedMode: "AUTO_SPLIT", split: short })).toMatchObject({
       ok: true,
       value: { hash: 963828432, owner: "a", range: [0, 100] },
@@ -151,7 +169,19 @@ describe("the owner of a key", () => {
     ["Key_Shared", "AUTO_SPLIT", null, "user-42", "no-ranges"],
     ["Key_Shared", "AUTO_SPLIT", autoSplit, "bad\uFFFD", "key-not-utf8"],
     ["Key_Shared", "AUTO_SPLIT", { space: 65536, consumers: [{ consumer: "a", ranges: [[0, 40000]] }] }, "user-42", "ranges-not-of-this-line"],
-    ["Key_Shared", "AUTO_SPLIT", { space: 65536, consumers: [{ consumer: "a", ranges: [[0, 65536]] }, { consumer: "b", ranges: [[50000, 60000]] }] }, "user-42", "overlapping-ranges"],
+    [
+      "Key_Shared",
+      "AUTO_SPLIT",
+      {
+        space: 65536,
+        consumers: [
+          { consumer: "a", ranges: [[0, 65536]] },
+          { consumer: "b", ranges: [[50000, 60000]] },
+        ],
+      },
+      "user-42",
+      "overlapping-ranges",
+    ],
   ] as const)("cannot be computed for type %s, mode %s, split %j, key %j: %s", (subscriptionType, keySharedMode, split, key, reason) => {
     const result = findKeyOwner({ key, line: "4.2", subscriptionType, keySharedMode, split: split as HashRangeSplit | null });
     expect(result).toMatchObject({ ok: false, reason });

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import {
-  computeStickyKeyHash,
-  foldStickyKeyHash,
-  resolveStickyKeyBytes,
-  selectStickyKeyHashFold,
-} from "@/lib/pulsar/sticky-key-hash";
+import { computeStickyKeyHash, foldStickyKeyHash, resolveStickyKeyBytes, selectStickyKeyHashFold } from "@/lib/pulsar/sticky-key-hash";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
@@ -62,7 +57,7 @@ describe("which bytes the broker hashes", () => {
     expect(resolveStickyKeyBytes({ partitionKey: "/wA", isPartitionKeyBase64: true }, "4.2")).toEqual({ ok: true, value: new Uint8Array([0xff, 0x00]) });
   });
 
-  it("hashes what each line hashes for a keyless message: 3.0 \"NONE_KEY\", 4.x producerName-sequenceId", () => {
+  it('hashes what each line hashes for a keyless message: 3.0 "NONE_KEY", 4.x producerName-sequenceId', () => {
     expect(resolveStickyKeyBytes({}, "3.0")).toEqual({ ok: true, value: utf8("NONE_KEY") });
     expect(resolveStickyKeyBytes({ producerName: "standalone-0-7", sequenceId: 12 }, "4.2")).toEqual({ ok: true, value: utf8("standalone-0-7-12") });
   });

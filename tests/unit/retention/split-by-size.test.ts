@@ -9,7 +9,10 @@ const totals = (lists: { bytes: number }[][]) => lists.map((list) => list.reduce
 describe("splitting tables to drop at once", () => {
   it("gives each list about the same bytes, the biggest table first", () => {
     const day = [table("h00", 100), table("h01", 300), table("h02", 200), table("h03", 250), table("violations", 10)];
-    expect(names(splitBySize(day, 2))).toEqual([["h01", "h00", "violations"], ["h03", "h02"]]);
+    expect(names(splitBySize(day, 2))).toEqual([
+      ["h01", "h00", "violations"],
+      ["h03", "h02"],
+    ]);
     expect(totals(splitBySize(day, 2))).toEqual([410, 450]);
   });
 
@@ -17,7 +20,12 @@ describe("splitting tables to drop at once", () => {
     const hours = Array.from({ length: 25 }, (_, i) => table(`h${i}`, 1_000 + ((i * 37) % 11) * 100));
     const lists = splitBySize(hours, 4);
     expect(lists).toHaveLength(4);
-    expect(lists.flat().map((t) => t.name).sort()).toEqual(hours.map((t) => t.name).sort());
+    expect(
+      lists
+        .flat()
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(hours.map((t) => t.name).sort());
     const sums = totals(lists);
     expect(Math.max(...sums) - Math.min(...sums)).toBeLessThanOrEqual(2_000);
   });

@@ -103,7 +103,9 @@ describe("the kinds the server registry reads", () => {
     for (const kind of SOURCE_KINDS) {
       const description = KIND_DESCRIPTIONS.find((d) => d.kind === kind.kind)!;
       expect({ label: kind.label, clusterKind: kind.clusterKind }).toEqual({ label: description.label, clusterKind: description.clusterKind });
-      expect(kind.stored).toMatchObject(description.shape === "hold" ? { shape: "hold", resourceKind: description.resourceKind } : { shape: "subscription-partition" });
+      expect(kind.stored).toMatchObject(
+        description.shape === "hold" ? { shape: "hold", resourceKind: description.resourceKind } : { shape: "subscription-partition" },
+      );
     }
   });
 
@@ -152,7 +154,9 @@ describe("every list derived from the descriptions", () => {
     const fallback = ttlTermOf("consul", {});
     for (const kind of lockKindsListed) {
       const serverLabel = SOURCE_KINDS.find((k) => k.kind === kind)?.label ?? lockDescriptionOf(kind as LockRow["sourceKind"]).label;
-      const html = renderToStaticMarkup(createElement(LockNow, { lock: lockRow(kind as LockRow["sourceKind"]), nowMs: Date.parse("2026-11-24T10:00:00.000Z") }));
+      const html = renderToStaticMarkup(
+        createElement(LockNow, { lock: lockRow(kind as LockRow["sourceKind"]), nowMs: Date.parse("2026-11-24T10:00:00.000Z") }),
+      );
       expect(html).toContain(`<h4>${serverLabel} details</h4>`);
       expect(ttlTermOf(kind, {}).source).not.toBe(fallback.source);
     }

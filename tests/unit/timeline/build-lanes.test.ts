@@ -32,13 +32,33 @@ describe("tenure lanes", () => {
       changes: [change("HOLDER_LOST", "a", null, 20, 25), change("HOLDER_APPEARED", null, "b", 40, 45)],
     });
     expect(simplify(lanes)).toEqual([
-      ["p0", [["held", "a", 0, 20], ["unobserved", null, 20, 25], ["none", null, 25, 40], ["unobserved", null, 40, 45], ["held", "b", 45, 100]]],
+      [
+        "p0",
+        [
+          ["held", "a", 0, 20],
+          ["unobserved", null, 20, 25],
+          ["none", null, 25, 40],
+          ["unobserved", null, 40, 45],
+          ["held", "b", 45, 100],
+        ],
+      ],
     ]);
   });
 
   it("splits a hidden flap into two tenures of the same consumer", () => {
-    const lanes = buildLanes({ fromMs: T(0), toMs: T(100), nowMs: T(100), isKeyShared: false, lanes: [lane()], changes: [change("HIDDEN_FLAP", "a", "a", 40, 45)] });
-    expect(simplify(lanes)[0]![1]).toEqual([["held", "a", 0, 40], ["unobserved", null, 40, 45], ["held", "a", 45, 100]]);
+    const lanes = buildLanes({
+      fromMs: T(0),
+      toMs: T(100),
+      nowMs: T(100),
+      isKeyShared: false,
+      lanes: [lane()],
+      changes: [change("HIDDEN_FLAP", "a", "a", 40, 45)],
+    });
+    expect(simplify(lanes)[0]![1]).toEqual([
+      ["held", "a", 0, 40],
+      ["unobserved", null, 40, 45],
+      ["held", "a", 45, 100],
+    ]);
   });
 
   it("knows the holder at the start from the first change in range, whatever order the changes come in", () => {
@@ -50,7 +70,13 @@ describe("tenure lanes", () => {
       lanes: [lane({ holderAtRangeEnd: "c" })],
       changes: [change("HOLDER_CHANGED", "b", "c", 60, 61), change("CONSUMERS_CHANGED", "a", "a", 5, 6), change("HOLDER_CHANGED", "a", "b", 30, 31)],
     });
-    expect(simplify(lanes)[0]![1]).toEqual([["held", "a", 0, 30], ["unobserved", null, 30, 31], ["held", "b", 31, 60], ["unobserved", null, 60, 61], ["held", "c", 61, 100]]);
+    expect(simplify(lanes)[0]![1]).toEqual([
+      ["held", "a", 0, 30],
+      ["unobserved", null, 30, 31],
+      ["held", "b", 31, 60],
+      ["unobserved", null, 60, 61],
+      ["held", "c", 61, 100],
+    ]);
   });
 
   it("draws what Baton did not see as unobserved: before it was found, after polls began to fail, after it was gone", () => {
@@ -63,13 +89,27 @@ describe("tenure lanes", () => {
       changes: [],
     });
     expect(simplify(lanes)).toEqual([
-      ["p0", [["unobserved", null, 0, 10], ["held", "a", 10, 70], ["unobserved", null, 70, 100]]],
+      [
+        "p0",
+        [
+          ["unobserved", null, 0, 10],
+          ["held", "a", 10, 70],
+          ["unobserved", null, 70, 100],
+        ],
+      ],
       ["p1", [["held", "a", 0, 50]]],
     ]);
   });
 
   it("stops at now for a range that ends in the future, and labels Key_Shared lanes as shared", () => {
-    const lanes = buildLanes({ fromMs: T(0), toMs: T(100), nowMs: T(50), isKeyShared: true, lanes: [lane({ partition: -1, holderAtRangeEnd: null })], changes: [] });
+    const lanes = buildLanes({
+      fromMs: T(0),
+      toMs: T(100),
+      nowMs: T(50),
+      isKeyShared: true,
+      lanes: [lane({ partition: -1, holderAtRangeEnd: null })],
+      changes: [],
+    });
     expect(simplify(lanes)).toEqual([["topic", [["shared", null, 0, 50]]]]);
   });
 
@@ -83,7 +123,14 @@ describe("tenure lanes", () => {
       changes: [{ ...change("HOLDER_CHANGED", "pod-a", "pod-b", 40, 41), ending: "EXPIRED" }],
     });
     expect(simplify(lanes)).toEqual([
-      ["lock:daily-job", [["held", "pod-a", 0, 40], ["unobserved", null, 40, 41], ["held", "pod-b", 41, 100]]],
+      [
+        "lock:daily-job",
+        [
+          ["held", "pod-a", 0, 40],
+          ["unobserved", null, 40, 41],
+          ["held", "pod-b", 41, 100],
+        ],
+      ],
       ["lock:other", [["none", null, 0, 100]]],
     ]);
   });

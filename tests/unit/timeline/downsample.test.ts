@@ -68,12 +68,20 @@ describe("marker bucketing", () => {
   it("gives one marker per change within the budget", () => {
     const { markers, isBucketed } = bucketMarkers([change(10), change(20)], 0, 100, 10);
     expect(isBucketed).toBe(false);
-    expect(markers.map((m) => [m.at, m.count])).toEqual([[10, 1], [20, 1]]);
+    expect(markers.map((m) => [m.at, m.count])).toEqual([
+      [10, 1],
+      [20, 1],
+    ]);
   });
 
   it("puts markers in time order, then lane, whatever order the changes came in", () => {
     const { markers } = bucketMarkers([change(30), change(10, "HOLDER_CHANGED", 1), change(20), change(10)], 0, 100, 10);
-    expect(markers.map((m) => [m.at, m.partition])).toEqual([[10, 0], [10, 1], [20, 0], [30, 0]]);
+    expect(markers.map((m) => [m.at, m.partition])).toEqual([
+      [10, 0],
+      [10, 1],
+      [20, 0],
+      [30, 0],
+    ]);
   });
 
   it("beyond it, one marker per partition and bucket, at its first change, showing its most alarming kind and the count", () => {

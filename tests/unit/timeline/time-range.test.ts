@@ -10,7 +10,10 @@ describe("time ranges", () => {
     [{ range: "1h" }, { preset: "1h" }],
     [{ range: "7d" }, { preset: "7d" }],
     [{ range: "2y" }, { preset: "6h" }],
-    [{ range: "custom", from: "2026-11-20T00:00:00Z", to: "2026-11-21T00:00:00Z" }, { preset: "custom", from: "2026-11-20T00:00:00.000Z", to: "2026-11-21T00:00:00.000Z" }],
+    [
+      { range: "custom", from: "2026-11-20T00:00:00Z", to: "2026-11-21T00:00:00Z" },
+      { preset: "custom", from: "2026-11-20T00:00:00.000Z", to: "2026-11-21T00:00:00.000Z" },
+    ],
     [{ range: "custom", from: "2026-11-21T00:00:00Z", to: "2026-11-20T00:00:00Z" }, { preset: "6h" }],
     [{ range: "custom", from: "yesterday" }, { preset: "6h" }],
   ])("reads %o as %o", (params, expected) => {

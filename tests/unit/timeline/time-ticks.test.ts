@@ -9,7 +9,15 @@ describe("time ticks", () => {
   it("picks round steps that fit: 10 minutes over an hour, an hour over 6 h, a day over 7 d", () => {
     expect(iso(timeTicks(T, T + 3_600_000, 8))).toEqual(["11-22T10:10", "11-22T10:20", "11-22T10:30", "11-22T10:40", "11-22T10:50", "11-22T11:00"]);
     expect(timeTicks(T, T + 6 * 3_600_000, 8)).toHaveLength(6);
-    expect(iso(timeTicks(T, T + 7 * 86_400_000, 8))).toEqual(["11-23T00:00", "11-24T00:00", "11-25T00:00", "11-26T00:00", "11-27T00:00", "11-28T00:00", "11-29T00:00"]);
+    expect(iso(timeTicks(T, T + 7 * 86_400_000, 8))).toEqual([
+      "11-23T00:00",
+      "11-24T00:00",
+      "11-25T00:00",
+      "11-26T00:00",
+      "11-27T00:00",
+      "11-28T00:00",
+      "11-29T00:00",
+    ]);
   });
 
   it("aligns days to the reader's midnight", () => {

@@ -47,7 +47,12 @@ describe("readImports", () => {
 describe("checkBoundaries", () => {
   it("names a poller module that imports a kind, the config or the Pulsar client", () => {
     const lines = checkBoundaries([
-      module("lib/poller/loop.ts", 'import { registry } from "@/lib/sources/registry";', 'import type { X } from "../pulsar/x";', 'import { config } from "@/lib/config";'),
+      module(
+        "lib/poller/loop.ts",
+        'import { registry } from "@/lib/sources/registry";',
+        'import type { X } from "../pulsar/x";',
+        'import { config } from "@/lib/config";',
+      ),
       module("lib/sources/registry.ts"),
       module("lib/pulsar/x.ts"),
       module("lib/config.ts"),
@@ -61,7 +66,12 @@ describe("checkBoundaries", () => {
 
   it("names a kind that imports another kind, but not one importing its own folder or the shared seam", () => {
     const lines = checkBoundaries([
-      module("lib/sources/etcd/read.ts", 'import { glob } from "@/lib/sources/redis/redis-glob";', 'import { own } from "./own";', 'import { fields } from "@/lib/sources/config-fields";'),
+      module(
+        "lib/sources/etcd/read.ts",
+        'import { glob } from "@/lib/sources/redis/redis-glob";',
+        'import { own } from "./own";',
+        'import { fields } from "@/lib/sources/config-fields";',
+      ),
       module("lib/sources/etcd/own.ts"),
       module("lib/sources/redis/redis-glob.ts"),
       module("lib/sources/config-fields.ts"),
@@ -93,8 +103,17 @@ describe("checkBoundaries", () => {
 
   it("names a client module that imports a kind's own module rather than its description; server pages and lib may", () => {
     const lines = checkBoundaries([
-      module("components/locks/cell.tsx", 'import { redisDescription } from "@/lib/sources/redis/redis-description";', 'import type { RedisClusterConfig } from "@/lib/sources/redis/redis-config";'),
-      module("app/locks/view.tsx", '"use client";', 'import { KIND_DESCRIPTIONS } from "@/lib/sources/kind-descriptions";', 'import { glob } from "@/lib/sources/redis/redis-glob";'),
+      module(
+        "components/locks/cell.tsx",
+        'import { redisDescription } from "@/lib/sources/redis/redis-description";',
+        'import type { RedisClusterConfig } from "@/lib/sources/redis/redis-config";',
+      ),
+      module(
+        "app/locks/view.tsx",
+        '"use client";',
+        'import { KIND_DESCRIPTIONS } from "@/lib/sources/kind-descriptions";',
+        'import { glob } from "@/lib/sources/redis/redis-glob";',
+      ),
       module("app/settings/page.tsx", 'import { isPulsarCluster } from "@/lib/sources/pulsar/pulsar-config";'),
       module("lib/board/words.ts", 'import { glob } from "@/lib/sources/redis/redis-glob";'),
       module("lib/sources/kind-descriptions.ts", 'import { redisDescription } from "@/lib/sources/redis/redis-description";'),

@@ -14,10 +14,15 @@ describe("every (the demo's repeated scenario steps)", () => {
     const lines: string[] = [];
     const step = deferred();
     let started = false;
-    const stop = every(0, 60_000, () => {
-      started = true;
-      return step.promise;
-    }, (line) => lines.push(line));
+    const stop = every(
+      0,
+      60_000,
+      () => {
+        started = true;
+        return step.promise;
+      },
+      (line) => lines.push(line),
+    );
     await expect.poll(() => started).toBe(true);
     step.fail(new Error("Baton refused the deployment"));
     await expect.poll(() => lines).toEqual(["scenario failed: Baton refused the deployment"]);
@@ -29,12 +34,17 @@ describe("every (the demo's repeated scenario steps)", () => {
     const step = deferred();
     let started = false;
     let settled = false;
-    const stop = every(0, 60_000, () => {
-      started = true;
-      return step.promise.finally(() => {
-        settled = true;
-      });
-    }, (line) => lines.push(line));
+    const stop = every(
+      0,
+      60_000,
+      () => {
+        started = true;
+        return step.promise.finally(() => {
+          settled = true;
+        });
+      },
+      (line) => lines.push(line),
+    );
     await expect.poll(() => started).toBe(true);
     stop();
     step.fail(new Error("fetch failed"));

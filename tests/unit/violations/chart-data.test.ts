@@ -9,10 +9,24 @@ const START = Date.parse("2026-11-22T10:00:00Z");
 const iso = (minutes: number) => new Date(START + minutes * MINUTE).toISOString();
 
 const buckets: TimelineBucket[] = [
-  { start: iso(0), end: iso(10), isPartial: false, total: { violations: 3, inside: 1, outside: 2 }, byService: { a: { violations: 3, inside: 1, outside: 2 }, b: { violations: 0, inside: 0, outside: 0 } }, increments: 4_200 },
+  {
+    start: iso(0),
+    end: iso(10),
+    isPartial: false,
+    total: { violations: 3, inside: 1, outside: 2 },
+    byService: { a: { violations: 3, inside: 1, outside: 2 }, b: { violations: 0, inside: 0, outside: 0 } },
+    increments: 4_200,
+  },
   { start: iso(10), end: iso(20), isPartial: false, total: null, byService: {}, increments: null },
   { start: iso(20), end: iso(30), isPartial: false, total: null, byService: {}, increments: null },
-  { start: iso(30), end: iso(35), isPartial: true, total: { violations: 0, inside: 0, outside: 0 }, byService: { b: { violations: 0, inside: 0, outside: 0 } }, increments: 0 },
+  {
+    start: iso(30),
+    end: iso(35),
+    isPartial: true,
+    total: { violations: 0, inside: 0, outside: 0 },
+    byService: { b: { violations: 0, inside: 0, outside: 0 } },
+    increments: 0,
+  },
 ];
 
 const band = (id: string, service: string, start: number, finish: number | null, windowEnd: number): DeploymentBand => ({
@@ -58,7 +72,17 @@ describe("chart data", () => {
   });
 
   it("stacks one segment per cause, the causes to act on at the bottom, or services in order, leaving out empty segments", () => {
-    const colors = { causes: { rollout: "amber", "holder-stalled": "orange", "worker-stalled": "pink", "failover-overlap": "violet", unexplained: "red", unclassified: "grey" }, services: { a: "blue", b: "green" } };
+    const colors = {
+      causes: {
+        rollout: "amber",
+        "holder-stalled": "orange",
+        "worker-stalled": "pink",
+        "failover-overlap": "violet",
+        unexplained: "red",
+        unclassified: "grey",
+      },
+      services: { a: "blue", b: "green" },
+    };
     // Before the causes are known, the violations outside rollouts are unclassified.
     const [bare] = toChartPoints(buckets);
     expect(barSegments(bare!, "classification", [], colors)).toEqual([
@@ -87,13 +111,20 @@ describe("chart data", () => {
     ]);
     expect(points[0]!.causes).toEqual({ rollout: 1, "holder-stalled": 1, "worker-stalled": 0, "failover-overlap": 1, unexplained: 0, unclassified: 0 });
     expect(points[1]!.causes).toBeNull();
-    expect(withCauses(toChartPoints(buckets, "a"), [{ observedAt: iso(5), cause: "failover-overlap", service: "b" }], "a")[0]!.causes).toMatchObject({ "failover-overlap": 0, unclassified: 2 });
-    const crowded = withCauses(toChartPoints(buckets), [1, 2, 3].map((m) => ({ observedAt: iso(m), cause: "unexplained" as const, service: "a" })));
+    expect(withCauses(toChartPoints(buckets, "a"), [{ observedAt: iso(5), cause: "failover-overlap", service: "b" }], "a")[0]!.causes).toMatchObject({
+      "failover-overlap": 0,
+      unclassified: 2,
+    });
+    const crowded = withCauses(
+      toChartPoints(buckets),
+      [1, 2, 3].map((m) => ({ observedAt: iso(m), cause: "unexplained" as const, service: "a" })),
+    );
     expect(crowded[0]!.causes).toMatchObject({ unexplained: 2, unclassified: 0, rollout: 1 });
   });
 
   it("has a colour for every segment the classification chart draws", () => {
-    for (const part of ["rollout", "holder-stalled", "worker-stalled", "failover-overlap", "unexplained", "unclassified"] as const) expect(CAUSE_BAR_COLOR[part]).toMatch(/^#[0-9a-f]{6}$/);
+    for (const part of ["rollout", "holder-stalled", "worker-stalled", "failover-overlap", "unexplained", "unclassified"] as const)
+      expect(CAUSE_BAR_COLOR[part]).toMatch(/^#[0-9a-f]{6}$/);
     expect(new Set(Object.values(CAUSE_BAR_COLOR)).size).toBe(6);
   });
 

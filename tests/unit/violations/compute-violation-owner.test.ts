@@ -26,14 +26,20 @@ const before = split([["consumer-a", 1, 65_535]]);
 // consumer-c joins and takes the half that holds the key.
 const holdingHalf: [number, number] = HASH <= 32_767 ? [1, 32_767] : [32_768, 65_535];
 const otherHalf: [number, number] = HASH <= 32_767 ? [32_768, 65_535] : [1, 32_767];
-const after = split([["consumer-a", ...otherHalf], ["consumer-c", ...holdingHalf]]);
+const after = split([
+  ["consumer-a", ...otherHalf],
+  ["consumer-c", ...holdingHalf],
+]);
 
 function period(s: HashRangeSplit, fromMs: number, toMs: number | null, changedAfterMs: number | null = null): SplitPeriod {
   return { split: s, validFromMs: fromMs, validToMs: toMs, changedAfterMs };
 }
 
 function keyShared(periods: SplitPeriod[], overrides: Partial<PartitionHistory> = {}): SubscriptionHistory {
-  return { subscriptionType: "Key_Shared", partitions: new Map([[-1, { firstSeenAtMs: T - 3_600_000, holder: null, splits: periods, leaderChanges: [], ...overrides }]]) };
+  return {
+    subscriptionType: "Key_Shared",
+    partitions: new Map([[-1, { firstSeenAtMs: T - 3_600_000, holder: null, splits: periods, leaderChanges: [], ...overrides }]]),
+  };
 }
 
 const ask = (history: SubscriptionHistory | null, atMs = T, partition: number | null = null, key = KEY) =>
@@ -71,7 +77,15 @@ describe("computeViolationOwner: Key_Shared", () => {
       range: holdingHalf,
       partition: -1,
       isPartitionRouted: false,
-      change: { from: "consumer-a", to: "consumer-c", changedAfter: new Date(T - 1_300).toISOString(), changedAt: new Date(changedAt).toISOString(), rangeBefore: [1, 65_535], joined: ["consumer-c"], left: [] },
+      change: {
+        from: "consumer-a",
+        to: "consumer-c",
+        changedAfter: new Date(T - 1_300).toISOString(),
+        changedAt: new Date(changedAt).toISOString(),
+        rangeBefore: [1, 65_535],
+        joined: ["consumer-c"],
+        left: [],
+      },
     });
   });
 
@@ -82,7 +96,10 @@ describe("computeViolationOwner: Key_Shared", () => {
 
   it("calls the owner stable when the ranges moved but not the key's, or moved outside the window", () => {
     // The split changes inside the window, but the key stays with consumer-a.
-    const keeps = split([["consumer-a", ...holdingHalf], ["consumer-c", ...otherHalf]]);
+    const keeps = split([
+      ["consumer-a", ...holdingHalf],
+      ["consumer-c", ...otherHalf],
+    ]);
     const stable = ask(keyShared([period(before, T - 600_000, T - 1_000), period(keeps, T - 1_000, null)]));
     expect(stable).toMatchObject({ isComputed: true, owner: "consumer-a", change: null });
     const far = ask(keyShared([period(before, T - 900_000, T - WINDOW - 1), period(after, T - WINDOW - 1, null)]));
@@ -103,7 +120,11 @@ describe("computeViolationOwner: Key_Shared", () => {
 
 describe("computeViolationOwner: subscription types", () => {
   it("answers a plain reason for Shared and for an unknown subscription, never an owner", () => {
-    expect(ask({ subscriptionType: "Shared", partitions: new Map() })).toEqual({ isComputed: false, reason: "no-owner-rule", detail: "a Shared subscription spreads keys over its consumers: no key has an owner" });
+    expect(ask({ subscriptionType: "Shared", partitions: new Map() })).toEqual({
+      isComputed: false,
+      reason: "no-owner-rule",
+      detail: "a Shared subscription spreads keys over its consumers: no key has an owner",
+    });
     expect(ask(null)).toMatchObject({ isComputed: false, reason: "no-resource" });
   });
 });
@@ -113,17 +134,28 @@ describe("computeViolationOwner: Failover", () => {
   const routed = javaStringHash(KEY) % partitions;
   function failover(changes: PartitionHistory["leaderChanges"], firstSeenAt = (p: number) => (p >= 0 ? T - 3_600_000 : 0)): SubscriptionHistory {
     const map = new Map<number, PartitionHistory>();
-    for (let p = 0; p < partitions; p++) map.set(p, { firstSeenAtMs: firstSeenAt(p), holder: `w${p}-now`, splits: [], leaderChanges: p === routed ? changes : [] });
+    for (let p = 0; p < partitions; p++)
+      map.set(p, { firstSeenAtMs: firstSeenAt(p), holder: `w${p}-now`, splits: [], leaderChanges: p === routed ? changes : [] });
     return { subscriptionType: "Failover", partitions: map };
   }
 
   it("routes the key to its partition with the producers' hashing scheme, and names the leader then", () => {
     const owner = ask(failover([{ fromHolder: "w1", toHolder: "w2", oldSeenAtMs: T - 10_000, newSeenAtMs: T - 9_500, joined: [], left: ["w1"] }]));
-    expect(owner).toMatchObject({ isComputed: true, rule: "failover", partition: routed, isPartitionRouted: true, owner: "w2", change: { from: "w1", to: "w2", joined: [], left: ["w1"] } });
+    expect(owner).toMatchObject({
+      isComputed: true,
+      rule: "failover",
+      partition: routed,
+      isPartitionRouted: true,
+      owner: "w2",
+      change: { from: "w1", to: "w2", joined: [], left: ["w1"] },
+    });
   });
 
   it("takes the leader before the first change, or the current one when nothing changed", () => {
-    expect(ask(failover([{ fromHolder: "w1", toHolder: "w2", oldSeenAtMs: T + 600_000, newSeenAtMs: T + 600_500, joined: ["w3"], left: [] }]))).toMatchObject({ owner: "w1", change: null });
+    expect(ask(failover([{ fromHolder: "w1", toHolder: "w2", oldSeenAtMs: T + 600_000, newSeenAtMs: T + 600_500, joined: ["w3"], left: [] }]))).toMatchObject({
+      owner: "w1",
+      change: null,
+    });
     expect(ask(failover([]))).toMatchObject({ owner: `w${routed}-now`, change: null });
     expect(ask(failover([]), T, 2)).toMatchObject({ owner: "w2-now", partition: 2, isPartitionRouted: false });
   });

@@ -22,15 +22,55 @@ const event: DrilldownEvent = {
   othersInside: null,
   lock: null,
 };
-const deployment: DeploymentBand = { id: "d1", service: "orders", version: "1.4.2", environment: "production", startedAt: "2026-11-22T09:58:00.000Z", finishedAt: null, windowEnd: "2026-11-22T10:12:00.000Z", link: null };
-const change: LeaderChangeMarker = { id: "c1", cluster: "prod", topic: "persistent://acme/orders/events", partition: 3, subscription: "orders-sub", kind: "HOLDER_CHANGED", cause: "CLIENT", fromHolder: "orders-1", toHolder: "orders-2", oldSeenAt: "2026-11-22T09:59:58.000Z", newSeenAt: "2026-11-22T10:00:02.000Z" };
-const context = { event, deployments: new Map([["d1", deployment]]), changes: new Map([["c1", change]]), lockChanges: new Map(), windowMs: 120_000, graceMs: 300_000, timeZone: "UTC" };
+const deployment: DeploymentBand = {
+  id: "d1",
+  service: "orders",
+  version: "1.4.2",
+  environment: "production",
+  startedAt: "2026-11-22T09:58:00.000Z",
+  finishedAt: null,
+  windowEnd: "2026-11-22T10:12:00.000Z",
+  link: null,
+};
+const change: LeaderChangeMarker = {
+  id: "c1",
+  cluster: "prod",
+  topic: "persistent://acme/orders/events",
+  partition: 3,
+  subscription: "orders-sub",
+  kind: "HOLDER_CHANGED",
+  cause: "CLIENT",
+  fromHolder: "orders-1",
+  toHolder: "orders-2",
+  oldSeenAt: "2026-11-22T09:59:58.000Z",
+  newSeenAt: "2026-11-22T10:00:02.000Z",
+};
+const context = {
+  event,
+  deployments: new Map([["d1", deployment]]),
+  changes: new Map([["c1", change]]),
+  lockChanges: new Map(),
+  windowMs: 120_000,
+  graceMs: 300_000,
+  timeZone: "UTC",
+};
 
 describe("describeExplanation", () => {
   it("leads with the cause in one sentence, then the evidence once each", () => {
-    const explanation: ViolationExplanation = { eventId: "e2", previousEntry: { eventId: "e1", worker: "orders-1", observedAt: "2026-11-22T10:00:04.750Z", gapMs: 250 }, othersInside: [], insideDeploymentIds: ["d1"], nearbyDeploymentIds: [], leaderChangeIds: ["c1"], lockChangeIds: [], cause: "rollout", owner: null };
+    const explanation: ViolationExplanation = {
+      eventId: "e2",
+      previousEntry: { eventId: "e1", worker: "orders-1", observedAt: "2026-11-22T10:00:04.750Z", gapMs: 250 },
+      othersInside: [],
+      insideDeploymentIds: ["d1"],
+      nearbyDeploymentIds: [],
+      leaderChangeIds: ["c1"],
+      lockChangeIds: [],
+      cause: "rollout",
+      owner: null,
+    };
     expect(describeExplanation(explanation, context)).toEqual({
-      cause: "Rollout: orders 1.4.2 was being deployed (started 2026-11-22 09:58:00.000) when orders-2 entered key user-42; overlaps are expected while pods are replaced.",
+      cause:
+        "Rollout: orders 1.4.2 was being deployed (started 2026-11-22 09:58:00.000) when orders-2 entered key user-42; overlaps are expected while pods are replaced.",
       evidence: [
         "orders-2 entered while 1 other worker held the key; the last other entry was orders-1, 250 ms earlier.",
         "Inside the deployment of orders 1.4.2 (production), started 2026-11-22 09:58:00.000, still in progress (with 5 m of grace).",
@@ -42,11 +82,26 @@ describe("describeExplanation", () => {
 
   it("names the nearest of many leader changes and counts the others instead of repeating them", () => {
     const changes = new Map(
-      [0, 1, 2, 3].map((i) => [`c${i}`, { ...change, id: `c${i}`, oldSeenAt: null, newSeenAt: new Date(Date.parse("2026-11-22T10:00:05.000Z") - (i + 1) * 10_000).toISOString() }]),
+      [0, 1, 2, 3].map((i) => [
+        `c${i}`,
+        { ...change, id: `c${i}`, oldSeenAt: null, newSeenAt: new Date(Date.parse("2026-11-22T10:00:05.000Z") - (i + 1) * 10_000).toISOString() },
+      ]),
     );
-    const explanation: ViolationExplanation = { eventId: "e2", previousEntry: null, othersInside: [], insideDeploymentIds: [], nearbyDeploymentIds: [], leaderChangeIds: ["c3", "c0", "c2", "c1"], lockChangeIds: [], cause: "failover-overlap", owner: null };
+    const explanation: ViolationExplanation = {
+      eventId: "e2",
+      previousEntry: null,
+      othersInside: [],
+      insideDeploymentIds: [],
+      nearbyDeploymentIds: [],
+      leaderChangeIds: ["c3", "c0", "c2", "c1"],
+      lockChangeIds: [],
+      cause: "failover-overlap",
+      owner: null,
+    };
     const words = describeExplanation(explanation, { ...context, changes });
-    expect(words.cause).toBe("Failover overlap: the leader of orders-sub partition 3 moved from orders-1 to orders-2 at 2026-11-22 09:59:55.000, with no stall seen: a handover's brief overlap.");
+    expect(words.cause).toBe(
+      "Failover overlap: the leader of orders-sub partition 3 moved from orders-1 to orders-2 at 2026-11-22 09:59:55.000, with no stall seen: a handover's brief overlap.",
+    );
     const changeLines = words.evidence.filter((line) => line.includes("leader change"));
     expect(changeLines).toEqual([
       "Nearest leader change: holder changed on partition 3 of orders-sub (prod): orders-1 → orders-2, seen at 2026-11-22 09:59:55.000 (10 s before the violation); 3 more within ±2 m (listed under Leader changes nearby).",
@@ -54,7 +109,17 @@ describe("describeExplanation", () => {
   });
 
   it("says an unexplained violation is the one to investigate first", () => {
-    const explanation: ViolationExplanation = { eventId: "e2", previousEntry: null, othersInside: [], insideDeploymentIds: [], nearbyDeploymentIds: [], leaderChangeIds: [], lockChangeIds: [], cause: "unexplained", owner: null };
+    const explanation: ViolationExplanation = {
+      eventId: "e2",
+      previousEntry: null,
+      othersInside: [],
+      insideDeploymentIds: [],
+      nearbyDeploymentIds: [],
+      leaderChangeIds: [],
+      lockChangeIds: [],
+      cause: "unexplained",
+      owner: null,
+    };
     expect(describeExplanation(explanation, context)).toEqual({
       cause: "Unexplained: no deployment of orders, no stall and no handover of its partition within ±2 m: investigate this one first.",
       evidence: ["orders-2 entered while 1 other worker held the key; no other worker's entry is recorded before it in this range."],
@@ -62,18 +127,32 @@ describe("describeExplanation", () => {
     });
   });
 
-  const unexplained = { eventId: "e2", insideDeploymentIds: [], nearbyDeploymentIds: [], leaderChangeIds: [], lockChangeIds: [], cause: "unexplained" as const, owner: null };
+  const unexplained = {
+    eventId: "e2",
+    insideDeploymentIds: [],
+    nearbyDeploymentIds: [],
+    leaderChangeIds: [],
+    lockChangeIds: [],
+    cause: "unexplained" as const,
+    owner: null,
+  };
   const podA = { worker: "pod-a", enteredAt: "2026-11-22T10:00:04.150Z", insideForMs: 850 };
 
   it("explains a violation from its own row when the other worker's event is not stored", () => {
-    const { evidence } = describeExplanation({ ...unexplained, previousEntry: null, othersInside: [podA] }, { ...context, event: { ...event, worker: "pod-b", key: "K" } });
+    const { evidence } = describeExplanation(
+      { ...unexplained, previousEntry: null, othersInside: [podA] },
+      { ...context, event: { ...event, worker: "pod-b", key: "K" } },
+    );
     expect(evidence[0]).toBe("pod-a had been inside key K for 850 ms when pod-b entered.");
   });
 
   it("prefers the row's list when the latest other event stored is of a worker that was not inside", () => {
     // Counts mode: the latest stored event of another worker is an old violation of orders-9.
     const previousEntry = { eventId: "e0", worker: "orders-9", observedAt: "2026-11-22T09:50:00.000Z", gapMs: 605_000 };
-    const { evidence } = describeExplanation({ ...unexplained, previousEntry, othersInside: [podA, { worker: "pod-c", enteredAt: "2026-11-22T10:00:04.900Z", insideForMs: 100 }] }, { ...context, event: { ...event, counter: 3 } });
+    const { evidence } = describeExplanation(
+      { ...unexplained, previousEntry, othersInside: [podA, { worker: "pod-c", enteredAt: "2026-11-22T10:00:04.900Z", insideForMs: 100 }] },
+      { ...context, event: { ...event, counter: 3 } },
+    );
     expect(evidence).toEqual([
       "pod-a had been inside key user-42 for 850 ms when orders-2 entered.",
       "pod-c had been inside key user-42 for 100 ms when orders-2 entered.",

@@ -28,7 +28,19 @@ const violation: DrilldownEvent = {
 };
 
 function change(id: string, overrides: Partial<LockChangeMarker>): LockChangeMarker {
-  return { id, lock: LOCK, kind: "HOLDER_CHANGED", ending: null, fromHolder: null, toHolder: null, oldSeenAt: null, newSeenAt: at(0), expiresAtBefore: null, acquiredAt: null, ...overrides };
+  return {
+    id,
+    lock: LOCK,
+    kind: "HOLDER_CHANGED",
+    ending: null,
+    fromHolder: null,
+    toHolder: null,
+    oldSeenAt: null,
+    newSeenAt: at(0),
+    expiresAtBefore: null,
+    acquiredAt: null,
+    ...overrides,
+  };
 }
 
 function storyOf(changes: LockChangeMarker[], event: DrilldownEvent = violation): { story: string | null; explanation: ViolationExplanation } {
@@ -39,7 +51,14 @@ function storyOf(changes: LockChangeMarker[], event: DrilldownEvent = violation)
 
 describe("describeLockStory", () => {
   it("tells the GC-pause failure: expired while pod-a held it, pod-b acquired it 40 ms later, pod-a still inside", () => {
-    const expiry = change("c1", { kind: "HOLDER_LOST", ending: "EXPIRED", fromHolder: "pod-a", oldSeenAt: at(-2_000), newSeenAt: at(-900), expiresAtBefore: at(-1_000) });
+    const expiry = change("c1", {
+      kind: "HOLDER_LOST",
+      ending: "EXPIRED",
+      fromHolder: "pod-a",
+      oldSeenAt: at(-2_000),
+      newSeenAt: at(-900),
+      expiresAtBefore: at(-1_000),
+    });
     const takeover = change("c2", { kind: "HOLDER_APPEARED", toHolder: "pod-b", oldSeenAt: at(-900), newSeenAt: at(-800), acquiredAt: at(-960) });
     const { story, explanation } = storyOf([expiry, takeover]);
     expect(explanation).toMatchObject({ cause: "holder-stalled", lockChangeIds: ["c1", "c2"] });
@@ -49,23 +68,49 @@ describe("describeLockStory", () => {
   });
 
   it("tells the expiry that let pod-b in, not the next holder's own expiry after the violation (pod-b crashed once the job ran)", () => {
-    const expiry = change("c1", { kind: "HOLDER_LOST", ending: "EXPIRED", fromHolder: "pod-a", oldSeenAt: at(-2_000), newSeenAt: at(-900), expiresAtBefore: at(-1_000) });
+    const expiry = change("c1", {
+      kind: "HOLDER_LOST",
+      ending: "EXPIRED",
+      fromHolder: "pod-a",
+      oldSeenAt: at(-2_000),
+      newSeenAt: at(-900),
+      expiresAtBefore: at(-1_000),
+    });
     const takeover = change("c2", { kind: "HOLDER_APPEARED", toHolder: "pod-b", oldSeenAt: at(-900), newSeenAt: at(-800), acquiredAt: at(-960) });
     // pod-b's hold was last seen 1 s after the violation, so its expiry cannot explain it.
-    const laterExpiry = change("c3", { kind: "HOLDER_LOST", ending: "EXPIRED", fromHolder: "pod-b", oldSeenAt: at(1_000), newSeenAt: at(2_500), expiresAtBefore: at(2_000) });
+    const laterExpiry = change("c3", {
+      kind: "HOLDER_LOST",
+      ending: "EXPIRED",
+      fromHolder: "pod-b",
+      oldSeenAt: at(1_000),
+      newSeenAt: at(2_500),
+      expiresAtBefore: at(2_000),
+    });
     const { story, explanation } = storyOf([expiry, takeover, laterExpiry]);
     expect(explanation).toMatchObject({ cause: "holder-stalled", lockChangeIds: ["c1", "c2", "c3"] });
     expect(story).toMatch(/^The lock redis-main\/lock:daily-job expired while pod-a held it .*; pod-b acquired it 40 ms later; pod-a was still inside/);
   });
 
   it("tells a takeover seen in one observation the same way, from the change itself", () => {
-    const { story } = storyOf([change("c1", { ending: "EXPIRED", fromHolder: "pod-a", toHolder: "pod-b", oldSeenAt: at(-3_000), newSeenAt: at(-500), expiresAtBefore: at(-1_000), acquiredAt: at(-700) })]);
+    const { story } = storyOf([
+      change("c1", {
+        ending: "EXPIRED",
+        fromHolder: "pod-a",
+        toHolder: "pod-b",
+        oldSeenAt: at(-3_000),
+        newSeenAt: at(-500),
+        expiresAtBefore: at(-1_000),
+        acquiredAt: at(-700),
+      }),
+    ]);
     expect(story).toMatch(/expired while pod-a held it .* pod-b acquired it 300 ms later; pod-a was still inside key user-42/);
   });
 
   it("tells a release and a handover apart from an expiry", () => {
     const { story } = storyOf([change("c1", { ending: "RELEASED", fromHolder: "pod-a", toHolder: "pod-b", oldSeenAt: at(-3_000), newSeenAt: at(-500) })]);
-    expect(story).toBe("The lock redis-main/lock:daily-job changed hands: pod-a released it; pod-b acquired it at about 2026-11-22 10:02:04.500; pod-a was still inside key user-42 when pod-b entered.");
+    expect(story).toBe(
+      "The lock redis-main/lock:daily-job changed hands: pod-a released it; pod-b acquired it at about 2026-11-22 10:02:04.500; pod-a was still inside key user-42 when pod-b entered.",
+    );
   });
 
   it("says so when the lock did not change hands at all (two workers under one held lock)", () => {

@@ -31,7 +31,15 @@ const keyShared = (change: Extract<ViolationOwner, { isComputed: true }>["change
 
 describe("describeOwner", () => {
   it("tells the Key_Shared ordering break: the hash, the range that moved, who joined, who was still processing", () => {
-    const owner = keyShared({ from: "consumer-a", to: "consumer-b", changedAfter: "2026-11-22T10:02:03.700Z", changedAt: "2026-11-22T10:02:04.200Z", rangeBefore: [16_384, 32_767], joined: ["consumer-c"], left: [] });
+    const owner = keyShared({
+      from: "consumer-a",
+      to: "consumer-b",
+      changedAfter: "2026-11-22T10:02:03.700Z",
+      changedAt: "2026-11-22T10:02:04.200Z",
+      rangeBefore: [16_384, 32_767],
+      joined: ["consumer-c"],
+      left: [],
+    });
     expect(describeOwner(owner, context)).toBe(
       "Key user-42 hashes to 21,877; at 2026-11-22 10:02:04.200 range 16,384-32,767 moved from consumer-a to consumer-b (consumer-c joined) (800 ms before the violation); consumer-a was still processing user-42.",
     );
@@ -44,13 +52,27 @@ describe("describeOwner", () => {
   });
 
   it("names a routed partition's leader and its change", () => {
-    const owner: ViolationOwner = { isComputed: true, rule: "failover", owner: "w2", hash: null, range: null, partition: 3, isPartitionRouted: true, change: { from: "w1", to: "w2", changedAfter: null, changedAt: "2026-11-22T10:02:08.000Z", rangeBefore: null, joined: [], left: [] } };
-    expect(describeOwner(owner, { ...context, explanation: null })).toBe("Key user-42 routes to partition 3; at 2026-11-22 10:02:08.000 the leader of partition 3 moved from w1 to w2 (3.0 s after the violation).");
+    const owner: ViolationOwner = {
+      isComputed: true,
+      rule: "failover",
+      owner: "w2",
+      hash: null,
+      range: null,
+      partition: 3,
+      isPartitionRouted: true,
+      change: { from: "w1", to: "w2", changedAfter: null, changedAt: "2026-11-22T10:02:08.000Z", rangeBefore: null, joined: [], left: [] },
+    };
+    expect(describeOwner(owner, { ...context, explanation: null })).toBe(
+      "Key user-42 routes to partition 3; at 2026-11-22 10:02:08.000 the leader of partition 3 moved from w1 to w2 (3.0 s after the violation).",
+    );
   });
 
   it("says plainly why an owner cannot be computed", () => {
-    expect(describeOwner({ isComputed: false, reason: "no-owner-rule", detail: "a Shared subscription spreads keys over its consumers: no key has an owner" }, context)).toBe(
-      "The owner of key user-42 cannot be computed: a Shared subscription spreads keys over its consumers: no key has an owner.",
-    );
+    expect(
+      describeOwner(
+        { isComputed: false, reason: "no-owner-rule", detail: "a Shared subscription spreads keys over its consumers: no key has an owner" },
+        context,
+      ),
+    ).toBe("The owner of key user-42 cannot be computed: a Shared subscription spreads keys over its consumers: no key has an owner.");
   });
 });

@@ -28,19 +28,46 @@ function event(id: string, worker: string, counter: number, offsetMs: number, pa
     receivedAt: iso(offsetMs),
     resource: resourceRefOf({ topic, subscription: "orders-sub", partition }),
     othersInside: null,
-  lock: null,
+    lock: null,
   };
 }
 
 function change(id: string, partition: number, oldMs: number | null, newMs: number): LeaderChangeMarker {
-  return { id, cluster: "prod", topic: "persistent://acme/orders/events", partition, subscription: "orders-sub", kind: "HOLDER_CHANGED", cause: "CLIENT", fromHolder: "w1", toHolder: "w2", oldSeenAt: oldMs === null ? null : iso(oldMs), newSeenAt: iso(newMs) };
+  return {
+    id,
+    cluster: "prod",
+    topic: "persistent://acme/orders/events",
+    partition,
+    subscription: "orders-sub",
+    kind: "HOLDER_CHANGED",
+    cause: "CLIENT",
+    fromHolder: "w1",
+    toHolder: "w2",
+    oldSeenAt: oldMs === null ? null : iso(oldMs),
+    newSeenAt: iso(newMs),
+  };
 }
 
 function deployment(id: string, service: string, startMs: number, finishMs: number | null, windowEndMs: number): DeploymentBand {
-  return { id, service, version: "1", environment: "production", startedAt: iso(startMs), finishedAt: finishMs === null ? null : iso(finishMs), windowEnd: iso(windowEndMs), link: null };
+  return {
+    id,
+    service,
+    version: "1",
+    environment: "production",
+    startedAt: iso(startMs),
+    finishedAt: finishMs === null ? null : iso(finishMs),
+    windowEnd: iso(windowEndMs),
+    link: null,
+  };
 }
 
-const events = [event("e1", "w1", 0, 0), event("e2", "w1", 0, 1 * SECOND), event("e3", "w2", 1, 1.3 * SECOND), event("e4", "w2", 0, 5 * SECOND), event("e5", "w3", 2, 5.1 * SECOND)];
+const events = [
+  event("e1", "w1", 0, 0),
+  event("e2", "w1", 0, 1 * SECOND),
+  event("e3", "w2", 1, 1.3 * SECOND),
+  event("e4", "w2", 0, 5 * SECOND),
+  event("e5", "w3", 2, 5.1 * SECOND),
+];
 
 describe("who was inside", () => {
   it("finds each entry's latest earlier entry by another worker", () => {
@@ -61,7 +88,13 @@ describe("who was inside", () => {
 
   it("takes who was inside from the event's own row when it names them, and how long each had been inside", () => {
     // Only the violation is stored (counts mode): the row names w1 and w4.
-    const violation = { ...event("v", "w2", 2, 10 * SECOND), othersInside: [{ worker: "w1", enteredAt: iso(9.15 * SECOND) }, { worker: "w4", enteredAt: iso(9.9 * SECOND) }] };
+    const violation = {
+      ...event("v", "w2", 2, 10 * SECOND),
+      othersInside: [
+        { worker: "w1", enteredAt: iso(9.15 * SECOND) },
+        { worker: "w4", enteredAt: iso(9.9 * SECOND) },
+      ],
+    };
     expect(countOverlaps([violation], findPreviousEntries([violation]))).toEqual([
       { entered: "w2", inside: "w1", count: 1 },
       { entered: "w2", inside: "w4", count: 1 },
@@ -95,9 +128,19 @@ describe("what coincides with a violation", () => {
 
   it("gives each violation its cause: rollout (also over a failover), failover overlap, or unexplained", () => {
     const explained = explainViolations({
-      events: [event("in", "w2", 1, 0), event("fail", "w2", 1, 30 * MINUTE), event("both", "w2", 1, 60 * MINUTE), event("alone", "w2", 1, 90 * MINUTE), event("other-partition", "w2", 1, 120 * MINUTE, 4)],
+      events: [
+        event("in", "w2", 1, 0),
+        event("fail", "w2", 1, 30 * MINUTE),
+        event("both", "w2", 1, 60 * MINUTE),
+        event("alone", "w2", 1, 90 * MINUTE),
+        event("other-partition", "w2", 1, 120 * MINUTE, 4),
+      ],
       lockChanges: [],
-      changes: [change("c1", 3, 30 * MINUTE - 20 * SECOND, 30 * MINUTE - 10 * SECOND), change("c2", 3, 60 * MINUTE + 5 * SECOND, 60 * MINUTE + 9 * SECOND), change("c3", 3, 120 * MINUTE, 120 * MINUTE + SECOND)],
+      changes: [
+        change("c1", 3, 30 * MINUTE - 20 * SECOND, 30 * MINUTE - 10 * SECOND),
+        change("c2", 3, 60 * MINUTE + 5 * SECOND, 60 * MINUTE + 9 * SECOND),
+        change("c3", 3, 120 * MINUTE, 120 * MINUTE + SECOND),
+      ],
       deployments: [
         deployment("d1", "orders", -2 * MINUTE, 3 * MINUTE, 9 * MINUTE),
         deployment("d2", "orders", 58 * MINUTE, null, 70 * MINUTE),
@@ -120,8 +163,17 @@ describe("what coincides with a violation", () => {
 describe("changesNearEvents", () => {
   it("keeps the changes of the partitions the events name, near one of them; any partition when the event names none", () => {
     const known = event("e1", "w1", 1, 0, 3);
-    const unknown = { ...event("e2", "w1", 1, 60 * MINUTE, 3), partition: null, resource: { topic: "persistent://acme/orders/events", subscription: "orders-sub", partition: null } };
-    const changes = [change("p3-near", 3, -MINUTE, -30 * SECOND), change("p4-near", 4, -MINUTE, -30 * SECOND), change("p3-far", 3, 10 * MINUTE, 11 * MINUTE), change("p5-near-unknown", 5, 59 * MINUTE, 59 * MINUTE + SECOND)];
+    const unknown = {
+      ...event("e2", "w1", 1, 60 * MINUTE, 3),
+      partition: null,
+      resource: { topic: "persistent://acme/orders/events", subscription: "orders-sub", partition: null },
+    };
+    const changes = [
+      change("p3-near", 3, -MINUTE, -30 * SECOND),
+      change("p4-near", 4, -MINUTE, -30 * SECOND),
+      change("p3-far", 3, 10 * MINUTE, 11 * MINUTE),
+      change("p5-near-unknown", 5, 59 * MINUTE, 59 * MINUTE + SECOND),
+    ];
     expect(changesNearEvents(changes, [known, unknown], 2 * MINUTE).map((c) => c.id)).toEqual(["p3-near", "p5-near-unknown"]);
   });
 });

@@ -41,7 +41,9 @@ describe("formatting", () => {
 
   it("builds trace links from the template, encoding the id", () => {
     expect(buildTraceUrl("https://tempo.example/trace/{traceId}", "4bf92f35")).toBe("https://tempo.example/trace/4bf92f35");
-    expect(buildTraceUrl("https://jaeger.example/search?traceID={traceId}&x={traceId}", "a b/c")).toBe("https://jaeger.example/search?traceID=a%20b%2Fc&x=a%20b%2Fc");
+    expect(buildTraceUrl("https://jaeger.example/search?traceID={traceId}&x={traceId}", "a b/c")).toBe(
+      "https://jaeger.example/search?traceID=a%20b%2Fc&x=a%20b%2Fc",
+    );
     expect(buildTraceUrl(null, "4bf92f35")).toBeNull();
   });
 });

@@ -27,7 +27,11 @@ describe("resourceRefOf", () => {
   });
 
   it("takes the partition from the topic's name over the partition field, else the field (-1: not partitioned, null: unknown)", () => {
-    expect(resourceRefOf({ topic: "persistent://a/b/c-partition-3", subscription: "s", partition: 5 })).toEqual({ topic: "persistent://a/b/c", subscription: "s", partition: 3 });
+    expect(resourceRefOf({ topic: "persistent://a/b/c-partition-3", subscription: "s", partition: 5 })).toEqual({
+      topic: "persistent://a/b/c",
+      subscription: "s",
+      partition: 3,
+    });
     expect(resourceRefOf({ topic: "persistent://a/b/c", subscription: "s", partition: 5 })?.partition).toBe(5);
     expect(resourceRefOf({ topic: "persistent://a/b/c", subscription: "s", partition: -1 })?.partition).toBe(-1);
     expect(resourceRefOf({ topic: "persistent://a/b/c", subscription: "s", partition: null })?.partition).toBeNull();

@@ -5,8 +5,18 @@ import type { TimeBucket } from "@/lib/violations/time-buckets";
 
 const HOUR = 3_600_000;
 const at = (iso: string) => Date.parse(iso);
-const buckets: TimeBucket[] = [0, 1, 2].map((i) => ({ start: at("2026-11-22T00:00:00Z") + i * HOUR, end: at("2026-11-22T00:00:00Z") + (i + 1) * HOUR, isPartial: false }));
-const row = (bucket: number, service: string, violations: number, inside: number, subscription = "sub"): ClassifiedRow => ({ bucket, service, subscription, violations, inside });
+const buckets: TimeBucket[] = [0, 1, 2].map((i) => ({
+  start: at("2026-11-22T00:00:00Z") + i * HOUR,
+  end: at("2026-11-22T00:00:00Z") + (i + 1) * HOUR,
+  isPartial: false,
+}));
+const row = (bucket: number, service: string, violations: number, inside: number, subscription = "sub"): ClassifiedRow => ({
+  bucket,
+  service,
+  subscription,
+  violations,
+  inside,
+});
 
 describe("assignBuckets", () => {
   it("places a bin by its start, or by its span's start when the bin straddles a daylight-saving change", () => {
@@ -45,7 +55,14 @@ describe("missingObservations", () => {
 
 describe("summariseBuckets", () => {
   it("keeps unobserved buckets null and observed ones without violations at zero", () => {
-    const summary = summariseBuckets(buckets, [row(0, "a", 3, 1), row(0, "b", 2, 2, "other")], [{ bucket: 1, service: null }, { bucket: 1, service: "a" }]);
+    const summary = summariseBuckets(
+      buckets,
+      [row(0, "a", 3, 1), row(0, "b", 2, 2, "other")],
+      [
+        { bucket: 1, service: null },
+        { bucket: 1, service: "a" },
+      ],
+    );
     expect(summary.buckets.map((b) => b.total)).toEqual([{ violations: 5, inside: 3, outside: 2 }, { violations: 0, inside: 0, outside: 0 }, null]);
     expect(summary.buckets[1]!.byService).toEqual({ a: { violations: 0, inside: 0, outside: 0 } });
     expect(summary.buckets[2]!.byService).toEqual({});
@@ -65,6 +82,8 @@ describe("summariseBuckets", () => {
 
   it("writes bucket times as ISO strings with the partial flag", () => {
     const summary = summariseBuckets([{ ...buckets[0]!, isPartial: true }], [], []);
-    expect(summary.buckets).toEqual([{ start: "2026-11-22T00:00:00.000Z", end: "2026-11-22T01:00:00.000Z", isPartial: true, total: null, byService: {}, increments: null }]);
+    expect(summary.buckets).toEqual([
+      { start: "2026-11-22T00:00:00.000Z", end: "2026-11-22T01:00:00.000Z", isPartial: true, total: null, byService: {}, increments: null },
+    ]);
   });
 });

@@ -37,14 +37,26 @@ describe("chooseBucketMs", () => {
 
 describe("minuteWindow", () => {
   it("covers every minute the range touches", () => {
-    expect(minuteWindow(at("2026-11-22T10:00:30Z"), at("2026-11-22T11:00:10Z"))).toEqual({ startMs: at("2026-11-22T10:00:00Z"), endMs: at("2026-11-22T11:01:00Z") });
-    expect(minuteWindow(at("2026-11-22T10:00:00Z"), at("2026-11-22T11:00:00Z"))).toEqual({ startMs: at("2026-11-22T10:00:00Z"), endMs: at("2026-11-22T11:00:00Z") });
+    expect(minuteWindow(at("2026-11-22T10:00:30Z"), at("2026-11-22T11:00:10Z"))).toEqual({
+      startMs: at("2026-11-22T10:00:00Z"),
+      endMs: at("2026-11-22T11:01:00Z"),
+    });
+    expect(minuteWindow(at("2026-11-22T10:00:00Z"), at("2026-11-22T11:00:00Z"))).toEqual({
+      startMs: at("2026-11-22T10:00:00Z"),
+      endMs: at("2026-11-22T11:00:00Z"),
+    });
   });
 });
 
 describe("buildBuckets", () => {
   it("cuts the first and last bucket to the range and marks them partial, as well as the bucket still running", () => {
-    const buckets = buildBuckets({ fromMs: at("2026-11-22T10:07:00Z"), toMs: at("2026-11-22T10:52:30Z"), bucketMs: 10 * MINUTE, timeZone: "UTC", nowMs: at("2026-11-22T10:52:30Z") });
+    const buckets = buildBuckets({
+      fromMs: at("2026-11-22T10:07:00Z"),
+      toMs: at("2026-11-22T10:52:30Z"),
+      bucketMs: 10 * MINUTE,
+      timeZone: "UTC",
+      nowMs: at("2026-11-22T10:52:30Z"),
+    });
     expect(buckets.map((b) => [new Date(b.start).toISOString().slice(11, 16), new Date(b.end).toISOString().slice(11, 16), b.isPartial])).toEqual([
       ["10:07", "10:10", true],
       ["10:10", "10:20", false],
@@ -60,7 +72,13 @@ describe("buildBuckets", () => {
   });
 
   it("aligns hours to the local wall clock in a +05:45 zone", () => {
-    const buckets = buildBuckets({ fromMs: at("2026-11-22T00:00:00Z"), toMs: at("2026-11-23T00:00:00Z"), bucketMs: 3 * HOUR, timeZone: "Asia/Kathmandu", nowMs: 0 });
+    const buckets = buildBuckets({
+      fromMs: at("2026-11-22T00:00:00Z"),
+      toMs: at("2026-11-23T00:00:00Z"),
+      bucketMs: 3 * HOUR,
+      timeZone: "Asia/Kathmandu",
+      nowMs: 0,
+    });
     // 00:00 local is 18:15 UTC the day before; bucket boundaries fall at 03:00, 06:00 ... local.
     expect(new Date(buckets[1]!.start).toISOString()).toBe("2026-11-22T00:15:00.000Z");
     expect(buckets.slice(1, -1).every((b) => b.end - b.start === 3 * HOUR)).toBe(true);

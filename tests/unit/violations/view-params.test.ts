@@ -17,8 +17,14 @@ describe("the URL's range and filters", () => {
     [{}, { preset: "24h" }],
     [{ range: "7d" }, { preset: "7d" }],
     [{ range: "2h" }, { preset: "24h" }],
-    [{ from: "2026-11-22T10:00:00+02:00", to: "2026-11-22T09:00:00Z" }, { preset: "custom", from: "2026-11-22T08:00:00.000Z", to: "2026-11-22T09:00:00.000Z" }],
-    [{ range: "custom", from: "2026-11-22T08:00:00Z", to: "2026-11-22T09:00:00Z" }, { preset: "custom", from: "2026-11-22T08:00:00.000Z", to: "2026-11-22T09:00:00.000Z" }],
+    [
+      { from: "2026-11-22T10:00:00+02:00", to: "2026-11-22T09:00:00Z" },
+      { preset: "custom", from: "2026-11-22T08:00:00.000Z", to: "2026-11-22T09:00:00.000Z" },
+    ],
+    [
+      { range: "custom", from: "2026-11-22T08:00:00Z", to: "2026-11-22T09:00:00Z" },
+      { preset: "custom", from: "2026-11-22T08:00:00.000Z", to: "2026-11-22T09:00:00.000Z" },
+    ],
     [{ from: "2026-11-22T09:00:00Z", to: "2026-11-22T08:00:00Z" }, { preset: "24h" }],
     [{ from: "yesterday", to: "2026-11-22T08:00:00Z", range: "6h" }, { preset: "6h" }],
     [{ from: "2026-11-22T08:00:00Z" }, { preset: "since", from: "2026-11-22T08:00:00.000Z" }],
@@ -29,7 +35,16 @@ describe("the URL's range and filters", () => {
 
   it("writes only what differs from the defaults, and reads back what it wrote", () => {
     const state = readViolationsView(new URLSearchParams("range=7d&service=orders&mode=split&changes=1&rank=outside&cause=worker-stalled"));
-    expect(state).toEqual({ range: { preset: "7d" }, service: "orders", subscription: null, environment: null, mode: "split", showLeaderChanges: true, ranking: "outside", cause: "worker-stalled" });
+    expect(state).toEqual({
+      range: { preset: "7d" },
+      service: "orders",
+      subscription: null,
+      environment: null,
+      mode: "split",
+      showLeaderChanges: true,
+      ranking: "outside",
+      cause: "worker-stalled",
+    });
     expect(writeViolationsView(state).toString()).toBe("range=7d&service=orders&mode=split&changes=1&rank=outside&cause=worker-stalled");
     expect(readViolationsView(writeViolationsView(state))).toEqual(state);
     expect(writeViolationsView(readViolationsView({})).toString()).toBe("range=24h");

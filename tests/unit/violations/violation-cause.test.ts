@@ -11,11 +11,34 @@ const iso = (offsetMs: number) => new Date(T0 + offsetMs).toISOString();
 const AT = iso(0);
 
 function leaderChange(from: string, oldMs: number | null, newMs: number): LeaderChangeMarker {
-  return { id: `c${newMs}`, cluster: "demo", topic: "persistent://demo/events/users", partition: 0, subscription: "orchestrator", kind: "HOLDER_CHANGED", cause: "CLIENT", fromHolder: from, toHolder: "w2", oldSeenAt: oldMs === null ? null : iso(oldMs), newSeenAt: iso(newMs) };
+  return {
+    id: `c${newMs}`,
+    cluster: "demo",
+    topic: "persistent://demo/events/users",
+    partition: 0,
+    subscription: "orchestrator",
+    kind: "HOLDER_CHANGED",
+    cause: "CLIENT",
+    fromHolder: from,
+    toHolder: "w2",
+    oldSeenAt: oldMs === null ? null : iso(oldMs),
+    newSeenAt: iso(newMs),
+  };
 }
 
 function lockChange(ending: string | null): LockChangeMarker {
-  return { id: "l1", lock: "demo-locks/scheduler:leader", kind: "HOLDER_CHANGED", ending, fromHolder: "sched-a", toHolder: "sched-b", oldSeenAt: iso(-3_000), newSeenAt: iso(-2_000), expiresAtBefore: iso(-2_500), acquiredAt: iso(-2_000) };
+  return {
+    id: "l1",
+    lock: "demo-locks/scheduler:leader",
+    kind: "HOLDER_CHANGED",
+    ending,
+    fromHolder: "sched-a",
+    toHolder: "sched-b",
+    oldSeenAt: iso(-3_000),
+    newSeenAt: iso(-2_000),
+    expiresAtBefore: iso(-2_500),
+    acquiredAt: iso(-2_000),
+  };
 }
 
 function ownerMoved(from: string, changedAfterMs: number | null, changedAtMs: number): ViolationOwner {
@@ -27,7 +50,15 @@ function ownerMoved(from: string, changedAfterMs: number | null, changedAtMs: nu
     range: [0, 100],
     partition: -1,
     isPartitionRouted: false,
-    change: { from, to: "w2", changedAfter: changedAfterMs === null ? null : iso(changedAfterMs), changedAt: iso(changedAtMs), rangeBefore: [0, 200], joined: [], left: [] },
+    change: {
+      from,
+      to: "w2",
+      changedAfter: changedAfterMs === null ? null : iso(changedAfterMs),
+      changedAt: iso(changedAtMs),
+      rangeBefore: [0, 200],
+      joined: [],
+      left: [],
+    },
   };
 }
 
@@ -37,12 +68,24 @@ describe("classifyCause: one precedence", () => {
   const cases: { name: string; facts: Partial<CauseFacts>; cause: ViolationCause }[] = [
     { name: "nothing around it", facts: {}, cause: "unexplained" },
     { name: "a leader change only", facts: { hasOwnershipChange: true }, cause: "failover-overlap" },
-    { name: "a stall through a move (which is also a change)", facts: { hasWorkerStalledThroughMove: true, hasOwnershipChange: true }, cause: "worker-stalled" },
+    {
+      name: "a stall through a move (which is also a change)",
+      facts: { hasWorkerStalledThroughMove: true, hasOwnershipChange: true },
+      cause: "worker-stalled",
+    },
     { name: "a lock expired while held, with a handover", facts: { hasLockExpiredWhileHeld: true, hasOwnershipChange: true }, cause: "holder-stalled" },
-    { name: "a lock expiry beats a worker stall", facts: { hasLockExpiredWhileHeld: true, hasWorkerStalledThroughMove: true, hasOwnershipChange: true }, cause: "holder-stalled" },
+    {
+      name: "a lock expiry beats a worker stall",
+      facts: { hasLockExpiredWhileHeld: true, hasWorkerStalledThroughMove: true, hasOwnershipChange: true },
+      cause: "holder-stalled",
+    },
     { name: "inside a deployment only", facts: { isInsideDeployment: true }, cause: "rollout" },
     { name: "a deployment beats a failover", facts: { isInsideDeployment: true, hasOwnershipChange: true }, cause: "rollout" },
-    { name: "a deployment beats every stall", facts: { isInsideDeployment: true, hasLockExpiredWhileHeld: true, hasWorkerStalledThroughMove: true, hasOwnershipChange: true }, cause: "rollout" },
+    {
+      name: "a deployment beats every stall",
+      facts: { isInsideDeployment: true, hasLockExpiredWhileHeld: true, hasWorkerStalledThroughMove: true, hasOwnershipChange: true },
+      cause: "rollout",
+    },
   ];
   for (const { name, facts, cause } of cases) {
     it(`${name}: ${cause}`, () => expect(classifyCause({ ...NONE, ...facts })).toBe(cause));
@@ -95,7 +138,11 @@ describe("causeFactsOf: the evidence", () => {
     },
     {
       name: "a lock expiry and a worker stall together",
-      input: { lockChanges: [lockChange("EXPIRED")], othersInside: [{ worker: "w1", enteredAt: iso(-9_000) }], leaderChanges: [leaderChange("w1", -2_000, -1_000)] },
+      input: {
+        lockChanges: [lockChange("EXPIRED")],
+        othersInside: [{ worker: "w1", enteredAt: iso(-9_000) }],
+        leaderChanges: [leaderChange("w1", -2_000, -1_000)],
+      },
       cause: "holder-stalled",
     },
   ];

@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 import { limitHeapGrowth } from "@/lib/worker/limit-heap-growth";
 
 function peakHeapMb(mode: "limit" | "default"): number {
-  const out = execFileSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "tests/unit/worker/heap-churn-child.ts", mode], { encoding: "utf8" });
+  const out = execFileSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "tests/unit/worker/heap-churn-child.ts", mode], {
+    encoding: "utf8",
+  });
   return (JSON.parse(out.trim().split("\n").at(-1)!) as { peakHeapMb: number }).peakHeapMb;
 }
 

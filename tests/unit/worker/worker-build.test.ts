@@ -22,7 +22,8 @@ function importedPackages(module: string, seen = new Set<string>()): Set<string>
   const packages = new Set<string>();
   for (const specifier of specifiers) {
     if (!specifier.startsWith(".")) packages.add(specifier);
-    else if (!seen.has(path.resolve(path.dirname(module), specifier))) for (const p of importedPackages(path.resolve(path.dirname(module), specifier), seen)) packages.add(p);
+    else if (!seen.has(path.resolve(path.dirname(module), specifier)))
+      for (const p of importedPackages(path.resolve(path.dirname(module), specifier), seen)) packages.add(p);
   }
   return packages;
 }

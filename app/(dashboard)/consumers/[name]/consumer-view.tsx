@@ -70,7 +70,9 @@ export function ConsumerView({ name, cluster, span }: { name: string; cluster: s
               {report.positions.map((p) => (
                 <tr key={`${p.cluster}|${p.topic}|${p.subscription}|${p.partition}`}>
                   <td>
-                    <Link prefetch={false} href={subscriptionHref(p)}>{p.subscription}</Link>
+                    <Link prefetch={false} href={subscriptionHref(p)}>
+                      {p.subscription}
+                    </Link>
                     <div className="muted small">
                       {p.cluster} · {p.topic.replace(/^persistent:\/\//, "")}
                     </div>
@@ -99,7 +101,10 @@ export function ConsumerView({ name, cluster, span }: { name: string; cluster: s
       ) : null}
       <section className="panel" aria-label="History">
         <h2>
-          History <span className="muted small">{report.historyTotal} changes to or from {name} in the last 7 days, newest first</span>
+          History{" "}
+          <span className="muted small">
+            {report.historyTotal} changes to or from {name} in the last 7 days, newest first
+          </span>
         </h2>
         {report.history.length === 0 ? (
           <p className="muted">No hold gained or lost in the last 7 days.</p>

@@ -28,7 +28,10 @@ export default async function ConsumerPage({ params, searchParams }: Props) {
   const heading = (
     <>
       <h1>{name}</h1>
-      <p className="page-lead">A consumer or lock holder: the partitions it holds or stands by for, the locks it holds or waits for, and the partition holds it gained and lost in the last 7 days.</p>
+      <p className="page-lead">
+        A consumer or lock holder: the partitions it holds or stands by for, the locks it holds or waits for, and the partition holds it gained and lost in the
+        last 7 days.
+      </p>
     </>
   );
   const nowMs = Date.now();

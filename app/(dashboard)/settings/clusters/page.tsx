@@ -21,11 +21,14 @@ function PredictionScoreText({ score }: { score: PredictionScore }) {
   return (
     <>
       <div>
-        {score.predicted} predicted: {score.confirmed} confirmed,{" "}
-        {score.wrong > 0 ? <strong className="loud">{score.wrong} wrong</strong> : "0 wrong"}
+        {score.predicted} predicted: {score.confirmed} confirmed, {score.wrong > 0 ? <strong className="loud">{score.wrong} wrong</strong> : "0 wrong"}
       </div>
       <div className="muted small">{score.notPredicted} not predictable (no rule or no queue)</div>
-      {score.wrong > 0 ? <div className="muted small">A wrong prediction means the broker&apos;s or the lock&apos;s rule differs from Baton&apos;s (e.g. priority levels Baton does not know).</div> : null}
+      {score.wrong > 0 ? (
+        <div className="muted small">
+          A wrong prediction means the broker&apos;s or the lock&apos;s rule differs from Baton&apos;s (e.g. priority levels Baton does not know).
+        </div>
+      ) : null}
     </>
   );
 }
@@ -37,8 +40,14 @@ export default async function ClustersPage() {
   const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
   const [health, predictions, signals] = await Promise.all([
     checkHealth(config, db),
-    listPredictionScores(db, config.clusters.map((c) => c.name)).catch(asError),
-    readChangeSignals(db, config.clusters.map((c) => c.name)).catch(asError),
+    listPredictionScores(
+      db,
+      config.clusters.map((c) => c.name),
+    ).catch(asError),
+    readChangeSignals(
+      db,
+      config.clusters.map((c) => c.name),
+    ).catch(asError),
   ]);
   return (
     <>
@@ -77,8 +86,12 @@ export default async function ClustersPage() {
                 <th scope="col">Status</th>
                 <th scope="col">Polling</th>
                 <th scope="col">Poller</th>
-                <th scope="col" title="Holder changes against the next holder Baton predicted just before each">Next-in-line predictions</th>
-                <th scope="col" title="Pulsar: each broker's consumer-level metrics, scraped to re-poll at once the topics whose consumers changed">Change signal</th>
+                <th scope="col" title="Holder changes against the next holder Baton predicted just before each">
+                  Next-in-line predictions
+                </th>
+                <th scope="col" title="Pulsar: each broker's consumer-level metrics, scraped to re-poll at once the topics whose consumers changed">
+                  Change signal
+                </th>
               </tr>
             </thead>
             <tbody>

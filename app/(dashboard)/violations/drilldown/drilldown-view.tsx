@@ -20,14 +20,22 @@ import { writeRange } from "@/lib/violations/view-params";
 import { buildWorkerLanes } from "@/lib/violations/worker-lanes";
 
 type Props =
-  | { mode: "key"; drilldownKey: string; initialSelection: RangeSelection; initialRange: { fromMs: number; toMs: number }; serverTimeZone: string; serverNowMs: number }
+  | {
+      mode: "key";
+      drilldownKey: string;
+      initialSelection: RangeSelection;
+      initialRange: { fromMs: number; toMs: number };
+      serverTimeZone: string;
+      serverNowMs: number;
+    }
   | { mode: "event"; eventId: string; at: string | null; serverTimeZone: string; serverNowMs: number };
 
 export function DrilldownView(props: Props) {
   const timeZone = useReaderTimeZone(props.serverTimeZone);
   const [selection, setSelection] = useState<RangeSelection | null>(props.mode === "key" ? props.initialSelection : null);
   const target = useMemo<DrilldownTarget>(() => {
-    if (props.mode === "event" || selection === null) return { kind: "event", eventId: props.mode === "event" ? props.eventId : "", at: props.mode === "event" ? props.at : null };
+    if (props.mode === "event" || selection === null)
+      return { kind: "event", eventId: props.mode === "event" ? props.eventId : "", at: props.mode === "event" ? props.at : null };
     const range = selection === props.initialSelection ? props.initialRange : resolveRange(selection, Date.now());
     return { kind: "key", key: props.drilldownKey, range: { ...range, isLive: isLiveRange(selection) } };
   }, [props, selection]);
@@ -92,16 +100,24 @@ export function DrilldownView(props: Props) {
             <dd data-testid="drilldown-workers">{formatCount(drilldown.workers.length)}</dd>
           </div>
         </dl>
-        {drilldown.isTruncated ? <p className="muted">Showing the latest {formatCount(drilldown.eventLimit)} events of {formatCount(drilldown.counts.events)}: narrow the range to see the others.</p> : null}
-        {isBeforeRetention ? <p className="muted">Raw events before {formatInstant(drilldown.rawSince, timeZone)} have been deleted by retention; the counts above cover what remains.</p> : null}
+        {drilldown.isTruncated ? (
+          <p className="muted">
+            Showing the latest {formatCount(drilldown.eventLimit)} events of {formatCount(drilldown.counts.events)}: narrow the range to see the others.
+          </p>
+        ) : null}
+        {isBeforeRetention ? (
+          <p className="muted">
+            Raw events before {formatInstant(drilldown.rawSince, timeZone)} have been deleted by retention; the counts above cover what remains.
+          </p>
+        ) : null}
       </section>
 
       <section className="panel" aria-label="Violations explained">
         <h2>Violations and their causes</h2>
         <p className="vio-note">
-          Each violation&apos;s cause comes first (docs/http-api.md, Violation causes: rollout, then a lock holder stalled past its TTL, then a worker stalled while another took its key,
-          then failover overlap, else unexplained), then its evidence. Deployments count when one of the event&apos;s own service covers it (start to finish plus{" "}
-          {formatDuration(drilldown.graceMs)}); leader and lock changes within ±{formatDuration(drilldown.windowMs)}.
+          Each violation&apos;s cause comes first (docs/http-api.md, Violation causes: rollout, then a lock holder stalled past its TTL, then a worker stalled
+          while another took its key, then failover overlap, else unexplained), then its evidence. Deployments count when one of the event&apos;s own service
+          covers it (start to finish plus {formatDuration(drilldown.graceMs)}); leader and lock changes within ±{formatDuration(drilldown.windowMs)}.
         </p>
         <ExplanationList drilldown={drilldown} timeZone={timeZone} />
       </section>
@@ -126,7 +142,11 @@ export function DrilldownView(props: Props) {
 
       <section className="panel" aria-label="Deployments">
         <h2>Deployments nearby</h2>
-        {drilldown.deployments.length === 0 ? <p className="muted">No deployment within ±{formatDuration(drilldown.windowMs)} of the key&apos;s events.</p> : <DeploymentBandTable deployments={drilldown.deployments} timeZone={timeZone} />}
+        {drilldown.deployments.length === 0 ? (
+          <p className="muted">No deployment within ±{formatDuration(drilldown.windowMs)} of the key&apos;s events.</p>
+        ) : (
+          <DeploymentBandTable deployments={drilldown.deployments} timeZone={timeZone} />
+        )}
       </section>
 
       <section className="panel" aria-label="Events">

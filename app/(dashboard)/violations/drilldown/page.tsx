@@ -51,7 +51,10 @@ export default async function DrilldownPage({ searchParams }: Props) {
         {back}
         <h1>Drill-down</h1>
         <EmptyState title="No key chosen">
-          <p>Open a key from the Violations page&apos;s top list, or name one: every event of the key, the workers involved, and the leader changes and deployments around each violation.</p>
+          <p>
+            Open a key from the Violations page&apos;s top list, or name one: every event of the key, the workers involved, and the leader changes and
+            deployments around each violation.
+          </p>
           <KeyForm />
         </EmptyState>
       </>
@@ -82,7 +85,9 @@ export default async function DrilldownPage({ searchParams }: Props) {
   const range = resolveRange(selection, nowMs);
   const result = await runQuery(async () => {
     try {
-      return eventLookup !== null ? await getEventDrilldown(db, { eventId: eventLookup.data.id, atMs: eventLookup.data.atMs }, settings) : await getKeyDrilldown(db, { key: key!, ...range }, settings);
+      return eventLookup !== null
+        ? await getEventDrilldown(db, { eventId: eventLookup.data.id, atMs: eventLookup.data.atMs }, settings)
+        : await getKeyDrilldown(db, { key: key!, ...range }, settings);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return { notFound: error.message };
       throw error;
@@ -117,7 +122,8 @@ export default async function DrilldownPage({ searchParams }: Props) {
   const services = [...new Set(drilldown.events.map((e) => e.service))].sort();
   const keyTitle = `Key ${drilldown.key}${services.length === 0 ? "" : ` · ${services.join(", ")}`}`;
   const queryClient = new QueryClient();
-  const target = eventId !== null ? ({ kind: "event", eventId, at } as const) : ({ kind: "key", key: key!, range: { ...range, isLive: isLiveRange(selection) } } as const);
+  const target =
+    eventId !== null ? ({ kind: "event", eventId, at } as const) : ({ kind: "key", key: key!, range: { ...range, isLive: isLiveRange(selection) } } as const);
   queryClient.setQueryData(drilldownQuery(target).queryKey, drilldown);
   return (
     <>
@@ -126,7 +132,8 @@ export default async function DrilldownPage({ searchParams }: Props) {
       <p className="page-lead">
         {eventId !== null ? (
           <>
-            One entry into key <strong className="mono">{drilldown.key}</strong> (event <span className="mono">{eventId}</span>), with the key&apos;s other entries around it.
+            One entry into key <strong className="mono">{drilldown.key}</strong> (event <span className="mono">{eventId}</span>), with the key&apos;s other
+            entries around it.
           </>
         ) : (
           "Every entry into this key in the range, who was inside when another entered, and what coincides with each violation."

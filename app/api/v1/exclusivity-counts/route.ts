@@ -15,10 +15,13 @@ export const dynamic = "force-dynamic";
  * mode). 200 with { accepted, duplicates } groups; a re-sent minute writes nothing. 400 naming
  * the field for a bad body, with nothing written.
  */
-export const POST = countIngest("counts", withErrorHandling(async (request) => {
-  await requireBearerToken(request);
-  const config = getConfig();
-  const input = await readJsonBody(request, countsBodySchema({ retentionDays: config.violations.retentionDays }), { maxBytes: MAX_COUNTS_BODY_BYTES });
-  const result = await ingestCounts(getDb(), input);
-  return Response.json(result, { headers: { "cache-control": "no-store" } });
-}));
+export const POST = countIngest(
+  "counts",
+  withErrorHandling(async (request) => {
+    await requireBearerToken(request);
+    const config = getConfig();
+    const input = await readJsonBody(request, countsBodySchema({ retentionDays: config.violations.retentionDays }), { maxBytes: MAX_COUNTS_BODY_BYTES });
+    const result = await ingestCounts(getDb(), input);
+    return Response.json(result, { headers: { "cache-control": "no-store" } });
+  }),
+);

@@ -270,7 +270,8 @@ export function createConsumerMetricsParser(): ConsumerMetricsParser {
     while (lineStart < data.length && !isFamilyRead) {
       if (familyLinePrefix) {
         // Inside the family's block: it goes on line after line, and ends at the first other line.
-        const isFamilyLine = data.length - lineStart >= familyLinePrefix.length && data.subarray(lineStart, lineStart + familyLinePrefix.length).equals(familyLinePrefix);
+        const isFamilyLine =
+          data.length - lineStart >= familyLinePrefix.length && data.subarray(lineStart, lineStart + familyLinePrefix.length).equals(familyLinePrefix);
         if (!isFamilyLine) {
           isFamilyRead = true;
           return;
@@ -281,8 +282,10 @@ export function createConsumerMetricsParser(): ConsumerMetricsParser {
         continue;
       }
       if (nextConsumerLine === null || (nextConsumerLine >= 0 && nextConsumerLine < lineStart)) nextConsumerLine = findLine(data, lineStart, CONSUMER_LINE);
-      if (nextTopicConsumersLine === null || (nextTopicConsumersLine >= 0 && nextTopicConsumersLine < lineStart)) nextTopicConsumersLine = findLine(data, lineStart, TOPIC_CONSUMERS_LINE);
-      const next: number = nextConsumerLine < 0 ? nextTopicConsumersLine : nextTopicConsumersLine < 0 ? nextConsumerLine : Math.min(nextConsumerLine, nextTopicConsumersLine);
+      if (nextTopicConsumersLine === null || (nextTopicConsumersLine >= 0 && nextTopicConsumersLine < lineStart))
+        nextTopicConsumersLine = findLine(data, lineStart, TOPIC_CONSUMERS_LINE);
+      const next: number =
+        nextConsumerLine < 0 ? nextTopicConsumersLine : nextTopicConsumersLine < 0 ? nextConsumerLine : Math.min(nextConsumerLine, nextTopicConsumersLine);
       if (next < 0) return;
       const lineEnd = data.indexOf(NEWLINE, next);
       lineStart = lineEnd + 1;

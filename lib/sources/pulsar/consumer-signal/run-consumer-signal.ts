@@ -66,7 +66,8 @@ export function startConsumerSignal(options: ConsumerSignalOptions): ConsumerSig
         brokers.delete(url);
         snapshots.delete(url);
       }
-      for (const url of urls) if (!brokers.has(url)) brokers.set(url, { url, lastScrapeAt: null, bytes: null, durationMs: null, consumerCount: null, error: null });
+      for (const url of urls)
+        if (!brokers.has(url)) brokers.set(url, { url, lastScrapeAt: null, bytes: null, durationMs: null, consumerCount: null, error: null });
       brokerListError = null;
       brokersReadAt = Date.now();
     } catch (error) {
@@ -77,7 +78,13 @@ export function startConsumerSignal(options: ConsumerSignalOptions): ConsumerSig
   async function scrapeBroker(broker: BrokerScrapeStatus, changed: Set<string>): Promise<boolean | null> {
     try {
       const scrape = await scrapeConsumerMetrics(options.target, broker.url, Math.max(options.target.requestTimeoutMs, SCRAPE_TIMEOUT_MS));
-      Object.assign(broker, { lastScrapeAt: new Date().toISOString(), bytes: scrape.bytes, durationMs: Math.round(scrape.durationMs), consumerCount: scrape.consumerSeriesCount, error: null });
+      Object.assign(broker, {
+        lastScrapeAt: new Date().toISOString(),
+        bytes: scrape.bytes,
+        durationMs: Math.round(scrape.durationMs),
+        consumerCount: scrape.consumerSeriesCount,
+        error: null,
+      });
       // Consumers connected but none listed: the broker does not expose consumer-level series.
       const isBrokerExposing = scrape.consumerSeriesCount > 0 || scrape.topicConsumerCount === 0;
       if (!isBrokerExposing) {

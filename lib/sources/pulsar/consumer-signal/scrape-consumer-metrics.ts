@@ -47,7 +47,11 @@ export async function scrapeConsumerMetrics(target: AdminTarget, brokerUrl: stri
       if (!parser.push(chunk)) break;
     }
   } catch (error) {
-    throw new Error(signal.aborted ? `${host}/metrics/ took longer than ${timeoutMs} ms (${bytes} bytes read)` : `${host}/metrics/ was cut after ${bytes} bytes: ${(error as Error).message}`);
+    throw new Error(
+      signal.aborted
+        ? `${host}/metrics/ took longer than ${timeoutMs} ms (${bytes} bytes read)`
+        : `${host}/metrics/ was cut after ${bytes} bytes: ${(error as Error).message}`,
+    );
   }
   return { ...parser.finish(), bytes, durationMs: performance.now() - started };
 }

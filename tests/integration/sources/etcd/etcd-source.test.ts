@@ -31,7 +31,10 @@ const prefix = `baton-src/${run}/`;
 const secretDir = mkdtempSync(path.join(os.tmpdir(), "baton-etcd-secret-"));
 
 function etcdctl(server: TestEtcdServer, args: string[], user?: string): string {
-  return execFileSync(ETCDCTL_BINARY, [`--endpoints=127.0.0.1:${server.clientPort}`, ...(user ? [`--user=${user}`] : []), ...args], { env: { ...process.env, ETCDCTL_API: "3" }, encoding: "utf8" });
+  return execFileSync(ETCDCTL_BINARY, [`--endpoints=127.0.0.1:${server.clientPort}`, ...(user ? [`--user=${user}`] : []), ...args], {
+    env: { ...process.env, ETCDCTL_API: "3" },
+    encoding: "utf8",
+  });
 }
 
 /**
@@ -41,15 +44,37 @@ function etcdctl(server: TestEtcdServer, args: string[], user?: string): string 
 const REQUEST_BOUND_MS = 15_000;
 
 function config(input: Record<string, unknown>) {
-  return { ...parseEtcdClusterConfig({ kind: "etcd", name: "src", prefixes: [{ prefix, layout: "go-election" }], requestTimeoutMs: REQUEST_BOUND_MS, ...input }), pollIntervalMs: 500 };
+  return {
+    ...parseEtcdClusterConfig({ kind: "etcd", name: "src", prefixes: [{ prefix, layout: "go-election" }], requestTimeoutMs: REQUEST_BOUND_MS, ...input }),
+    pollIntervalMs: 500,
+  };
 }
 
 beforeAll(async () => {
   // A self-signed certificate for 127.0.0.1: the server's, and the CA Baton is told to trust. It
   // is made on the real clock and valid for two years: etcd (Go) checks it on the real clock,
   // Baton on the moved one under `npm run test:clock` (up to 400 days ahead).
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "730", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-    "-keyout", path.join(secretDir, "key.pem"), "-out", path.join(secretDir, "cert.pem")], { stdio: "ignore", env: withoutFakeClock(process.env) });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "730",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-keyout",
+      path.join(secretDir, "key.pem"),
+      "-out",
+      path.join(secretDir, "cert.pem"),
+    ],
+    { stdio: "ignore", env: withoutFakeClock(process.env) },
+  );
   const tls = { certFile: path.join(secretDir, "cert.pem"), keyFile: path.join(secretDir, "key.pem"), caFile: path.join(secretDir, "cert.pem") };
   [open, secured, tlsServer] = await Promise.all([startEtcdServer(), startEtcdServer(), startEtcdServer({ tls })]);
   deadUrl = `http://127.0.0.1:${await findFreePort()}`;
@@ -75,14 +100,23 @@ describe("the etcd source", () => {
     const cluster = config({ endpoints: [deadUrl, open.url] });
     const source = createEtcdHoldSource(cluster);
     try {
-      const found = await waitFor(() => source.discover(), (d) => d.keys.length === 1, "the election to be discovered", 50, 100);
+      const found = await waitFor(
+        () => source.discover(),
+        (d) => d.keys.length === 1,
+        "the election to be discovered",
+        50,
+        100,
+      );
       expect(found).toMatchObject({ keys: [{ key: `${prefix}failover`, pattern: prefix }], errors: [], isComplete: true });
       const read = await source.observe(found.keys);
       expect(read.observations[0]).toMatchObject({ holder: "pod-f", waiters: [] });
     } finally {
       await source.close();
     }
-    expect(await etcdKind.checkReachable(cluster, REQUEST_BOUND_MS)).toMatchObject({ status: "degraded", reason: expect.stringMatching(/^etcd 127\.0\.0\.1:\d+: connection refused/) });
+    expect(await etcdKind.checkReachable(cluster, REQUEST_BOUND_MS)).toMatchObject({
+      status: "degraded",
+      reason: expect.stringMatching(/^etcd 127\.0\.0\.1:\d+: connection refused/),
+    });
     expect(await etcdKind.checkReachable(config({ endpoints: [open.url] }), REQUEST_BOUND_MS)).toEqual({ status: "ok", reason: null });
     const down = await etcdKind.checkReachable(config({ endpoints: [deadUrl] }), REQUEST_BOUND_MS);
     expect(down.status).toBe("down");
@@ -110,14 +144,29 @@ describe("the etcd source", () => {
     const source = createEtcdHoldSource(cluster);
     const hints: HoldHint[] = [];
     try {
-      const watch = await source.watch((h) => hints.push(...h), () => undefined);
+      const watch = await source.watch(
+        (h) => hints.push(...h),
+        () => undefined,
+      );
       expect(watch.mode).toBe("watch");
-      const found = await waitFor(() => source.discover(), (d) => d.keys.length === 1, "the secured election to be discovered", 50, 100);
+      const found = await waitFor(
+        () => source.discover(),
+        (d) => d.keys.length === 1,
+        "the secured election to be discovered",
+        50,
+        100,
+      );
       const read = await source.observe(found.keys);
       expect(read.errors).toEqual([]);
       expect(read.observations[0]).toMatchObject({ holder: "pod-s", ttlMs: expect.any(Number) });
       contender.signal("SIGTERM");
-      await waitFor(async () => hints, (h) => h.some((hint) => hint.kind === "release"), "the resign to arrive through the watch", 50, 100);
+      await waitFor(
+        async () => hints,
+        (h) => h.some((hint) => hint.kind === "release"),
+        "the resign to arrive through the watch",
+        50,
+        100,
+      );
       expect(hints.find((hint) => hint.kind === "release")).toMatchObject({ key: election, event: "DELETE" });
     } finally {
       await source.close();
@@ -143,7 +192,13 @@ describe("the etcd source", () => {
     contenders.push(startElectCandidate(tlsServer.url, election, "pod-t", [`--cacert=${cert}`]));
     const source = createEtcdHoldSource(config({ endpoints: [tlsServer.url], tls: { caFile: cert } }));
     try {
-      const found = await waitFor(() => source.discover(), (d) => d.keys.length === 1, "the election to be discovered over TLS", 50, 100);
+      const found = await waitFor(
+        () => source.discover(),
+        (d) => d.keys.length === 1,
+        "the election to be discovered over TLS",
+        50,
+        100,
+      );
       expect((await source.observe(found.keys)).observations[0]).toMatchObject({ holder: "pod-t" });
     } finally {
       await source.close();
@@ -159,14 +214,29 @@ describe("the etcd source", () => {
     const hints: HoldHint[] = [];
     const resyncs: string[] = [];
     try {
-      const watch = await source.watch((h) => hints.push(...h), (reason) => resyncs.push(reason));
+      const watch = await source.watch(
+        (h) => hints.push(...h),
+        (reason) => resyncs.push(reason),
+      );
       expect(watch.mode).toBe("none");
       await late.restart();
-      await waitFor(async () => resyncs, (r) => r.length > 0, "the late watch to start", 100, 100);
+      await waitFor(
+        async () => resyncs,
+        (r) => r.length > 0,
+        "the late watch to start",
+        100,
+        100,
+      );
       expect(resyncs[0]).toMatch(/started late/);
       expect(watch.mode).toBe("watch");
       contenders.push(startElectCandidate(late.url, `${prefix}late`, "pod-l"));
-      await waitFor(async () => hints, (h) => h.some((hint) => hint.key === `${prefix}late`), "the new candidate's hint", 100, 100);
+      await waitFor(
+        async () => hints,
+        (h) => h.some((hint) => hint.key === `${prefix}late`),
+        "the new candidate's hint",
+        100,
+        100,
+      );
     } finally {
       await source.close();
       await stopEtcdServers([late]);

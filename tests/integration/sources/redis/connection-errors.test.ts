@@ -32,7 +32,9 @@ describe("connection settings and failures, on a test-owned server with a passwo
   it("reads with the password from passwordFile", async () => {
     const file = path.join(dir, "password");
     writeFileSync(file, "s3cret-pw\n");
-    const source = createRedisLockSource(parseRedisClusterConfig({ kind: "redis", name: "pw", url: server.url, passwordFile: file, patterns: [{ match: "lock:*" }] }));
+    const source = createRedisLockSource(
+      parseRedisClusterConfig({ kind: "redis", name: "pw", url: server.url, passwordFile: file, patterns: [{ match: "lock:*" }] }),
+    );
     try {
       expect((await source.observe([key])).observations[0]).toMatchObject({ holder: "pod-1:abc" });
     } finally {
@@ -41,7 +43,9 @@ describe("connection settings and failures, on a test-owned server with a passwo
   });
 
   it("says authentication failed for a wrong password, per key, without the password", async () => {
-    const source = createRedisLockSource(parseRedisClusterConfig({ kind: "redis", name: "pw", url: server.url, password: "wrong-pw", patterns: [{ match: "lock:*" }], requestTimeoutMs: 1_000 }));
+    const source = createRedisLockSource(
+      parseRedisClusterConfig({ kind: "redis", name: "pw", url: server.url, password: "wrong-pw", patterns: [{ match: "lock:*" }], requestTimeoutMs: 1_000 }),
+    );
     try {
       const { observations, errors } = await source.observe([key]);
       expect(observations).toEqual([]);
@@ -54,14 +58,25 @@ describe("connection settings and failures, on a test-owned server with a passwo
   });
 
   it("turns a server that stops answering (SIGSTOP) into a timeout error naming the wait", async () => {
-    const source = createRedisLockSource(parseRedisClusterConfig({ kind: "redis", name: "paused", url: server.url, password: "s3cret-pw", patterns: [{ match: "lock:*" }], requestTimeoutMs: 500 }));
+    const source = createRedisLockSource(
+      parseRedisClusterConfig({
+        kind: "redis",
+        name: "paused",
+        url: server.url,
+        password: "s3cret-pw",
+        patterns: [{ match: "lock:*" }],
+        requestTimeoutMs: 500,
+      }),
+    );
     try {
       expect((await source.observe([key])).errors).toEqual([]);
       server.pause();
       try {
         const { observations, errors } = await source.observe([key]);
         expect(observations).toEqual([]);
-        expect(errors).toEqual([{ key: "lock:guarded", master: `127.0.0.1:${server.port}`, message: `Redis 127.0.0.1:${server.port}: no answer within 500 ms` }]);
+        expect(errors).toEqual([
+          { key: "lock:guarded", master: `127.0.0.1:${server.port}`, message: `Redis 127.0.0.1:${server.port}: no answer within 500 ms` },
+        ]);
       } finally {
         server.resume();
       }
@@ -73,7 +88,9 @@ describe("connection settings and failures, on a test-owned server with a passwo
 
   it("refuses a passwordFile that cannot be read, naming the setting", () => {
     expect(() =>
-      createRedisLockSource(parseRedisClusterConfig({ kind: "redis", name: "pw", url: server.url, passwordFile: path.join(dir, "missing"), patterns: [{ match: "lock:*" }] })),
+      createRedisLockSource(
+        parseRedisClusterConfig({ kind: "redis", name: "pw", url: server.url, passwordFile: path.join(dir, "missing"), patterns: [{ match: "lock:*" }] }),
+      ),
     ).toThrow(/^Redis pw\.passwordFile: cannot read .*missing \(ENOENT\)$/);
   });
 });
@@ -83,10 +100,40 @@ const run = promisify(execFile);
 /** A CA and a server certificate for 127.0.0.1, made with openssl for this test only. */
 async function makeCertificates(dir: string): Promise<{ caFile: string; certFile: string; keyFile: string }> {
   const file = (name: string) => path.join(dir, name);
-  await run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", file("ca.key"), "-out", file("ca.crt"), "-days", "1", "-subj", "/CN=baton-test-ca"]);
+  await run("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    file("ca.key"),
+    "-out",
+    file("ca.crt"),
+    "-days",
+    "1",
+    "-subj",
+    "/CN=baton-test-ca",
+  ]);
   await run("openssl", ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", file("server.key"), "-out", file("server.csr"), "-subj", "/CN=127.0.0.1"]);
   writeFileSync(file("ext.cnf"), "subjectAltName=IP:127.0.0.1\n");
-  await run("openssl", ["x509", "-req", "-in", file("server.csr"), "-CA", file("ca.crt"), "-CAkey", file("ca.key"), "-CAcreateserial", "-out", file("server.crt"), "-days", "1", "-extfile", file("ext.cnf")]);
+  await run("openssl", [
+    "x509",
+    "-req",
+    "-in",
+    file("server.csr"),
+    "-CA",
+    file("ca.crt"),
+    "-CAkey",
+    file("ca.key"),
+    "-CAcreateserial",
+    "-out",
+    file("server.crt"),
+    "-days",
+    "1",
+    "-extfile",
+    file("ext.cnf"),
+  ]);
   return { caFile: file("ca.crt"), certFile: file("server.crt"), keyFile: file("server.key") };
 }
 
@@ -112,7 +159,9 @@ describe("a TLS-only test-owned server (rediss://)", () => {
 
   const key = { key: "lock:tls", pattern: "lock:*" };
   const observeWith = async (tls: Record<string, unknown> | undefined) => {
-    const source = createRedisLockSource(parseRedisClusterConfig({ kind: "redis", name: "tls", url: server.url, tls, patterns: [{ match: "lock:*" }], requestTimeoutMs: 2_000 }));
+    const source = createRedisLockSource(
+      parseRedisClusterConfig({ kind: "redis", name: "tls", url: server.url, tls, patterns: [{ match: "lock:*" }], requestTimeoutMs: 2_000 }),
+    );
     try {
       return await source.observe([key]);
     } finally {

@@ -17,7 +17,9 @@ describe("a Redis Cluster of three test-owned masters", () => {
 
   beforeAll(async () => {
     servers = await Promise.all([0, 1, 2].map(() => startRedisServer({ extraArgs: ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"] })));
-    await run("redis-cli", ["--cluster", "create", ...servers.map((server) => `127.0.0.1:${server.port}`), "--cluster-replicas", "0", "--cluster-yes"], { env: withoutFakeClock(process.env) });
+    await run("redis-cli", ["--cluster", "create", ...servers.map((server) => `127.0.0.1:${server.port}`), "--cluster-replicas", "0", "--cluster-yes"], {
+      env: withoutFakeClock(process.env),
+    });
     await pollUntil(
       async () => {
         const probe = new Redis(servers[0]!.url, { maxRetriesPerRequest: 0 });
@@ -45,7 +47,13 @@ describe("a Redis Cluster of three test-owned masters", () => {
 
     const limiter = createCommandLimiter({ commandsPerSecond: 100_000 });
     const source = createRedisLockSource(
-      parseRedisClusterConfig({ kind: "redis", name: "cluster", url: servers[0]!.url, cluster: true, patterns: [{ match: "lock:*" }, { match: "{app}:leader", mustBeHeld: true }] }),
+      parseRedisClusterConfig({
+        kind: "redis",
+        name: "cluster",
+        url: servers[0]!.url,
+        cluster: true,
+        patterns: [{ match: "lock:*" }, { match: "{app}:leader", mustBeHeld: true }],
+      }),
       limiter,
     );
     try {

@@ -21,7 +21,9 @@ describe("Redisson locks", () => {
     contender = await startRedissonContender(server.url, { watchdogMs: WATCHDOG_MS });
     // `*lock:*` also matches Redisson's own redisson_lock_queue:{...} and redisson_lock_timeout:{...}
     // keys; SCAN's TYPE filter keeps only the hashes.
-    source = createRedisLockSource(parseRedisClusterConfig({ kind: "redis", name: "redisson", url: server.url, patterns: [{ match: "*lock:*", layout: "redisson" }] }));
+    source = createRedisLockSource(
+      parseRedisClusterConfig({ kind: "redis", name: "redisson", url: server.url, patterns: [{ match: "*lock:*", layout: "redisson" }] }),
+    );
   });
 
   afterAll(async () => {
@@ -67,11 +69,19 @@ describe("Redisson locks", () => {
     const holder = await contender.acquire("f1", "fair", "rlock:fair");
     await contender.next("f1", "acquired");
     const second = await contender.acquire("f2", "fair", "rlock:fair");
-    await pollUntil(async () => (await source.observe([key])).observations[0]!.waiters.length, (count) => count === 1, { description: "the first waiter queued" });
+    await pollUntil(
+      async () => (await source.observe([key])).observations[0]!.waiters.length,
+      (count) => count === 1,
+      { description: "the first waiter queued" },
+    );
     const third = await contender.acquire("f3", "fair", "rlock:fair");
-    const { value: queued } = await pollUntil(async () => (await source.observe([key])).observations[0]!, (observation) => observation.waiters.length === 2, {
-      description: "two waiters queued",
-    });
+    const { value: queued } = await pollUntil(
+      async () => (await source.observe([key])).observations[0]!,
+      (observation) => observation.waiters.length === 2,
+      {
+        description: "two waiters queued",
+      },
+    );
     expect(queued.holder).toBe(shortOwner(holder.threadId));
     expect(queued.waiters).toEqual([shortOwner(second.threadId), shortOwner(third.threadId)]);
     expect((queued.details.waiterTimeouts as unknown[]).length).toBe(2);
@@ -82,9 +92,13 @@ describe("Redisson locks", () => {
 
     await contender.release("f1");
     await contender.next("f2", "acquired");
-    const { value: moved } = await pollUntil(async () => (await source.observe([key])).observations[0]!, (observation) => observation.holder === shortOwner(second.threadId), {
-      description: "the lock to pass to the first waiter",
-    });
+    const { value: moved } = await pollUntil(
+      async () => (await source.observe([key])).observations[0]!,
+      (observation) => observation.holder === shortOwner(second.threadId),
+      {
+        description: "the lock to pass to the first waiter",
+      },
+    );
     expect(moved.waiters).toEqual([shortOwner(third.threadId)]);
     await contender.release("f2");
     await contender.next("f3", "acquired");
@@ -94,7 +108,10 @@ describe("Redisson locks", () => {
   it("sees a killed holder's lock expire, with the watcher reporting the expiry", async () => {
     const dying = await startRedissonContender(server.url, { watchdogMs: WATCHDOG_MS });
     const hints: KeyHint[] = [];
-    const watcher = await source.watch((keys) => hints.push(...keys), () => undefined);
+    const watcher = await source.watch(
+      (keys) => hints.push(...keys),
+      () => undefined,
+    );
     try {
       // `*lock:*` has no literal prefix for client tracking: notifications alone cover it.
       expect(watcher.mode).toBe("notifications");

@@ -7,14 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCommandLimiter, createRedisLockSource, parseRedisClusterConfig, type RedisLockSource } from "@/lib/sources/redis";
 import { shortenToken } from "@/lib/sources/redis/lock-observation";
 import { pollUntil } from "@/tests/support/poll-until";
-import {
-  deleteKeysWithPrefix,
-  MACHINE_REDIS_URL,
-  startRedisServer,
-  stopRedisServers,
-  type TestRedisServer,
-  uniquePrefix,
-} from "@/tests/support/redis-servers";
+import { deleteKeysWithPrefix, MACHINE_REDIS_URL, startRedisServer, stopRedisServers, type TestRedisServer, uniquePrefix } from "@/tests/support/redis-servers";
 
 function client(url: string): Redis {
   const redis = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
@@ -72,7 +65,13 @@ describe("token locks on the machine's Redis", () => {
     const after = new Date().toISOString();
     expect(held.errors).toEqual([]);
     const [daily, leader] = held.observations;
-    expect(daily).toMatchObject({ resourceKey: `${prefix}lock:daily-job`, holder: shortenToken(lock.value), holderToken: lock.value, isSplit: false, waiters: [] });
+    expect(daily).toMatchObject({
+      resourceKey: `${prefix}lock:daily-job`,
+      holder: shortenToken(lock.value),
+      holderToken: lock.value,
+      isSplit: false,
+      waiters: [],
+    });
     expect(daily!.observedAt >= before && daily!.observedAt <= after).toBe(true);
     expect(daily!.ttlMs).toBeGreaterThan(0);
     expect(daily!.ttlMs).toBeLessThanOrEqual(10_000);
@@ -111,7 +110,11 @@ describe("token locks on the machine's Redis", () => {
     dying.disconnect();
     const key = { key: `${prefix}lock:crashy`, pattern: `${prefix}lock:*` };
     expect((await source.observe([key])).observations[0]!.holderToken).toBe(lock.value);
-    const { value } = await pollUntil(() => source.observe([key]), (result) => result.observations[0]?.holder === null, { description: "the lock to expire" });
+    const { value } = await pollUntil(
+      () => source.observe([key]),
+      (result) => result.observations[0]?.holder === null,
+      { description: "the lock to expire" },
+    );
     expect(value.errors).toEqual([]);
   });
 });
@@ -196,7 +199,13 @@ describe("a Redlock group of three test-owned masters", () => {
     servers = await Promise.all([startRedisServer(), startRedisServer(), startRedisServer()]);
     admins = servers.map((server) => client(server.url));
     source = createRedisLockSource(
-      parseRedisClusterConfig({ kind: "redis", name: "group", urls: servers.map((server) => server.url), patterns: [{ match: "leader:*", mustBeHeld: true }], requestTimeoutMs: 1_000 }),
+      parseRedisClusterConfig({
+        kind: "redis",
+        name: "group",
+        urls: servers.map((server) => server.url),
+        patterns: [{ match: "leader:*", mustBeHeld: true }],
+        requestTimeoutMs: 1_000,
+      }),
     );
   });
 
@@ -217,13 +226,21 @@ describe("a Redlock group of three test-owned masters", () => {
       const first = await source.observe(keys);
       expect(first.errors).toEqual([]);
       expect(first.observations[0]).toMatchObject({ holderToken: lock.value, isSplit: false, details: { redlock: true, majority: 2 } });
-      const { value } = await pollUntil(() => source.observe(keys), (result) => result.observations[0]?.details.holdingMasters === 3, { description: "the token on all three masters" });
+      const { value } = await pollUntil(
+        () => source.observe(keys),
+        (result) => result.observations[0]?.details.holdingMasters === 3,
+        { description: "the token on all three masters" },
+      );
       expect(value.observations[0]).toMatchObject({ holderToken: lock.value, isSplit: false });
       expect(value.observations[0]!.ttlMs).toBeGreaterThan(0);
       // node-redlock's release resolves once a majority released; the last master may still
       // hold the token for a moment, which reads as a (short) split.
       await lock.release();
-      await pollUntil(() => source.observe(keys), (result) => result.observations[0]?.holder === null && !result.observations[0].isSplit, { description: "the group to be free" });
+      await pollUntil(
+        () => source.observe(keys),
+        (result) => result.observations[0]?.holder === null && !result.observations[0].isSplit,
+        { description: "the group to be free" },
+      );
     } finally {
       for (const holder of holders) holder.disconnect();
       await Promise.all(admins.map((admin) => admin.del(key.key)));
@@ -277,32 +294,59 @@ describe("a Redis that stops mid-run", () => {
   });
 
   it("comes back as errors (not free locks), then observes and resyncs the watcher after a restart", async () => {
-    const source = createRedisLockSource(parseRedisClusterConfig({ kind: "redis", name: "outage", url: server.url, patterns: [{ match: "lock:*" }], requestTimeoutMs: 1_000 }));
+    const source = createRedisLockSource(
+      parseRedisClusterConfig({ kind: "redis", name: "outage", url: server.url, patterns: [{ match: "lock:*" }], requestTimeoutMs: 1_000 }),
+    );
     const admin = client(server.url);
     const resyncs: string[] = [];
     try {
       await admin.set("lock:nightly", `pod-1:${randomUUID()}`, "PX", 60_000);
       const { keys } = await source.discover();
-      const watcher = await source.watch(() => undefined, (reason) => resyncs.push(reason));
+      const watcher = await source.watch(
+        () => undefined,
+        (reason) => resyncs.push(reason),
+      );
       expect(watcher.mode).toBe("tracking");
       expect((await source.observe(keys)).observations[0]!.holder).toMatch(/^pod-1:/);
 
       await server.stop();
-      await pollUntil(async () => watcher.mode, (mode) => mode === "none", { description: "the watcher to notice the lost connection" });
+      await pollUntil(
+        async () => watcher.mode,
+        (mode) => mode === "none",
+        { description: "the watcher to notice the lost connection" },
+      );
       const down = await source.observe(keys);
       expect(down.observations).toEqual([]);
-      expect(down.errors).toEqual([{ key: "lock:nightly", master: `127.0.0.1:${server.port}`, message: expect.stringMatching(/^Redis 127\.0\.0\.1:\d+: (connection refused|not connected)/) }]);
+      expect(down.errors).toEqual([
+        {
+          key: "lock:nightly",
+          master: `127.0.0.1:${server.port}`,
+          message: expect.stringMatching(/^Redis 127\.0\.0\.1:\d+: (connection refused|not connected)/),
+        },
+      ]);
       const discoveryDown = await source.discover();
       expect(discoveryDown.isPassComplete).toBe(false);
       expect(discoveryDown.errors).toHaveLength(1);
 
       await server.restart();
       // The restarted server is empty (no persistence): the lock is now truly free.
-      const { value } = await pollUntil(() => source.observe(keys), (result) => result.errors.length === 0, { description: "observe to work again" });
+      const { value } = await pollUntil(
+        () => source.observe(keys),
+        (result) => result.errors.length === 0,
+        { description: "observe to work again" },
+      );
       expect(value.observations[0]).toMatchObject({ holder: null });
-      await pollUntil(async () => resyncs.length, (count) => count > 0, { description: "onResync after the reconnect" });
+      await pollUntil(
+        async () => resyncs.length,
+        (count) => count > 0,
+        { description: "onResync after the reconnect" },
+      );
       expect(resyncs[0]).toContain("reconnected");
-      await pollUntil(async () => watcher.mode, (mode) => mode === "tracking", { description: "tracking again after the reconnect" });
+      await pollUntil(
+        async () => watcher.mode,
+        (mode) => mode === "tracking",
+        { description: "tracking again after the reconnect" },
+      );
       await watcher.stop();
     } finally {
       admin.disconnect();

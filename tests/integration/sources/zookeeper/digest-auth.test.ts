@@ -21,7 +21,14 @@ let secretDir: string;
 const lockPath = "/secure/locks/payroll";
 
 function sourceWith(extra: Record<string, unknown>, digestSecret?: string) {
-  const config = parseZookeeperClusterConfig({ kind: "zookeeper", name: "secure", connectString: server.connectString, requestTimeoutMs: 2_000, paths: [{ path: lockPath, recipe: "kazoo-lock" }], ...extra });
+  const config = parseZookeeperClusterConfig({
+    kind: "zookeeper",
+    name: "secure",
+    connectString: server.connectString,
+    requestTimeoutMs: 2_000,
+    paths: [{ path: lockPath, recipe: "kazoo-lock" }],
+    ...extra,
+  });
   return createZookeeperSource({ ...config, digestSecret });
 }
 
@@ -55,7 +62,11 @@ describe("digest auth", () => {
   it("with the digest in a file (resolveConfig reads it once)", async () => {
     const file = path.join(secretDir, "zk-digest");
     writeFileSync(file, `${CREDENTIALS}\n`);
-    const resolved = zookeeperKind.resolveConfig(parseZookeeperClusterConfig({ kind: "zookeeper", name: "secure", connectString: server.connectString, digestFile: file, paths: [{ path: lockPath }] }), "BATON_CLUSTERS[0]", 5_000);
+    const resolved = zookeeperKind.resolveConfig(
+      parseZookeeperClusterConfig({ kind: "zookeeper", name: "secure", connectString: server.connectString, digestFile: file, paths: [{ path: lockPath }] }),
+      "BATON_CLUSTERS[0]",
+      5_000,
+    );
     expect(resolved.digestSecret).toBe(CREDENTIALS);
     const source = sourceWith({}, resolved.digestSecret);
     try {
@@ -73,7 +84,14 @@ describe("digest auth", () => {
     try {
       const read = await source.observe([{ key: lockPath, pattern: lockPath }]);
       expect(read.observations).toEqual([]);
-      expect(read.errors).toEqual([{ key: lockPath, message: expect.stringMatching(/^ZooKeeper 127\.0\.0\.1:\d+: getChildren \/secure\/locks\/payroll: not allowed \(NO_AUTH\): check digest or digestFile, and the node's ACL$/) }]);
+      expect(read.errors).toEqual([
+        {
+          key: lockPath,
+          message: expect.stringMatching(
+            /^ZooKeeper 127\.0\.0\.1:\d+: getChildren \/secure\/locks\/payroll: not allowed \(NO_AUTH\): check digest or digestFile, and the node's ACL$/,
+          ),
+        },
+      ]);
     } finally {
       await source.close();
     }

@@ -21,7 +21,13 @@ afterAll(async () => {
 describe("a ZooKeeper that refuses `dump`", () => {
   it("is said once in the log, naming 4lw.commands.whitelist", async () => {
     const logs: string[] = [];
-    const config = parseZookeeperClusterConfig({ kind: "zookeeper", name: "no-dump", connectString: server.connectString, requestTimeoutMs: 2_000, paths: [{ path: "/locks/daily", recipe: "kazoo-lock" }] });
+    const config = parseZookeeperClusterConfig({
+      kind: "zookeeper",
+      name: "no-dump",
+      connectString: server.connectString,
+      requestTimeoutMs: 2_000,
+      paths: [{ path: "/locks/daily", recipe: "kazoo-lock" }],
+    });
     const source = createZookeeperSource(config, (line) => logs.push(line));
     try {
       const ref = { key: "/locks/daily", pattern: "/locks/daily" };

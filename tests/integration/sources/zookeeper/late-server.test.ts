@@ -19,13 +19,22 @@ let server: TestZookeeperServer;
 let proxy: TcpProxy;
 
 function connect(connectString: string, logs: string[]): ZookeeperConnection {
-  return createZookeeperConnection({ connectString, ...OPTIONS, limiter: createRateLimiter({ requestsPerSecond: 100, maxConcurrency: 4 }), log: (line) => logs.push(line) });
+  return createZookeeperConnection({
+    connectString,
+    ...OPTIONS,
+    limiter: createRateLimiter({ requestsPerSecond: 100, maxConcurrency: 4 }),
+    log: (line) => logs.push(line),
+  });
 }
 
 /** Reads "/" until it answers: a session is up. Bounded by reads, each failing within the request timeout. */
 async function waitForSession(connection: ZookeeperConnection): Promise<void> {
   await pollUntil(
-    async () => connection.getData("/").then(() => true, () => false),
+    async () =>
+      connection.getData("/").then(
+        () => true,
+        () => false,
+      ),
     Boolean,
     { description: "a session", maxAttempts: 40, intervalMs: 50 },
   );
@@ -69,7 +78,9 @@ describe("a ZooKeeper that answers late", () => {
         await server.restart();
         const startedAt = performance.now();
         await waitForSession(connection);
-        process.stdout.write(`[late-server] start ${start}: session ${Math.round(performance.now() - startedAt)} ms after ZooKeeper answered; ${logs.length} log lines\n`);
+        process.stdout.write(
+          `[late-server] start ${start}: session ${Math.round(performance.now() - startedAt)} ms after ZooKeeper answered; ${logs.length} log lines\n`,
+        );
       } finally {
         await connection.close();
       }

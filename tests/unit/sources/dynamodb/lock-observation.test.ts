@@ -39,7 +39,14 @@ describe("toLockItem", () => {
 describe("toHoldObservation", () => {
   it("holds while the version is younger than the lease, expiring a lease after Baton first saw it", () => {
     const obs = toHoldObservation({ item: item({ owner: "pod-a", version: "v1" }), pattern: "locks", firstSeenMs: T0, observedMs: T0 + 4_000 });
-    expect(obs).toMatchObject({ holder: "pod-a", holderToken: "pod-a", waiters: [], ttlMs: 6_000, expiresAt: "2026-11-24T12:00:10.000Z", observedAt: "2026-11-24T12:00:04.000Z" });
+    expect(obs).toMatchObject({
+      holder: "pod-a",
+      holderToken: "pod-a",
+      waiters: [],
+      ttlMs: 6_000,
+      expiresAt: "2026-11-24T12:00:10.000Z",
+      observedAt: "2026-11-24T12:00:04.000Z",
+    });
     expect(obs.details).toEqual({ recordVersionNumber: "v1", leaseDurationMs: 10_000, versionUnchangedForMs: 4_000, isReleased: false });
     expect(obs.previousEnding).toBeUndefined();
   });
@@ -55,7 +62,12 @@ describe("toHoldObservation", () => {
   });
 
   it("shows the sort key and the data, base64 and shortened", () => {
-    const long = toHoldObservation({ item: item({ owner: "pod-a", sort: "7", data: new Uint8Array(200).fill(65) }), pattern: "locks", firstSeenMs: T0, observedMs: T0 });
+    const long = toHoldObservation({
+      item: item({ owner: "pod-a", sort: "7", data: new Uint8Array(200).fill(65) }),
+      pattern: "locks",
+      firstSeenMs: T0,
+      observedMs: T0,
+    });
     expect(long.details.sortKey).toBe("7");
     expect(long.details.data).toBe(`${Buffer.alloc(200, 65).toString("base64").slice(0, DATA_PREVIEW_CHARS)}...`);
     const short = toHoldObservation({ item: item({ owner: "pod-a", data: Buffer.from("hello") }), pattern: "locks", firstSeenMs: T0, observedMs: T0 });
@@ -66,7 +78,12 @@ describe("toHoldObservation", () => {
 describe("the version clock with change detection", () => {
   function read(clock: ReturnType<typeof createVersionClock>, fields: Parameters<typeof item>[0], atMs: number) {
     const lock = item(fields);
-    return toHoldObservation({ item: lock, pattern: "locks", firstSeenMs: clock.firstSeen(lock.resourceKey, lock.recordVersionNumber!, atMs), observedMs: atMs });
+    return toHoldObservation({
+      item: lock,
+      pattern: "locks",
+      firstSeenMs: clock.firstSeen(lock.resourceKey, lock.recordVersionNumber!, atMs),
+      observedMs: atMs,
+    });
   }
 
   it("keeps a heartbeating holder, and reports a crashed one as expired, not released", () => {

@@ -46,17 +46,41 @@ describe("parseEtcdClusterConfig", () => {
   });
 
   const cases: { name: string; input: unknown; message: string }[] = [
-    { name: "no endpoints", input: { ...valid, endpoints: [] }, message: "BATON_CLUSTERS[1].endpoints must list at least one client URL, e.g. http://127.0.0.1:2379 (got [])" },
-    { name: "an endpoint that is no URL", input: { ...valid, endpoints: ["127.0.0.1:2379"] }, message: 'BATON_CLUSTERS[1].endpoints[0] must be an http:// or https:// URL (got "127.0.0.1:2379")' },
-    { name: "an empty prefix", input: { ...valid, prefixes: [{ prefix: "" }] }, message: "BATON_CLUSTERS[1].prefixes[0].prefix must not be empty: Baton would read every key of the cluster" },
+    {
+      name: "no endpoints",
+      input: { ...valid, endpoints: [] },
+      message: "BATON_CLUSTERS[1].endpoints must list at least one client URL, e.g. http://127.0.0.1:2379 (got [])",
+    },
+    {
+      name: "an endpoint that is no URL",
+      input: { ...valid, endpoints: ["127.0.0.1:2379"] },
+      message: 'BATON_CLUSTERS[1].endpoints[0] must be an http:// or https:// URL (got "127.0.0.1:2379")',
+    },
+    {
+      name: "an empty prefix",
+      input: { ...valid, prefixes: [{ prefix: "" }] },
+      message: "BATON_CLUSTERS[1].prefixes[0].prefix must not be empty: Baton would read every key of the cluster",
+    },
     { name: "no prefixes", input: { ...valid, prefixes: [] }, message: "BATON_CLUSTERS[1].prefixes must name at least one prefix to watch (got [])" },
     { name: "an unknown layout", input: { ...valid, prefixes: [{ prefix: "x/", layout: "zookeeper" }] }, message: "BATON_CLUSTERS[1].prefixes[0].layout " },
-    { name: "a duplicate prefix", input: { ...valid, prefixes: [{ prefix: "x/" }, { prefix: "x/" }] }, message: 'BATON_CLUSTERS[1].prefixes[1].prefix duplicate prefix "x/"' },
-    { name: "password and passwordFile", input: { ...valid, user: "u", password: "p", passwordFile: "/f" }, message: "BATON_CLUSTERS[1].passwordFile set password or passwordFile, not both" },
+    {
+      name: "a duplicate prefix",
+      input: { ...valid, prefixes: [{ prefix: "x/" }, { prefix: "x/" }] },
+      message: 'BATON_CLUSTERS[1].prefixes[1].prefix duplicate prefix "x/"',
+    },
+    {
+      name: "password and passwordFile",
+      input: { ...valid, user: "u", password: "p", passwordFile: "/f" },
+      message: "BATON_CLUSTERS[1].passwordFile set password or passwordFile, not both",
+    },
     { name: "a user without a password", input: { ...valid, user: "u" }, message: "BATON_CLUSTERS[1].user needs password or passwordFile" },
     { name: "a password without a user", input: { ...valid, password: "p" }, message: "BATON_CLUSTERS[1].user is required with a password (got nothing)" },
     { name: "TLS over http://", input: { ...valid, tls: { caFile: "/ca.pem" } }, message: "BATON_CLUSTERS[1].tls is set but an endpoint is http://" },
-    { name: "a client cert without its key", input: { ...valid, endpoints: ["https://e:2379"], tls: { certFile: "/c.pem" } }, message: "BATON_CLUSTERS[1].tls.keyFile set certFile and keyFile together" },
+    {
+      name: "a client cert without its key",
+      input: { ...valid, endpoints: ["https://e:2379"], tls: { certFile: "/c.pem" } },
+      message: "BATON_CLUSTERS[1].tls.keyFile set certFile and keyFile together",
+    },
     { name: "a budget of zero", input: { ...valid, requestsPerSecond: 0 }, message: "BATON_CLUSTERS[1].requestsPerSecond " },
     { name: "a poll interval under 100 ms", input: { ...valid, pollIntervalMs: 10 }, message: "BATON_CLUSTERS[1].pollIntervalMs " },
     { name: "a discovery interval under a second", input: { ...valid, discoveryIntervalMs: 10 }, message: "BATON_CLUSTERS[1].discoveryIntervalMs " },
@@ -71,6 +95,8 @@ describe("parseEtcdClusterConfig", () => {
   it("is one of the kinds lib/config.ts knows, with the same wording", () => {
     const config = loadConfig({ BATON_CLUSTERS: JSON.stringify([{ ...valid, pollIntervalMs: 700 }]) }).clusters[0]!;
     expect(config).toMatchObject({ kind: "etcd", pollIntervalMs: 700 });
-    expect(() => loadConfig({ BATON_CLUSTERS: JSON.stringify([{ ...valid, prefixes: [{ prefix: "" }] }]) })).toThrow(/^Invalid configuration: BATON_CLUSTERS\[0\]\.prefixes\[0\]\.prefix must not be empty/);
+    expect(() => loadConfig({ BATON_CLUSTERS: JSON.stringify([{ ...valid, prefixes: [{ prefix: "" }] }]) })).toThrow(
+      /^Invalid configuration: BATON_CLUSTERS\[0\]\.prefixes\[0\]\.prefix must not be empty/,
+    );
   });
 });

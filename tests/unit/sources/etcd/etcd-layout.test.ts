@@ -22,16 +22,56 @@ function kv(key: string, value: string, createRevision: number, leaseId: string)
 
 describe("toContender", () => {
   const cases: { name: string; kv: EtcdKeyValue; layout: Parameters<typeof toContender>[1]; expected: { resourceKey: string; layout: string } | null }[] = [
-    { name: "a Go election key (lease in hex)", kv: kv("jobs/orders/2040a20d2615a405", "pod-a", 4, LEASE_A), layout: "go-election", expected: { resourceKey: "jobs/orders", layout: "go-election" } },
-    { name: "a Go mutex key", kv: kv("locks/daily/2040a20d2615a405", "", 4, LEASE_A), layout: "go-mutex", expected: { resourceKey: "locks/daily", layout: "go-mutex" } },
-    { name: "an etcd3 election key (lease in decimal)", kv: kv(`election/billing/${LEASE_C}`, "node-a", 9, LEASE_C), layout: "etcd3-election", expected: { resourceKey: "election/billing", layout: "etcd3-election" } },
-    { name: "an etcd3 lock key", kv: kv("locks/report", "", 9, LEASE_C), layout: "etcd3-lock", expected: { resourceKey: "locks/report", layout: "etcd3-lock" } },
+    {
+      name: "a Go election key (lease in hex)",
+      kv: kv("jobs/orders/2040a20d2615a405", "pod-a", 4, LEASE_A),
+      layout: "go-election",
+      expected: { resourceKey: "jobs/orders", layout: "go-election" },
+    },
+    {
+      name: "a Go mutex key",
+      kv: kv("locks/daily/2040a20d2615a405", "", 4, LEASE_A),
+      layout: "go-mutex",
+      expected: { resourceKey: "locks/daily", layout: "go-mutex" },
+    },
+    {
+      name: "an etcd3 election key (lease in decimal)",
+      kv: kv(`election/billing/${LEASE_C}`, "node-a", 9, LEASE_C),
+      layout: "etcd3-election",
+      expected: { resourceKey: "election/billing", layout: "etcd3-election" },
+    },
+    {
+      name: "an etcd3 lock key",
+      kv: kv("locks/report", "", 9, LEASE_C),
+      layout: "etcd3-lock",
+      expected: { resourceKey: "locks/report", layout: "etcd3-lock" },
+    },
     { name: "auto: a Go election", kv: kv("x/2040a20d2615a405", "pod", 1, LEASE_A), layout: "auto", expected: { resourceKey: "x", layout: "go-election" } },
-    { name: "auto: a Go mutex (empty value)", kv: kv("x/2040a20d2615a405", "", 1, LEASE_A), layout: "auto", expected: { resourceKey: "x", layout: "go-mutex" } },
-    { name: "auto: an etcd3 election", kv: kv(`election/x/${LEASE_C}`, "v", 1, LEASE_C), layout: "auto", expected: { resourceKey: "election/x", layout: "etcd3-election" } },
-    { name: "auto: any other leased key is an etcd3 lock", kv: kv("locks/y", "", 1, LEASE_C), layout: "auto", expected: { resourceKey: "locks/y", layout: "etcd3-lock" } },
+    {
+      name: "auto: a Go mutex (empty value)",
+      kv: kv("x/2040a20d2615a405", "", 1, LEASE_A),
+      layout: "auto",
+      expected: { resourceKey: "x", layout: "go-mutex" },
+    },
+    {
+      name: "auto: an etcd3 election",
+      kv: kv(`election/x/${LEASE_C}`, "v", 1, LEASE_C),
+      layout: "auto",
+      expected: { resourceKey: "election/x", layout: "etcd3-election" },
+    },
+    {
+      name: "auto: any other leased key is an etcd3 lock",
+      kv: kv("locks/y", "", 1, LEASE_C),
+      layout: "auto",
+      expected: { resourceKey: "locks/y", layout: "etcd3-lock" },
+    },
     { name: "a key without a lease is no contender", kv: kv("jobs/orders/config", "{}", 1, "0"), layout: "auto", expected: null },
-    { name: "a Go layout whose last segment is another lease", kv: kv("jobs/orders/2040a20d2615a406", "pod", 1, LEASE_A), layout: "go-election", expected: null },
+    {
+      name: "a Go layout whose last segment is another lease",
+      kv: kv("jobs/orders/2040a20d2615a406", "pod", 1, LEASE_A),
+      layout: "go-election",
+      expected: null,
+    },
     { name: "an etcd3 election key under a Go layout", kv: kv(`election/x/${LEASE_C}`, "v", 1, LEASE_C), layout: "go-election", expected: null },
   ];
   it.each(cases)("$name", ({ kv: input, layout, expected }) => {
@@ -42,9 +82,11 @@ describe("toContender", () => {
 });
 
 describe("an election's order", () => {
-  const contenders = [kv("e/2040a20d2615a406", "pod-b", 7, LEASE_B), kv(`e/${BigInt(LEASE_C).toString(16)}`, "pod-c", 9, LEASE_C), kv("e/2040a20d2615a405", "pod-a", 5, LEASE_A)].map(
-    (k) => toContender(k, "go-election")!,
-  );
+  const contenders = [
+    kv("e/2040a20d2615a406", "pod-b", 7, LEASE_B),
+    kv(`e/${BigInt(LEASE_C).toString(16)}`, "pod-c", 9, LEASE_C),
+    kv("e/2040a20d2615a405", "pod-a", 5, LEASE_A),
+  ].map((k) => toContender(k, "go-election")!);
 
   it("the lowest create revision leads and the others wait in create-revision order", () => {
     const group = groupContenders(contenders).get("e")!;
@@ -75,7 +117,9 @@ describe("an election's order", () => {
   it("a Mutex's holder is named by its lease id; an empty group is free", () => {
     const mutex = toContender(kv("m/2040a20d2615a405", "", 3, LEASE_A), "go-mutex")!;
     expect(nameOf(mutex)).toBe("2040a20d2615a405");
-    expect(toHoldObservation({ resourceKey: "m", pattern: "m/", contenders: [], revision: 3, observedAt: "2026-11-24T10:00:00.000Z", lease: null })).toMatchObject({
+    expect(
+      toHoldObservation({ resourceKey: "m", pattern: "m/", contenders: [], revision: 3, observedAt: "2026-11-24T10:00:00.000Z", lease: null }),
+    ).toMatchObject({
       holder: null,
       holderToken: null,
       expiresAt: null,
@@ -118,8 +162,16 @@ describe("watch events as hints", () => {
     const early = createKeyIndex();
     early.remember("e/x/2040a20d2615a405", "e/x", LEASE_A);
     early.setLease(leaseRead(LEASE_A, 60, 0));
-    expect(toHint({ type: "DELETE", kv: kv("e/x/2040a20d2615a405", "", 0, "0") }, watched, early, 30_000)).toMatchObject({ key: "e/x", kind: "release", event: "DELETE" });
-    expect(toHint({ type: "DELETE", kv: kv("e/x/2040a20d2615a405", "", 0, "0") }, watched, index, 60_000)).toMatchObject({ key: "e/x", kind: "expiry", event: "DELETE" });
+    expect(toHint({ type: "DELETE", kv: kv("e/x/2040a20d2615a405", "", 0, "0") }, watched, early, 30_000)).toMatchObject({
+      key: "e/x",
+      kind: "release",
+      event: "DELETE",
+    });
+    expect(toHint({ type: "DELETE", kv: kv("e/x/2040a20d2615a405", "", 0, "0") }, watched, index, 60_000)).toMatchObject({
+      key: "e/x",
+      kind: "expiry",
+      event: "DELETE",
+    });
   });
 
   it("a DELETE whose lease etcd still has is a release however late against the known expiry; a lease gone falls back on it", () => {
@@ -136,7 +188,11 @@ describe("watch events as hints", () => {
   });
 
   it("a DELETE of a key never read is a release of the held thing its name says", () => {
-    expect(toHint({ type: "DELETE", kv: kv("e/y/2040a20d2615a406", "", 0, "0") }, watched, createKeyIndex(), 0)).toMatchObject({ key: "e/y", kind: "release", event: "DELETE" });
+    expect(toHint({ type: "DELETE", kv: kv("e/y/2040a20d2615a406", "", 0, "0") }, watched, createKeyIndex(), 0)).toMatchObject({
+      key: "e/y",
+      kind: "release",
+      event: "DELETE",
+    });
   });
 
   it("a PUT of a key that is no contender is no hint", () => {

@@ -65,7 +65,12 @@ describe("applyObservations", () => {
   it("a consumer leaving reshuffles other partitions: each is a client-side change explained by the consumer set", () => {
     const after0 = observation({ partition: 0, holder: "w2", consumers: [consumer("w2", "c1")] });
     const after1 = observation({ partition: 1, holder: "w2", consumers: [consumer("w2", "c1")] });
-    const outcome = applyObservations({ previous: previousOf(stateFrom(p0, T0), stateFrom(p1, T0)), results: [ok([after0, after1])], pollAt: T1, isRecoveringFromOutage: false });
+    const outcome = applyObservations({
+      previous: previousOf(stateFrom(p0, T0), stateFrom(p1, T0)),
+      results: [ok([after0, after1])],
+      pollAt: T1,
+      isRecoveringFromOutage: false,
+    });
     expect(outcome.changes.map((c) => [c.resourceKey.split("|")[2], c.kind, c.cause])).toEqual([
       ["0", "HOLDER_CHANGED", "CLIENT"],
       ["1", "CONSUMERS_CHANGED", "CLIENT"],
@@ -75,7 +80,12 @@ describe("applyObservations", () => {
   it("every consumer of the topic reconnecting at once (an unload) is put down to the broker", () => {
     const after0 = observation({ partition: 0, holder: "w2", consumers: [consumer("w1", "c2"), consumer("w2", "c2")] });
     const after1 = observation({ partition: 1, holder: "w2", consumers: [consumer("w1", "c2"), consumer("w2", "c2")] });
-    const outcome = applyObservations({ previous: previousOf(stateFrom(p0, T0), stateFrom(p1, T0)), results: [ok([after0, after1])], pollAt: T1, isRecoveringFromOutage: false });
+    const outcome = applyObservations({
+      previous: previousOf(stateFrom(p0, T0), stateFrom(p1, T0)),
+      results: [ok([after0, after1])],
+      pollAt: T1,
+      isRecoveringFromOutage: false,
+    });
     expect(outcome.changes.length).toBeGreaterThan(0);
     expect(new Set(outcome.changes.map((c) => c.cause))).toEqual(new Set(["BROKER"]));
   });
@@ -90,7 +100,14 @@ describe("applyObservations", () => {
       previous: previousOf(stateFrom(p0, T0), stateFrom(q0, T0)),
       results: [
         ok([observation({ partition: 0, holder: "w2", consumers: [consumer("w2", "c1")] })], [], quickAnswer),
-        { topic: otherWatched, isOk: true, observedAt: slowAnswer, observations: [{ ...q0, holder: "w2", consumers: [consumer("w2", "c1")] }], missingPartitions: [], partitionCount: 1 },
+        {
+          topic: otherWatched,
+          isOk: true,
+          observedAt: slowAnswer,
+          observations: [{ ...q0, holder: "w2", consumers: [consumer("w2", "c1")] }],
+          missingPartitions: [],
+          partitionCount: 1,
+        },
       ],
       pollAt: T1,
       isRecoveringFromOutage: false,

@@ -19,7 +19,10 @@ const audit = orders.replace(/orders$/, "audit");
 
 /** The series lines of one family in a recorded body. */
 function seriesOf(body: Buffer, family: string): string[] {
-  return body.toString("utf8").split("\n").filter((line) => line.startsWith(`${family}{`));
+  return body
+    .toString("utf8")
+    .split("\n")
+    .filter((line) => line.startsWith(`${family}{`));
 }
 
 /** The consumers (name, id) that a family's lines list for one topic partition and subscription, read with a regular expression. */
@@ -43,12 +46,16 @@ describe("consumer metrics parser", () => {
     const workers0 = membersIn(before, family, `${orders}-partition-0`, "workers");
     expect(workers0.map((m) => m.name).sort()).toEqual(["w1", "w2"]);
     expect(parsed.consumers.get(snapshotKey(`${orders}-partition-0`, "workers"))).toBe(consumerSetFingerprint(workers0));
-    expect(parsed.consumers.get(snapshotKey(`${orders}-partition-2`, "workers"))).toBe(consumerSetFingerprint(membersIn(before, family, `${orders}-partition-2`, "workers")));
+    expect(parsed.consumers.get(snapshotKey(`${orders}-partition-2`, "workers"))).toBe(
+      consumerSetFingerprint(membersIn(before, family, `${orders}-partition-2`, "workers")),
+    );
     const solo = membersIn(before, family, audit, "auditors");
     expect(solo.map((m) => m.name)).toEqual(["solo"]);
     expect(parsed.consumers.get(snapshotKey(audit, "auditors"))).toBe(consumerSetFingerprint(solo));
     // Each partition's consumers have ids of their own: their fingerprints differ.
-    expect(parsed.consumers.get(snapshotKey(`${orders}-partition-0`, "workers"))).not.toBe(parsed.consumers.get(snapshotKey(`${orders}-partition-2`, "workers")));
+    expect(parsed.consumers.get(snapshotKey(`${orders}-partition-0`, "workers"))).not.toBe(
+      parsed.consumers.get(snapshotKey(`${orders}-partition-2`, "workers")),
+    );
     // Every consumer-level family lists each consumer once: the parser reads one of them.
     expect(parsed.consumerSeriesCount).toBe(seriesOf(before, "pulsar_consumer_msg_rate_out").length);
     expect(parsed.consumerSeriesCount).toBeGreaterThanOrEqual(7);
@@ -77,7 +84,13 @@ describe("consumer metrics parser", () => {
   });
 
   it("counts consumers but lists none when the broker does not expose consumer-level series", () => {
-    const withoutConsumerSeries = Buffer.from(before.toString("utf8").split("\n").filter((line) => !line.startsWith("pulsar_consumer_")).join("\n"));
+    const withoutConsumerSeries = Buffer.from(
+      before
+        .toString("utf8")
+        .split("\n")
+        .filter((line) => !line.startsWith("pulsar_consumer_"))
+        .join("\n"),
+    );
     const parsed = parseInChunks(withoutConsumerSeries, 1000);
     expect(parsed.consumerSeriesCount).toBe(0);
     expect(parsed.consumers.size).toBe(0);
@@ -85,23 +98,41 @@ describe("consumer metrics parser", () => {
   });
 
   it("reads a series on the first line and on a last line without a newline", () => {
-    const body = Buffer.from('pulsar_consumer_msg_rate_out{topic="a",subscription="s",consumer_name="x",consumer_id="1"} 0.0\npulsar_consumer_msg_rate_out{topic="b",subscription="s",consumer_name="y",consumer_id="2"} 0.0');
+    const body = Buffer.from(
+      'pulsar_consumer_msg_rate_out{topic="a",subscription="s",consumer_name="x",consumer_id="1"} 0.0\npulsar_consumer_msg_rate_out{topic="b",subscription="s",consumer_name="y",consumer_id="2"} 0.0',
+    );
     const expected = [consumerSetFingerprint([{ name: "x", id: "1" }]), consumerSetFingerprint([{ name: "y", id: "2" }])];
     for (const size of [1, 5, body.length]) expect([...parseInChunks(body, size).consumers.values()]).toEqual(expected);
   });
 
   it("fingerprints a set of consumers whatever their order, and tells a join, a leave and a reconnect apart", () => {
-    const line = (topic: string, name: string, id: string) => `pulsar_consumer_msg_rate_out{topic="${topic}",subscription="s",consumer_name="${name}",consumer_id="${id}"} 0.0`;
+    const line = (topic: string, name: string, id: string) =>
+      `pulsar_consumer_msg_rate_out{topic="${topic}",subscription="s",consumer_name="${name}",consumer_id="${id}"} 0.0`;
     // Lines of one subscription apart from each other (another topic between them) still add up.
     const body = Buffer.from(`${[line("t", "b", "2"), line("u", "x", "9"), line("t", "a", "1")].join("\n")}\n`);
     const parsed = parseInChunks(body, 3);
-    const ab = consumerSetFingerprint([{ name: "a", id: "1" }, { name: "b", id: "2" }]);
+    const ab = consumerSetFingerprint([
+      { name: "a", id: "1" },
+      { name: "b", id: "2" },
+    ]);
     expect(parsed.consumers.get(snapshotKey("t", "s"))).toBe(ab);
-    expect(consumerSetFingerprint([{ name: "b", id: "2" }, { name: "a", id: "1" }])).toBe(ab);
+    expect(
+      consumerSetFingerprint([
+        { name: "b", id: "2" },
+        { name: "a", id: "1" },
+      ]),
+    ).toBe(ab);
     const others = [
       [{ name: "a", id: "1" }],
-      [{ name: "a", id: "1" }, { name: "b", id: "2" }, { name: "c", id: "3" }],
-      [{ name: "a", id: "3" }, { name: "b", id: "2" }],
+      [
+        { name: "a", id: "1" },
+        { name: "b", id: "2" },
+        { name: "c", id: "3" },
+      ],
+      [
+        { name: "a", id: "3" },
+        { name: "b", id: "2" },
+      ],
       // The same bytes cut elsewhere between name and id are another consumer.
       [{ name: "a", id: "12" }],
       [{ name: "a1", id: "2" }],
@@ -121,7 +152,8 @@ describe("consumer metrics parser", () => {
   });
 
   it("gives no labels for a line cut inside them", () => {
-    for (const cut of ['a="unterminated', 'a="x",b', 'a="x"', 'a=x"}']) expect(readLabels(Buffer.from(cut), 0, Buffer.byteLength(cut), [Buffer.from("a")])).toBeNull();
+    for (const cut of ['a="unterminated', 'a="x",b', 'a="x"', 'a=x"}'])
+      expect(readLabels(Buffer.from(cut), 0, Buffer.byteLength(cut), [Buffer.from("a")])).toBeNull();
   });
 });
 
@@ -133,8 +165,16 @@ describe("consumer snapshot diff", () => {
 
   it("sees a reconnect (same name, new consumer id), a new subscription and a vanished one", () => {
     const set = (...members: [string, string][]) => consumerSetFingerprint(members.map(([name, id]) => ({ name, id })));
-    const previous = new Map([[snapshotKey("t-partition-0", "s"), set(["a", "1"], ["b", "2"])], [snapshotKey("gone", "s"), set(["x", "1"])], [snapshotKey("same", "s"), set(["y", "1"])]]);
-    const next = new Map([[snapshotKey("t-partition-0", "s"), set(["a", "3"], ["b", "2"])], [snapshotKey("new", "s"), set(["z", "1"])], [snapshotKey("same", "s"), set(["y", "1"])]]);
+    const previous = new Map([
+      [snapshotKey("t-partition-0", "s"), set(["a", "1"], ["b", "2"])],
+      [snapshotKey("gone", "s"), set(["x", "1"])],
+      [snapshotKey("same", "s"), set(["y", "1"])],
+    ]);
+    const next = new Map([
+      [snapshotKey("t-partition-0", "s"), set(["a", "3"], ["b", "2"])],
+      [snapshotKey("new", "s"), set(["z", "1"])],
+      [snapshotKey("same", "s"), set(["y", "1"])],
+    ]);
     expect([...diffConsumerSnapshots(previous, next)].sort()).toEqual(["gone", "new", "t-partition-0"]);
   });
 });

@@ -61,7 +61,14 @@ describe("detectChanges", () => {
     const before = observation({ holder: "w1", consumers: [consumer("w1"), consumer("w2")] });
     const after = observation({ holder: "w1", consumers: [consumer("w1"), consumer("w3")] });
     const { changes } = detectChanges(stateFrom(before, T0), after, ctx);
-    expect(changes).toEqual([expect.objectContaining({ kind: "CONSUMERS_CHANGED", fromHolder: "w1", toHolder: "w1", details: expect.objectContaining({ added: ["w3"], removed: ["w2"] }) })]);
+    expect(changes).toEqual([
+      expect.objectContaining({
+        kind: "CONSUMERS_CHANGED",
+        fromHolder: "w1",
+        toHolder: "w1",
+        details: expect.objectContaining({ added: ["w3"], removed: ["w2"] }),
+      }),
+    ]);
   });
 
   it("does not record a consumer-set change beside a leader change: the details carry it", () => {
@@ -90,13 +97,26 @@ describe("detectChanges", () => {
       holder: null,
       subscriptionType: "Key_Shared",
       consumers: [consumer("a"), consumer("b")],
-      hashRanges: { space: 65536, consumers: [{ consumer: "a", ranges: [[0, 32767]] }, { consumer: "b", ranges: [[32768, 65535]] }] },
+      hashRanges: {
+        space: 65536,
+        consumers: [
+          { consumer: "a", ranges: [[0, 32767]] },
+          { consumer: "b", ranges: [[32768, 65535]] },
+        ],
+      },
     });
     const after = observation({
       holder: null,
       subscriptionType: "Key_Shared",
       consumers: [consumer("a"), consumer("b"), consumer("c")],
-      hashRanges: { space: 65536, consumers: [{ consumer: "a", ranges: [[0, 16383]] }, { consumer: "b", ranges: [[32768, 65535]] }, { consumer: "c", ranges: [[16384, 32767]] }] },
+      hashRanges: {
+        space: 65536,
+        consumers: [
+          { consumer: "a", ranges: [[0, 16383]] },
+          { consumer: "b", ranges: [[32768, 65535]] },
+          { consumer: "c", ranges: [[16384, 32767]] },
+        ],
+      },
     });
     const { changes } = detectChanges(stateFrom(before, T0), after, ctx);
     expect(changes.map((c) => c.kind).sort()).toEqual(["CONSUMERS_CHANGED", "RANGES_MOVED"]);
@@ -116,7 +136,10 @@ describe("detectChanges", () => {
   it("keeps a bounded backlog history of what moved", () => {
     let state = stateFrom(observation({ holder: "w1", consumers: [consumer("w1")] }), T0);
     for (let i = 0; i < 30; i++) {
-      state = detectChanges(state, observation({ holder: "w1", consumers: [consumer("w1")], backlog: i }), { pollAt: new Date(Date.parse(T1) + i * 1000).toISOString(), isBrokerSide: false }).next;
+      state = detectChanges(state, observation({ holder: "w1", consumers: [consumer("w1")], backlog: i }), {
+        pollAt: new Date(Date.parse(T1) + i * 1000).toISOString(),
+        isBrokerSide: false,
+      }).next;
     }
     expect(state.recentSamples).toHaveLength(12);
     expect(state.recentSamples.at(-1)!.backlog).toBe(29);
@@ -125,7 +148,8 @@ describe("detectChanges", () => {
   it("samples a backlog that sits still once a minute, not every poll", () => {
     let state = stateFrom(observation({ holder: "w1", consumers: [consumer("w1")] }), T0);
     const at = (seconds: number) => new Date(Date.parse(T1) + seconds * 1000).toISOString();
-    for (let s = 0; s <= 125; s += 5) state = detectChanges(state, observation({ holder: "w1", consumers: [consumer("w1")], backlog: 7 }), { pollAt: at(s), isBrokerSide: false }).next;
+    for (let s = 0; s <= 125; s += 5)
+      state = detectChanges(state, observation({ holder: "w1", consumers: [consumer("w1")], backlog: 7 }), { pollAt: at(s), isBrokerSide: false }).next;
     // A still run is kept as its first sample and its latest, which moves with the minutes.
     expect(state.recentSamples.map((x) => x.at)).toEqual([at(0), at(120)]);
   });
@@ -139,11 +163,23 @@ describe("detectChanges", () => {
     poll(5, 2);
     poll(10, 3);
     for (let s = 15; s <= 600; s += 5) poll(s, 3);
-    expect(state.recentSamples.map((x) => [x.at, x.backlog])).toEqual([[at(0), 1], [at(5), 2], [at(10), 3], [at(550), 3]]);
+    expect(state.recentSamples.map((x) => [x.at, x.backlog])).toEqual([
+      [at(0), 1],
+      [at(5), 2],
+      [at(10), 3],
+      [at(550), 3],
+    ]);
     poll(605, 4);
     poll(610, 4);
     for (let s = 615; s <= 740; s += 5) poll(s, 4);
-    expect(state.recentSamples.map((x) => [x.at, x.backlog])).toEqual([[at(0), 1], [at(5), 2], [at(10), 3], [at(550), 3], [at(605), 4], [at(725), 4]]);
+    expect(state.recentSamples.map((x) => [x.at, x.backlog])).toEqual([
+      [at(0), 1],
+      [at(5), 2],
+      [at(10), 3],
+      [at(550), 3],
+      [at(605), 4],
+      [at(725), 4],
+    ]);
     // The same backlog under another holder is not the same run.
     poll(745, 4, "w2");
     expect(state.recentSamples.at(-1)).toMatchObject({ at: at(745), backlog: 4, holder: "w2" });
@@ -153,7 +189,9 @@ describe("detectChanges", () => {
 
 describe("diffConsumers", () => {
   it("tells joined, left and reconnected consumers apart", () => {
-    expect(diffConsumers([consumer("a", "t1"), consumer("b", "t1"), consumer("c", null)], [consumer("a", "t1"), consumer("b", "t2"), consumer("d", "t2")])).toEqual({
+    expect(
+      diffConsumers([consumer("a", "t1"), consumer("b", "t1"), consumer("c", null)], [consumer("a", "t1"), consumer("b", "t2"), consumer("d", "t2")]),
+    ).toEqual({
       added: ["d"],
       removed: ["c"],
       reconnected: ["b"],
@@ -169,7 +207,10 @@ describe("detectChanges on the broker's nanosecond timestamps", () => {
 
   it("compares them by time: a holder that connected inside the interval is dated by its connection", () => {
     const before = observation({ holder: "w1", consumers: [consumer("w1", "2026-11-22T09:00:00.123456789Z")] });
-    const after = observation({ holder: "w0", consumers: [consumer("w0", "2026-11-22T10:00:04.983817679Z"), consumer("w1", "2026-11-22T09:00:00.123456789Z")] });
+    const after = observation({
+      holder: "w0",
+      consumers: [consumer("w0", "2026-11-22T10:00:04.983817679Z"), consumer("w1", "2026-11-22T09:00:00.123456789Z")],
+    });
     expect(detectChanges(stateFrom(before, "2026-11-22T10:00:00.000Z"), after, ctx).next.holderSince).toBe("2026-11-22T10:00:04.983Z");
   });
 });

@@ -26,7 +26,14 @@ function observePartitioned(version: string, name: string, observedAt: string): 
   const observations: Observation[] = Object.entries(stats.partitions).flatMap(([partitionName, partition]) =>
     observeTopicStats(ORDERS, parseTopicName(partitionName)!.partition, partition),
   );
-  return { topic: { name: ORDERS, fullName: "persistent://baton-fixtures/leaders/orders", isPartitioned: true }, isOk: true, observedAt, observations, missingPartitions: [], partitionCount: stats.metadata.partitions };
+  return {
+    topic: { name: ORDERS, fullName: "persistent://baton-fixtures/leaders/orders", isPartitioned: true },
+    isOk: true,
+    observedAt,
+    observations,
+    missingPartitions: [],
+    partitionCount: stats.metadata.partitions,
+  };
 }
 
 function holders(result: TopicFetchResult): Record<number, string | null> {
@@ -46,7 +53,12 @@ describe.each(VERSIONS)("real Pulsar %s responses", (version) => {
   it("turns the kill of w1 into one client-side change per partition, the consumer set explaining them", () => {
     const before = observePartitioned(version, "failover-partitioned-before", "2026-11-22T10:00:00.000Z");
     const after = observePartitioned(version, "failover-partitioned-after", "2026-11-22T10:00:05.000Z");
-    const first = applyObservations({ previous: new ResourceStateIndex(), results: [before], pollAt: "2026-11-22T10:00:00.000Z", isRecoveringFromOutage: false });
+    const first = applyObservations({
+      previous: new ResourceStateIndex(),
+      results: [before],
+      pollAt: "2026-11-22T10:00:00.000Z",
+      isRecoveringFromOutage: false,
+    });
     expect(first.changes).toEqual([]);
     const second = applyObservations({
       previous: ResourceStateIndex.from(first.states),

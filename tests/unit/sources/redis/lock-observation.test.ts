@@ -16,7 +16,19 @@ const patterns: RedisLockPattern[] = [
 ];
 
 function reading(overrides: Partial<LockReading> & { key: string }): LockReading {
-  return { pattern: "lock:*", layout: "token", master: "m1:6379", observedAt: AT, value: null, fields: null, pttlMs: null, queue: [], queueTimeouts: [], error: null, ...overrides };
+  return {
+    pattern: "lock:*",
+    layout: "token",
+    master: "m1:6379",
+    observedAt: AT,
+    value: null,
+    fields: null,
+    pttlMs: null,
+    queue: [],
+    queueTimeouts: [],
+    error: null,
+    ...overrides,
+  };
 }
 
 function keyOf(key: string, pattern = "lock:*", layout: KeyToRead["layout"] = "token"): KeyToRead {
@@ -156,9 +168,21 @@ describe("toLockObservations, a Redlock group of 3", () => {
   const masters = ["m1:6379", "m2:6379", "m3:6379"];
   const group = (values: (string | null | "down")[], pttls: number[] = [10_000, 9_000, 8_000]) => {
     const readings = values.flatMap((value, index) =>
-      value === "down" ? [] : [reading({ key: "lock:leader", master: masters[index]!, value, pttlMs: value === null ? null : pttls[index]!, observedAt: `2026-11-24T10:00:00.00${index}Z` })],
+      value === "down"
+        ? []
+        : [
+            reading({
+              key: "lock:leader",
+              master: masters[index]!,
+              value,
+              pttlMs: value === null ? null : pttls[index]!,
+              observedAt: `2026-11-24T10:00:00.00${index}Z`,
+            }),
+          ],
     );
-    const failures = values.flatMap((value, index) => (value === "down" ? [{ master: masters[index]!, keys: ["lock:leader"], message: `Redis ${masters[index]}: connection refused` }] : []));
+    const failures = values.flatMap((value, index) =>
+      value === "down" ? [{ master: masters[index]!, keys: ["lock:leader"], message: `Redis ${masters[index]}: connection refused` }] : [],
+    );
     return toLockObservations({ keys: [keyOf("lock:leader")], readings, failures, patterns, redlockMasters: masters });
   };
 

@@ -43,31 +43,83 @@ describe("parseRedisClusterConfig", () => {
       url: "rediss://redis.internal:6380",
       passwordFile: "/run/secrets/redis",
       tls: { caFile: "/ca.pem" },
-      patterns: [{ match: "job-lock:prod:*", holderPattern: "@(?<holder>[^:]+):", mustBeHeld: true }, { match: "{app}:leader", layout: "redisson" }],
+      patterns: [
+        { match: "job-lock:prod:*", holderPattern: "@(?<holder>[^:]+):", mustBeHeld: true },
+        { match: "{app}:leader", layout: "redisson" },
+      ],
     });
     expect(config.tls).toEqual({ caFile: "/ca.pem", rejectUnauthorized: true });
     expect(config.patterns[1]).toMatchObject({ layout: "redisson" });
   });
 
   const cases: { name: string; input: unknown; message: string }[] = [
-    { name: "a bare *", input: { ...valid, patterns: [{ match: "*" }] }, message: 'BATON_CLUSTERS[1].patterns[0].match matches every key: Baton would walk and read every key of the database; name the locks\' prefix, e.g. lock:* (got "*")' },
+    {
+      name: "a bare *",
+      input: { ...valid, patterns: [{ match: "*" }] },
+      message:
+        'BATON_CLUSTERS[1].patterns[0].match matches every key: Baton would walk and read every key of the database; name the locks\' prefix, e.g. lock:* (got "*")',
+    },
     { name: "a pattern of wildcards only", input: { ...valid, patterns: [{ match: "?*" }] }, message: "BATON_CLUSTERS[1].patterns[0].match matches every key" },
-    { name: "an invalid regex", input: { ...valid, patterns: [{ match: "lock:*", holderPattern: "(?<holder>[a-z" }] }, message: "BATON_CLUSTERS[1].patterns[0].holderPattern is not a valid regular expression" },
-    { name: "a regex without a holder group", input: { ...valid, patterns: [{ match: "lock:*", holderPattern: "^(?<host>[^:]+)" }] }, message: "BATON_CLUSTERS[1].patterns[0].holderPattern must have a named group `holder`" },
-    { name: "a Redlock group of 2", input: { ...valid, url: undefined, urls: ["redis://a", "redis://b"] }, message: "BATON_CLUSTERS[1].urls must list 3 or 5 independent masters for a Redlock group (a majority of an even group can tie) (got [" },
-    { name: "a Redlock group of 4", input: { ...valid, url: undefined, urls: ["redis://a", "redis://b", "redis://c", "redis://d"] }, message: "BATON_CLUSTERS[1].urls must list 3 or 5" },
+    {
+      name: "an invalid regex",
+      input: { ...valid, patterns: [{ match: "lock:*", holderPattern: "(?<holder>[a-z" }] },
+      message: "BATON_CLUSTERS[1].patterns[0].holderPattern is not a valid regular expression",
+    },
+    {
+      name: "a regex without a holder group",
+      input: { ...valid, patterns: [{ match: "lock:*", holderPattern: "^(?<host>[^:]+)" }] },
+      message: "BATON_CLUSTERS[1].patterns[0].holderPattern must have a named group `holder`",
+    },
+    {
+      name: "a Redlock group of 2",
+      input: { ...valid, url: undefined, urls: ["redis://a", "redis://b"] },
+      message: "BATON_CLUSTERS[1].urls must list 3 or 5 independent masters for a Redlock group (a majority of an even group can tie) (got [",
+    },
+    {
+      name: "a Redlock group of 4",
+      input: { ...valid, url: undefined, urls: ["redis://a", "redis://b", "redis://c", "redis://d"] },
+      message: "BATON_CLUSTERS[1].urls must list 3 or 5",
+    },
     { name: "a single url in urls", input: { ...valid, url: undefined, urls: ["redis://a"] }, message: "for one master set url" },
-    { name: "the same master twice", input: { ...valid, url: undefined, urls: ["redis://a", "redis://a", "redis://b"] }, message: "BATON_CLUSTERS[1].urls lists the same master twice" },
-    { name: "url and urls", input: { ...valid, urls: ["redis://a", "redis://b", "redis://c"] }, message: "BATON_CLUSTERS[1].urls set url (one master) or urls (a Redlock group), not both" },
+    {
+      name: "the same master twice",
+      input: { ...valid, url: undefined, urls: ["redis://a", "redis://a", "redis://b"] },
+      message: "BATON_CLUSTERS[1].urls lists the same master twice",
+    },
+    {
+      name: "url and urls",
+      input: { ...valid, urls: ["redis://a", "redis://b", "redis://c"] },
+      message: "BATON_CLUSTERS[1].urls set url (one master) or urls (a Redlock group), not both",
+    },
     { name: "neither url nor urls", input: { ...valid, url: undefined }, message: "BATON_CLUSTERS[1].url is required" },
-    { name: "an http url", input: { ...valid, url: "http://127.0.0.1:6379" }, message: 'BATON_CLUSTERS[1].url must be a redis:// or rediss:// URL (got "http://127.0.0.1:6379")' },
+    {
+      name: "an http url",
+      input: { ...valid, url: "http://127.0.0.1:6379" },
+      message: 'BATON_CLUSTERS[1].url must be a redis:// or rediss:// URL (got "http://127.0.0.1:6379")',
+    },
     { name: "a url with a path", input: { ...valid, url: "redis://host:6379/locks" }, message: "BATON_CLUSTERS[1].url may end only in a database number" },
-    { name: "password and passwordFile", input: { ...valid, password: "x", passwordFile: "/p" }, message: "BATON_CLUSTERS[1].passwordFile set password or passwordFile, not both" },
+    {
+      name: "password and passwordFile",
+      input: { ...valid, password: "x", passwordFile: "/p" },
+      message: "BATON_CLUSTERS[1].passwordFile set password or passwordFile, not both",
+    },
     { name: "no patterns", input: { ...valid, patterns: [] }, message: "BATON_CLUSTERS[1].patterns must name at least one lock pattern" },
     { name: "an unknown layout", input: { ...valid, patterns: [{ match: "lock:*", layout: "zset" }] }, message: "BATON_CLUSTERS[1].patterns[0].layout" },
-    { name: "a duplicate pattern", input: { ...valid, patterns: [{ match: "lock:*" }, { match: "lock:*" }] }, message: 'BATON_CLUSTERS[1].patterns[1].match duplicate pattern "lock:*"' },
-    { name: "cluster with urls", input: { ...valid, url: undefined, urls: ["redis://a", "redis://b", "redis://c"], cluster: true }, message: "BATON_CLUSTERS[1].cluster cannot be combined with urls" },
-    { name: "a certificate without its key", input: { ...valid, tls: { certFile: "/c.pem" } }, message: "BATON_CLUSTERS[1].tls.keyFile set certFile and keyFile together" },
+    {
+      name: "a duplicate pattern",
+      input: { ...valid, patterns: [{ match: "lock:*" }, { match: "lock:*" }] },
+      message: 'BATON_CLUSTERS[1].patterns[1].match duplicate pattern "lock:*"',
+    },
+    {
+      name: "cluster with urls",
+      input: { ...valid, url: undefined, urls: ["redis://a", "redis://b", "redis://c"], cluster: true },
+      message: "BATON_CLUSTERS[1].cluster cannot be combined with urls",
+    },
+    {
+      name: "a certificate without its key",
+      input: { ...valid, tls: { certFile: "/c.pem" } },
+      message: "BATON_CLUSTERS[1].tls.keyFile set certFile and keyFile together",
+    },
     { name: "an unknown setting", input: { ...valid, host: "x" }, message: 'BATON_CLUSTERS[1] Unrecognized key: "host" (unknown key "host")' },
     { name: "a scanCount of 0", input: { ...valid, scanCount: 0 }, message: "BATON_CLUSTERS[1].scanCount" },
   ];

@@ -10,7 +10,15 @@ function contender(data: string, session: string | null, ctimeMs = Date.parse("2
 }
 
 function reading(children: string[] | null, contenders: [string, ContenderReading][], recipe: LockReading["recipe"] = "curator-leader-latch"): LockReading {
-  return { path: "/election/orders", pattern: "/election/orders", recipe, contenderDir: "/election/orders", children, contenders: new Map(contenders), observedAt: at };
+  return {
+    path: "/election/orders",
+    pattern: "/election/orders",
+    recipe,
+    contenderDir: "/election/orders",
+    children,
+    contenders: new Map(contenders),
+    observedAt: at,
+  };
 }
 
 const a = "_c_0a1b2c3d-4e5f-4a1b-8c9d-0e1f2a3b4c5d-latch-0000000000";
@@ -19,13 +27,47 @@ const c = "_c_2a1b2c3d-4e5f-4a1b-8c9d-0e1f2a3b4c5d-latch-0000000002";
 
 describe("toLockObservation", () => {
   it("the lowest sequence holds; the waiters follow in order; the token is the holder's session and node", () => {
-    const obs = toLockObservation(reading([c, a, b], [[a, contender("pod-a", "0x1a")], [b, contender("pod-b", "0x1b")], [c, contender("", "0x1c")]]), { dump: null, batonSessionTimeoutMs: 30_000 });
-    expect(obs).toMatchObject({ resourceKey: "/election/orders", holder: "pod-a", holderToken: `0x1a/${a}`, waiters: ["pod-b", c], expiresAt: null, ttlMs: null, isSplit: false, observedAt: at });
-    expect(obs.details).toMatchObject({ recipe: "curator-leader-latch", holderSessionId: "0x1a", holderNodeCreatedAt: "2026-11-24T09:59:00.000Z", sessionExpiry: "unknown (dump not allowed)", batonSessionTimeoutMs: 30_000 });
+    const obs = toLockObservation(
+      reading(
+        [c, a, b],
+        [
+          [a, contender("pod-a", "0x1a")],
+          [b, contender("pod-b", "0x1b")],
+          [c, contender("", "0x1c")],
+        ],
+      ),
+      { dump: null, batonSessionTimeoutMs: 30_000 },
+    );
+    expect(obs).toMatchObject({
+      resourceKey: "/election/orders",
+      holder: "pod-a",
+      holderToken: `0x1a/${a}`,
+      waiters: ["pod-b", c],
+      expiresAt: null,
+      ttlMs: null,
+      isSplit: false,
+      observedAt: at,
+    });
+    expect(obs.details).toMatchObject({
+      recipe: "curator-leader-latch",
+      holderSessionId: "0x1a",
+      holderNodeCreatedAt: "2026-11-24T09:59:00.000Z",
+      sessionExpiry: "unknown (dump not allowed)",
+      batonSessionTimeoutMs: 30_000,
+    });
   });
 
   it("a holder node gone between getChildren and getData: the next one holds", () => {
-    const obs = toLockObservation(reading([a, b], [[a, null], [b, contender("pod-b", "0x1b")]]), { dump: null, batonSessionTimeoutMs: null });
+    const obs = toLockObservation(
+      reading(
+        [a, b],
+        [
+          [a, null],
+          [b, contender("pod-b", "0x1b")],
+        ],
+      ),
+      { dump: null, batonSessionTimeoutMs: null },
+    );
     expect(obs).toMatchObject({ holder: "pod-b", holderToken: `0x1b/${b}`, waiters: [] });
   });
 

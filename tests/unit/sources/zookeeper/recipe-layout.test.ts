@@ -22,7 +22,11 @@ describe("parseContender", () => {
 
 describe("orderContenders", () => {
   it("orders by sequence as a number, whatever the uuid prefix sorts as", () => {
-    const children = [`_c_ffffffff-0000-4000-8000-000000000000-latch-0000000012`, `_c_00000000-0000-4000-8000-000000000000-latch-0000000013`, `_c_99999999-0000-4000-8000-000000000000-latch-0000000002`];
+    const children = [
+      `_c_ffffffff-0000-4000-8000-000000000000-latch-0000000012`,
+      `_c_00000000-0000-4000-8000-000000000000-latch-0000000013`,
+      `_c_99999999-0000-4000-8000-000000000000-latch-0000000002`,
+    ];
     const queue = orderContenders(children, "curator-leader-latch");
     expect(queue.contenders.map((c) => c.sequence)).toEqual([2, 12, 13]);
     expect(queue.recipe).toBe("curator-leader-latch");

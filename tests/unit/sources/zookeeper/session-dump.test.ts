@@ -33,6 +33,9 @@ describe("parseSessionDump", () => {
   it("tells a refused command, and reads the servers of a connect string", () => {
     expect(isNotWhitelisted("dump is not executed because it is not in the whitelist.")).toBe(true);
     expect(parseSessionDump("").deadlines.size).toBe(0);
-    expect(listServers("zk1:2181,10.0.0.2:2182/apps")).toEqual([{ host: "zk1", port: 2181 }, { host: "10.0.0.2", port: 2182 }]);
+    expect(listServers("zk1:2181,10.0.0.2:2182/apps")).toEqual([
+      { host: "zk1", port: 2181 },
+      { host: "10.0.0.2", port: 2182 },
+    ]);
   });
 });

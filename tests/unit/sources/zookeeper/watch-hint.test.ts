@@ -7,6 +7,11 @@ import { toZookeeperHint } from "@/lib/sources/zookeeper/watch-hint";
 
 describe("toZookeeperHint", () => {
   it.each(["created", "deleted", "changed", "children", "found"])("`%s` is a change, recorded in ZooKeeper's word", (event) => {
-    expect(toZookeeperHint("/locks/daily-job", event, "2026-11-22T10:00:00.000Z")).toEqual({ key: "/locks/daily-job", kind: "change", event, at: "2026-11-22T10:00:00.000Z" });
+    expect(toZookeeperHint("/locks/daily-job", event, "2026-11-22T10:00:00.000Z")).toEqual({
+      key: "/locks/daily-job",
+      kind: "change",
+      event,
+      at: "2026-11-22T10:00:00.000Z",
+    });
   });
 });

@@ -38,7 +38,11 @@ describe("parseZookeeperClusterConfig", () => {
       connectString: "zk1.internal:2181/apps",
       digest: "baton:secret",
       root: { path: "/", maxDepth: 6 },
-      paths: ["curator-mutex", "curator-leader-latch", "curator-leader-selector", "kazoo-lock"].map((recipe, i) => ({ path: `/l/${i}`, recipe, mustBeHeld: i === 1 })),
+      paths: ["curator-mutex", "curator-leader-latch", "curator-leader-selector", "kazoo-lock"].map((recipe, i) => ({
+        path: `/l/${i}`,
+        recipe,
+        mustBeHeld: i === 1,
+      })),
     });
     expect(config.root).toEqual({ path: "/", recipe: "auto", mustBeHeld: false, maxDepth: 6 });
     expect(config.paths?.map((p) => p.recipe)).toEqual(["curator-mutex", "curator-leader-latch", "curator-leader-selector", "kazoo-lock"]);
@@ -46,18 +50,46 @@ describe("parseZookeeperClusterConfig", () => {
   });
 
   const cases: { name: string; input: unknown; message: string }[] = [
-    { name: "no paths and no root", input: { ...valid, paths: undefined }, message: "BATON_CLUSTERS[2].paths is required: list the lock paths to watch, or set root to find every lock under it (got nothing)" },
+    {
+      name: "no paths and no root",
+      input: { ...valid, paths: undefined },
+      message: "BATON_CLUSTERS[2].paths is required: list the lock paths to watch, or set root to find every lock under it (got nothing)",
+    },
     { name: "an empty path list", input: { ...valid, paths: [] }, message: "BATON_CLUSTERS[2].paths must name at least one lock path (got [])" },
-    { name: "a relative path", input: { ...valid, paths: [{ path: "locks/job" }] }, message: 'BATON_CLUSTERS[2].paths[0].path must be an absolute ZooKeeper path such as /locks/daily-job (no trailing \'/\') (got "locks/job")' },
-    { name: "a trailing slash", input: { ...valid, paths: [{ path: "/locks/" }] }, message: "BATON_CLUSTERS[2].paths[0].path must be an absolute ZooKeeper path" },
-    { name: "a dot-dot segment", input: { ...valid, paths: [{ path: "/locks/../x" }] }, message: "BATON_CLUSTERS[2].paths[0].path must not contain '.' or '..' segments" },
+    {
+      name: "a relative path",
+      input: { ...valid, paths: [{ path: "locks/job" }] },
+      message: "BATON_CLUSTERS[2].paths[0].path must be an absolute ZooKeeper path such as /locks/daily-job (no trailing '/') (got \"locks/job\")",
+    },
+    {
+      name: "a trailing slash",
+      input: { ...valid, paths: [{ path: "/locks/" }] },
+      message: "BATON_CLUSTERS[2].paths[0].path must be an absolute ZooKeeper path",
+    },
+    {
+      name: "a dot-dot segment",
+      input: { ...valid, paths: [{ path: "/locks/../x" }] },
+      message: "BATON_CLUSTERS[2].paths[0].path must not contain '.' or '..' segments",
+    },
     { name: "the root as a lock", input: { ...valid, paths: [{ path: "/" }] }, message: "BATON_CLUSTERS[2].paths[0].path must name a lock node, not the root" },
     { name: "an unknown recipe", input: { ...valid, paths: [{ path: "/l", recipe: "redisson" }] }, message: "BATON_CLUSTERS[2].paths[0].recipe" },
     { name: "a duplicate path", input: { ...valid, paths: [{ path: "/l" }, { path: "/l" }] }, message: 'BATON_CLUSTERS[2].paths[1].path duplicate path "/l"' },
-    { name: "a URL as connect string", input: { ...valid, connectString: "zk://zk1:2181" }, message: "BATON_CLUSTERS[2].connectString must be host:port[,host:port...][/chroot], e.g. zk1:2181,zk2:2181" },
+    {
+      name: "a URL as connect string",
+      input: { ...valid, connectString: "zk://zk1:2181" },
+      message: "BATON_CLUSTERS[2].connectString must be host:port[,host:port...][/chroot], e.g. zk1:2181,zk2:2181",
+    },
     { name: "a host without port", input: { ...valid, connectString: "zk1" }, message: "BATON_CLUSTERS[2].connectString must be host:port" },
-    { name: "a digest without password", input: { ...valid, digest: "baton" }, message: "BATON_CLUSTERS[2].digest must be user:password (got a value that is not shown)" },
-    { name: "digest and digestFile", input: { ...valid, digest: "a:secret", digestFile: "/run/keys/zk" }, message: "BATON_CLUSTERS[2].digestFile set digest or digestFile, not both" },
+    {
+      name: "a digest without password",
+      input: { ...valid, digest: "baton" },
+      message: "BATON_CLUSTERS[2].digest must be user:password (got a value that is not shown)",
+    },
+    {
+      name: "digest and digestFile",
+      input: { ...valid, digest: "a:secret", digestFile: "/run/keys/zk" },
+      message: "BATON_CLUSTERS[2].digestFile set digest or digestFile, not both",
+    },
     { name: "a session timeout under a second", input: { ...valid, sessionTimeoutMs: 500 }, message: "BATON_CLUSTERS[2].sessionTimeoutMs" },
     { name: "an unknown session dump mode", input: { ...valid, sessionDump: "yes" }, message: "BATON_CLUSTERS[2].sessionDump" },
     { name: "a root too deep", input: { ...valid, root: { path: "/", maxDepth: 40 } }, message: "BATON_CLUSTERS[2].root.maxDepth" },

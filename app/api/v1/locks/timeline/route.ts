@@ -10,7 +10,10 @@ export const dynamic = "force-dynamic";
 export const GET = withErrorHandling(async (request) => {
   const { key, pattern, ...params } = parseReadParams(lockTimelineParamsSchema, request.url);
   const config = getConfig();
-  assertConfiguredCluster(config.clusters.map((c) => c.name), params.cluster);
+  assertConfiguredCluster(
+    config.clusters.map((c) => c.name),
+    params.cluster,
+  );
   const ref: LockRef = key !== null ? { cluster: params.cluster, key } : { cluster: params.cluster, pattern: pattern! };
   const timeline = await getLockTimeline(getDb(), { ...params, ...ref, thresholds: config.board });
   return Response.json(timeline, { headers: { "cache-control": "no-store" } });

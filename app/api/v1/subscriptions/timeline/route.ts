@@ -10,7 +10,10 @@ export const dynamic = "force-dynamic";
 export const GET = withErrorHandling(async (request) => {
   const params = parseReadParams(timelineParamsSchema, request.url);
   const config = getConfig();
-  assertConfiguredCluster(config.clusters.map((c) => c.name), params.cluster);
+  assertConfiguredCluster(
+    config.clusters.map((c) => c.name),
+    params.cluster,
+  );
   const timeline = await getSubscriptionTimeline(getDb(), { ...params, thresholds: config.board });
   return Response.json(timeline, { headers: { "cache-control": "no-store" } });
 });
