@@ -11,6 +11,11 @@ const TREND_WORDS: Record<ViolationTrend["direction"], string> = {
   unobserved: "No trend: part of the range has no reports",
 };
 
+/** "a, b or c": the kinds of violation the count takes in, not the causes found. */
+function joinAsAlternatives(phrases: readonly string[]): string {
+  return phrases.length < 2 ? (phrases[0] ?? "") : `${phrases.slice(0, -1).join(", ")} or ${phrases.at(-1)}`;
+}
+
 type CauseSummary = { counts: CauseCounts; isTruncated: boolean; limit: number };
 
 /**
@@ -39,7 +44,9 @@ export function CauseHeadline({
         <span className="vio-headline-count" data-testid="act-count" data-outside={toActOn !== null && toActOn > 0}>
           {toActOn === null ? "…" : formatCount(toActOn)}
         </span>
-        <span className="vio-headline-label">violations to act on: {CAUSES_TO_ACT_ON.map(causePhrase).join(", ")}</span>
+        <span className="vio-headline-label">
+          {toActOn === 1 ? "violation" : "violations"} to act on ({joinAsAlternatives(CAUSES_TO_ACT_ON.map(causePhrase))})
+        </span>
       </div>
       {causes !== null ? (
         <ul className="vio-cause-counts" aria-label="Violations per cause">
