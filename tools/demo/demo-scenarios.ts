@@ -116,6 +116,8 @@ export async function stallLeader(deps: ScenarioDeps, serviceName: string, signa
       `${tag}: ${leader} (${serviceName}) freezes in the middle of a message, for ${stallMinMs / 1000} to ${stallMaxMs / 1000} s; its partitions move meanwhile`,
     );
     const outcome = await target.stallWorker(leader, { minMs: stallMinMs, maxMs: stallMaxMs, waitForEntryMs: stallMaxMs });
+    // Stopped meanwhile (Ctrl-C): the demo's last lines are its stop's own.
+    if (signal.aborted) return false;
     if (outcome.isOverlap) {
       deps.log(
         `stall: ${outcome.enteredBy} entered ${outcome.key} while ${leader} was frozen inside it (${(outcome.frozenMs / 1000).toFixed(1)} s): a violation outside any deployment`,

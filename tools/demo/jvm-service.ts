@@ -130,6 +130,7 @@ export async function startJvmService(plan: DemoService, deps: JvmServiceDeps): 
       for (let attempt = 1; attempt <= attempts && !signal.aborted; attempt++) {
         const tag = `jvm freeze (try ${attempt} of ${attempts})`;
         const leader = await activePod().catch(() => null);
+        if (signal.aborted) return false;
         const pod = leader === null ? undefined : pods.get(leader);
         if (!pod || leader === null) {
           deps.log(`${tag}: ${plan.service} has no active JVM pod right now (${leader ?? "none"})`);
@@ -137,6 +138,7 @@ export async function startJvmService(plan: DemoService, deps: JvmServiceDeps): 
           continue;
         }
         const before = await othersViolations(leader);
+        if (signal.aborted) return false;
         deps.log(
           `${tag}: ${leader} (${plan.service}) is stopped with SIGSTOP for ${frozenMs / 1000} s, a GC pause of the whole JVM; the broker drops it after its keep-alive goes unanswered`,
         );
@@ -148,6 +150,8 @@ export async function startJvmService(plan: DemoService, deps: JvmServiceDeps): 
         if (signal.aborted) return false;
         await sleep(SETTLE_MS, signal);
         const caught = (await othersViolations(leader)) - before;
+        // Stopped meanwhile (Ctrl-C): the demo's last lines are its stop's own.
+        if (signal.aborted) return false;
         if (caught > 0) {
           deps.log(
             `jvm freeze: the standby entered the key ${leader} was frozen inside (${caught} violation(s) counted); ${leader} woke, finished late and left`,

@@ -37,6 +37,8 @@ export async function stallLockHolder(
       maxMs: schedule.lockStallMaxMs,
       waitForEntryMs: plan.jobEveryMs + plan.lockTtlMs,
     });
+    // Stopped meanwhile (Ctrl-C): the demo's last lines are its stop's own.
+    if (signal.aborted) return false;
     if (outcome.isOverlap) {
       log(
         `lock stall: ${plan.lockKey} expired while ${leader} was frozen; ${outcome.enteredBy} took it and entered ${outcome.key} while ${leader} was still inside (${(outcome.frozenMs / 1000).toFixed(1)} s frozen): a violation under the lock`,

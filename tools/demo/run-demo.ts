@@ -60,7 +60,13 @@ import { startEtcdServer } from "@/tests/support/etcd-servers";
 import { startZookeeperServer } from "@/tests/support/zookeeper-server";
 
 const root = process.cwd();
-const log = (line: string) => console.log(`[demo] ${line}`);
+/** The stop's own lines: printed also while stopping. */
+const say = (line: string) => console.log(`[demo] ${line}`);
+/** The fleet's and the scenarios' narration: muted once Ctrl-C came, so the stop's lines are the last ones. */
+let isNarrating = true;
+const log = (line: string) => {
+  if (isNarrating) say(line);
+};
 
 const { values: args } = parseArgs({
   options: {
@@ -116,10 +122,11 @@ async function main(): Promise<void> {
   const stopAll = async (code: number) => {
     if (isStopping) return;
     isStopping = true;
+    isNarrating = false;
     const startedMs = Date.now();
-    log("stopping: the fleet first, then Baton, then the servers...");
-    for (const stop of stops.reverse()) await stop().catch((error: unknown) => log(`while stopping: ${(error as Error).message}`));
-    log(`stopped everything the demo started in ${((Date.now() - startedMs) / 1000).toFixed(1)} s`);
+    say("stopping: the fleet first, then Baton, then the servers...");
+    for (const stop of stops.reverse()) await stop().catch((error: unknown) => say(`while stopping: ${(error as Error).message}`));
+    say(`stopped everything the demo started in ${((Date.now() - startedMs) / 1000).toFixed(1)} s`);
     process.exit(code);
   };
   // A closed terminal or test pipe must not stop the stopping: a log line written to it fails
