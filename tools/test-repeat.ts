@@ -14,6 +14,7 @@ import { readPlan, type Plan } from "@/tests/support/repeat-plan";
 import { formatTallies, tallyOutcomes, type TestTally } from "@/tests/support/repeat-tally";
 import { PLAYWRIGHT_REPORT, runPlaywright } from "@/tests/support/run-playwright";
 import { runVitest } from "@/tests/support/run-vitest";
+import { STOPPED_EXIT_CODE, stopOnSignals } from "@/tests/support/stop-on-signals";
 import { startTestServers } from "@/tests/support/test-servers";
 
 const root = process.cwd();
@@ -39,17 +40,20 @@ async function cleanUp(): Promise<void> {
   }
 }
 
+const isStopping = stopOnSignals(log, cleanUp);
+
 async function repeatOnce(plan: Plan, env: NodeJS.ProcessEnv, round: number, tallies: Map<string, TestTally>): Promise<void> {
   const vitestRuns = [
     ...(plan.vitestProjects.length > 0 ? [{ projects: plan.vitestProjects, files: [] }] : []),
     ...(plan.vitestFiles.length > 0 ? [{ projects: [], files: plan.vitestFiles }] : []),
   ];
   for (const [index, selection] of vitestRuns.entries()) {
+    if (isStopping()) return;
     const reportFile = path.join(reportsDir, `vitest-${round}-${index}.json`);
     await runVitest({ root, env, reportFile, ...selection, onSpawn: track });
     tallyOutcomes(tallies, readVitestOutcomes(reportFile, root));
   }
-  if (plan.e2e || plan.e2eFiles.length > 0) {
+  if ((plan.e2e || plan.e2eFiles.length > 0) && !isStopping()) {
     await runPlaywright({ root, env, log, files: plan.e2e ? [] : plan.e2eFiles, onSpawn: track });
     tallyOutcomes(tallies, readPlaywrightOutcomes(path.join(root, PLAYWRIGHT_REPORT)));
   }
@@ -61,14 +65,17 @@ async function main(): Promise<number> {
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
   if (plan.e2e || plan.e2eFiles.length > 0) env.BATON_CHROMIUM = ensureChromium(log);
   await startTestServers(env, log, cleanups);
+  if (isStopping()) return STOPPED_EXIT_CODE;
   if (plan.load > 0) log(`loading the machine with ${plan.load} CPU-bound process(es)`);
   startLoad(plan.load);
 
   const tallies = new Map<string, TestTally>();
   const startedAt = Date.now();
   for (let round = 1; round <= plan.times; round += 1) {
+    if (isStopping()) return STOPPED_EXIT_CODE;
     log(`repetition ${round} of ${plan.times}`);
     await repeatOnce(plan, env, round, tallies);
+    if (isStopping()) return STOPPED_EXIT_CODE;
     // The tallies so far, after each repetition: a long run that is stopped early still said what it found.
     const soFar = formatTallies(tallies.values(), round);
     log(`after repetition ${round} (${((Date.now() - startedAt) / 60_000).toFixed(1)} min): ${soFar.slice(0, -1).join("\n")}`);
@@ -77,13 +84,6 @@ async function main(): Promise<number> {
   const lines = formatTallies(tallies.values(), plan.times);
   console.log(`\n${lines.join("\n")}`);
   return lines[lines.length - 1]!.endsWith(" 0 failed") ? 0 : 1;
-}
-
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    log(`${signal}: stopping everything the tests started`);
-    void cleanUp().then(() => process.exit(130));
-  });
 }
 
 main()

@@ -65,10 +65,18 @@ function createToken(): string {
   return token;
 }
 
-/** The busy key's violations in the last half hour: two workers taking turns, each while the other is inside, under LOCKS[0]. */
+/**
+ * When LOCKS[0]'s previous hold expired while held, and the busy key's last violation: both older
+ * than the violations alert's 5-minute window, so that they have stopped firing it before the next
+ * spec runs (tests/e2e/health.spec.ts needs nothing firing).
+ */
+const EXPIRY_AGO = 15 * MINUTE;
+const LAST_VIOLATION_AGO = 12 * MINUTE;
+
+/** The busy key's violations, 7 s apart up to LAST_VIOLATION_AGO: two workers taking turns, each while the other is inside, under LOCKS[0]. */
 async function postBusyViolations(baseURL: string, nowMs: number): Promise<void> {
   const events = Array.from({ length: BUSY_VIOLATIONS }, (_, i) => {
-    const observedAt = nowMs - 30 * MINUTE + i * 7_000;
+    const observedAt = nowMs - LAST_VIOLATION_AGO - (BUSY_VIOLATIONS - 1 - i) * 7_000;
     const [worker, other] = i % 2 === 0 ? ["w1", "w2"] : ["w2", "w1"];
     return {
       id: randomUUID(),
@@ -144,7 +152,7 @@ test.beforeAll(async ({}, testInfo) => {
     await db.query(
       `insert into held_resource (cluster_id, kind, resource_key, holder, holder_token, holder_since, expires_at, consumers, details, first_seen_at, last_observed_at)
        values ($1, 'REDIS_LOCK', $2, $3, $4, $5, $6, '[]', $7, $8, now())`,
-      [redisId, key, HOLDER, `${HOLDER}:1`, new Date(now - 10 * MINUTE), new Date(now + 10 * MINUTE), JSON.stringify(details), new Date(now - 3_600_000)],
+      [redisId, key, HOLDER, `${HOLDER}:1`, new Date(now - EXPIRY_AGO), new Date(now + 10 * MINUTE), JSON.stringify(details), new Date(now - 3_600_000)],
     );
   }
   // LOCKS[0]'s story: its previous holder's hold expired while held, and HOLDER took it.
@@ -157,11 +165,11 @@ test.beforeAll(async ({}, testInfo) => {
       lock[0]!.id,
       `old-${HOLDER}`,
       HOLDER,
-      new Date(now - 10 * MINUTE - 400),
-      new Date(now - 10 * MINUTE),
+      new Date(now - EXPIRY_AGO - 400),
+      new Date(now - EXPIRY_AGO),
       JSON.stringify({
-        heldSince: new Date(now - 40 * MINUTE).toISOString(),
-        expiresAtBefore: new Date(now - 10 * MINUTE - 900).toISOString(),
+        heldSince: new Date(now - EXPIRY_AGO - 30 * MINUTE).toISOString(),
+        expiresAtBefore: new Date(now - EXPIRY_AGO - 900).toISOString(),
         waitersBefore: [],
         waitersAfter: [],
         hint: null,

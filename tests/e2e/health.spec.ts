@@ -45,6 +45,15 @@ test.afterAll(async () => {
   await broker?.close();
 });
 
+/** The verdict's headline, with what it lists as firing (pending alerts left out: they do not fire yet). */
+async function whatFires(page: Page): Promise<string> {
+  const response = await page.request.get("/api/health");
+  const report = (await response.json()) as { verdict?: { headline: string; problems: string[] } };
+  if (!report.verdict) return `no verdict (HTTP ${response.status()})`;
+  const firing = report.verdict.problems.filter((problem) => !/ pending \(/.test(problem));
+  return firing.length === 0 ? report.verdict.headline : `${report.verdict.headline}: ${firing.join("; ")}`;
+}
+
 /** The lock's holder as Baton's read API tells it (null: free or not seen yet). */
 async function holderInBaton(page: Page): Promise<string | null> {
   const response = await page.request.get(`/api/v1/locks?${new URLSearchParams({ cluster: LIVE_LOCKS_E2E_CLUSTER.name, q: KEY })}`);
@@ -61,9 +70,11 @@ test("a lock that expired while held fires in the header and the Alerts item, th
   const health = page.getByTestId("health-status");
   const alertsItem = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /^Alerts/ });
 
-  // Before: nothing fires (another spec's alerts may still be resolving: wait, bounded).
+  // Before: nothing fires (another spec's alerts may still be resolving: wait, bounded). Polled
+  // through the verdict's problems, so that a failure names what still fires.
+  await expect.poll(() => whatFires(page), { timeout: 120_000, intervals: [1_000] }).toBe("Nothing firing");
   await page.goto("/alerts");
-  await expect(health).toHaveText("Nothing firing", { timeout: 120_000 });
+  await expect(health).toHaveText("Nothing firing", { timeout: 30_000 });
   await expect(page.getByRole("link", { name: /^Nothing firing: / })).toHaveAttribute("href", "/alerts");
   await expect(page.getByTestId("alerts-firing-count")).toHaveCount(0);
 
@@ -86,6 +97,7 @@ test("a lock that expired while held fires in the header and the Alerts item, th
       `${escapeRegExp(SCHED_B)} holds it now: ${escapeRegExp(SCHED_A)} may still be acting \\(recovered once ${escapeRegExp(SCHED_B)} has held it \\d+ s; \\d+ s so far\\)`,
     ),
   );
+  await expect.poll(() => whatFires(page), { timeout: 25_000, intervals: [1_000] }).toMatch(/^1 critical firing: critical: Lock expired while held: /);
   await expect(health).toHaveText("1 critical firing", { timeout: 25_000 });
   await expect(page.getByRole("link", { name: new RegExp(`^1 critical firing: critical: Lock expired while held: ${escapeRegExp(KEY)}`) })).toHaveAttribute(
     "href",
@@ -103,6 +115,7 @@ test("a lock that expired while held fires in the header and the Alerts item, th
     ),
   );
   await expect(now).not.toContainText("Expired while held by");
+  await expect.poll(() => whatFires(page), { timeout: 30_000, intervals: [1_000] }).toBe("Nothing firing");
   await expect(health).toHaveText("Nothing firing", { timeout: 30_000 });
   await expect(alertsItem).toHaveAccessibleName("Alerts");
   await page.screenshot({ path: "docs/screenshots/health-recovered.png" });

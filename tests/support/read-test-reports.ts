@@ -26,7 +26,22 @@ type VitestReport = {
 
 // Playwright colours its messages; a summary line is read in plain text.
 const ANSI_ESCAPE = /\u001b\[[0-9;]*m/g;
-const firstLine = (text: string | undefined) => (text ?? "").replace(ANSI_ESCAPE, "").trim().split("\n")[0]!.slice(0, 300);
+/** What an expectation's message says in its own labelled lines ("Expected: ...", "Received: ...", "Locator: ..."). */
+const DETAIL_LINE = /^(Locator|Expected|Received|Expected pattern|Expected string|Received string|Timeout): /;
+
+/**
+ * An error in one line: its first line, then the expectation's labelled lines, so that a log's
+ * failure line says what was expected and what came ("toHaveText failed" alone does not).
+ */
+const firstLine = (text: string | undefined) => {
+  const lines = (text ?? "").replace(ANSI_ESCAPE, "").trim().split("\n");
+  const details = lines
+    .slice(1)
+    .map((line) => line.trim())
+    .filter((line) => DETAIL_LINE.test(line))
+    .slice(0, 4);
+  return [lines[0]!.slice(0, 300), ...details.map((line) => line.replace(/\s+/g, " ").slice(0, 300))].join(" · ");
+};
 
 /** The same counts with each failure marked as the named pass's, e.g. "(clock +400d) a.test.ts > ...". */
 export function markFailures(counts: TestCounts, pass: string): TestCounts {

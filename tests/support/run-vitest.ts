@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { closeSync, openSync, rmSync } from "node:fs";
 import path from "node:path";
 
 import { readVitestCounts, type TestCounts } from "@/tests/support/read-test-reports";
@@ -20,6 +20,8 @@ export type VitestRun = {
   excludes?: readonly string[];
   /** Runs the whole process tree (vitest, PostgreSQL, the broker) with its clock moved by this offset. */
   clockOffset?: { faketime: string; offset: string };
+  /** Writes vitest's output to this file instead of the terminal (a run beside another one). */
+  logFile?: string;
   /** Lets the caller stop the run (Ctrl-C). */
   onSpawn?: (child: ReturnType<typeof spawn>) => void;
 };
@@ -40,10 +42,14 @@ export function runVitest(run: VitestRun): Promise<TestCounts> {
     ? [run.clockOffset.faketime, ["-f", run.clockOffset.offset, process.execPath, ...vitest]]
     : [process.execPath, vitest];
   rmSync(run.reportFile, { force: true });
+  const output = run.logFile === undefined ? null : openSync(run.logFile, "w");
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: run.root, env: run.env, stdio: "inherit" });
+    const child = spawn(command, args, { cwd: run.root, env: run.env, stdio: output === null ? "inherit" : ["ignore", output, output] });
     run.onSpawn?.(child);
-    child.once("exit", () => resolve(readVitestCounts(run.reportFile)));
+    child.once("exit", () => {
+      if (output !== null) closeSync(output);
+      resolve(readVitestCounts(run.reportFile));
+    });
   });
 }
 

@@ -30,13 +30,13 @@ describe("readVitestCounts", () => {
 });
 
 describe("readPlaywrightCounts", () => {
-  it("counts, and names each unexpected test with its describe blocks and its error's first line, without colours", () => {
+  it("counts, and names each unexpected test with its describe blocks, its error's first line and what it expected and received, without colours", () => {
     const counts = readPlaywrightCounts(path.join(fixtures, "playwright-report.json"));
     expect(counts.passed).toBe(1);
     expect(counts.failed).toBe(2);
     expect(counts.failures).toEqual([
       "board.spec.ts > top-level failure: Error: boom",
-      "board.spec.ts > the board > shows the leader: Error: expect(received).toBe(expected) // Object.is equality",
+      `board.spec.ts > the board > shows the leader: Error: expect(received).toBe(expected) // Object.is equality · Expected: "pod-b" · Received: "pod-a"`,
     ]);
   });
 });
