@@ -12,9 +12,12 @@ import { createDb } from "@/lib/db/client";
 import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { prepareDatabase, StartupError } from "@/lib/launcher/prepare-database";
 import { buildWorker, WORKER_NODE_ARGS, workerEnv } from "@/tools/build-worker.mjs";
+import { stopChildren } from "@/tools/stop-children";
 
 const root = process.cwd();
 const log = (line: string) => console.log(`[baton] ${line}`);
+/** How long the web server and the worker get to finish their requests and cycles once asked to stop. */
+const STOP_GRACE_MS = 10_000;
 
 function describeAccess(config: Config): string {
   const method = config.access.method;
@@ -49,8 +52,13 @@ async function main(): Promise<void> {
   const stop = async (code: number) => {
     if (isStopping) return;
     isStopping = true;
-    for (const child of children) child.kill("SIGTERM");
-    await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once("exit", resolve)) : undefined)));
+    await stopChildren(
+      [
+        { name: "the web server", process: web },
+        { name: "the worker", process: worker },
+      ],
+      { graceMs: STOP_GRACE_MS, log },
+    );
     await database.embedded?.stop();
     process.exit(code);
   };

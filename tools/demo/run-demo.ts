@@ -55,11 +55,14 @@ import { startRedlockScheduler } from "@/tools/demo/redlock-scheduler";
 import { createNamespace, createNonPartitionedTopic, createPartitionedTopic, createTenant } from "@/tools/pulsar/admin-setup";
 import { isPortFree } from "@/tools/free-port";
 import { isInOwnProcessGroup } from "@/tools/demo/own-process-group";
+import { stopChildren } from "@/tools/stop-children";
 import { type BrokerHandle, startBroker } from "@/tools/pulsar/broker";
 import { startEtcdServer } from "@/tests/support/etcd-servers";
 import { startZookeeperServer } from "@/tests/support/zookeeper-server";
 
 const root = process.cwd();
+/** How long Baton's worker and web server get to finish once asked to stop, before they are killed. */
+const STOP_GRACE_MS = 10_000;
 /** The stop's own lines: printed also while stopping. */
 const say = (line: string) => console.log(`[demo] ${line}`);
 /** The fleet's and the scenarios' narration: muted once Ctrl-C came, so the stop's lines are the last ones. */
@@ -226,16 +229,19 @@ async function main(): Promise<void> {
         env,
         stdio: ["ignore", "ignore", "inherit"],
       }),
-      spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-p", args.port], {
+      // Not `next start`: its stop waits until the browser tabs' connections go idle (tools/serve-web.ts).
+      spawn(process.execPath, ["--import", "tsx", path.join(root, "tools", "serve-web.ts"), args.port], {
         cwd: root,
         env,
         stdio: ["ignore", "ignore", "inherit"],
       }),
     ];
-    stops.push(async () => {
-      for (const child of children) child.kill("SIGTERM");
-      await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once("exit", resolve)) : undefined)));
-    });
+    stops.push(() =>
+      stopChildren(
+        children.map((child, index) => ({ name: index === 0 ? "Baton's worker" : "Baton's web server", process: child })),
+        { graceMs: STOP_GRACE_MS, log: say },
+      ),
+    );
     for (const child of children) {
       child.once("exit", (code) => {
         if (isStopping) return;

@@ -34,6 +34,8 @@ public final class BatonExclusivityInterceptor<T> implements ConsumerInterceptor
     /** Per key, this consumer's latest entry into it. */
     private final Map<String, ExclusivityCounter.Inside> latestByKey = new ConcurrentHashMap<>();
     private volatile ExclusivityCounter counter;
+    /** Per topic name (a partition's, for a partitioned topic), its event context. */
+    private final Map<String, EventContext> contexts = new ConcurrentHashMap<>();
 
     private record Entry(String key, String topic, MessageId id, ExclusivityCounter.Inside inside) {}
 
@@ -62,14 +64,7 @@ public final class BatonExclusivityInterceptor<T> implements ConsumerInterceptor
         // Outside the sample, nothing is entered: its acknowledgement finds nothing to leave.
         if (!current.isSampled(key)) return message;
         String topicName = message.getTopicName();
-        String topic = topicName;
-        Integer partition = null;
-        Matcher matcher = topicName == null ? null : PARTITION_SUFFIX.matcher(topicName);
-        if (matcher != null && matcher.matches()) {
-            topic = matcher.group(1);
-            partition = Integer.valueOf(matcher.group(2));
-        }
-        EventContext context = new EventContext(topic, consumer.getSubscription(), partition, null);
+        EventContext context = topicName == null ? new EventContext(null, consumer.getSubscription(), null, null) : contextOf(topicName, consumer);
         // A consumer that receives the next message of a key has finished the one before, even
         // when it acknowledges later (cumulatively, or in batches): leave the earlier entry first,
         // or this consumer would count itself as the other worker inside.
@@ -132,6 +127,21 @@ public final class BatonExclusivityInterceptor<T> implements ConsumerInterceptor
     private void close(Entry entry) {
         entry.inside().close();
         latestByKey.remove(entry.key(), entry.inside());
+    }
+
+    /**
+     * A partition's context, read from its topic name once: the regex is not matched again for
+     * every message. An interceptor shared by consumers of other subscriptions gets its own context.
+     */
+    private EventContext contextOf(String topicName, Consumer<T> consumer) {
+        String subscription = consumer.getSubscription();
+        EventContext cached = contexts.get(topicName);
+        if (cached != null && Objects.equals(cached.subscription(), subscription)) return cached;
+        Matcher matcher = PARTITION_SUFFIX.matcher(topicName);
+        boolean isPartition = matcher.matches();
+        EventContext context = new EventContext(isPartition ? matcher.group(1) : topicName, subscription, isPartition ? Integer.valueOf(matcher.group(2)) : null, null);
+        contexts.put(topicName, context);
+        return context;
     }
 
     private String keyOf(Message<T> message) {

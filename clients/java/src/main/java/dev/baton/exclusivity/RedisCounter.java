@@ -22,8 +22,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * (lib/exclusivity-client/redis-counter.ts), so JVM and Node workers of a service count together.
  *
  * <p>Enters and exits never wait for Redis: they join a bounded queue that one thread sends in
- * pipelines over one connection. One connection keeps each entry's exit after its enter; the
- * pipeline is what keeps a Redis round trip off the consumer's path. An operation that cannot be
+ * pipelines over one connection, many operations per script call (BATCH_SCRIPT). One connection
+ * and the order within a call keep each entry's exit after its enter; the pipeline is what keeps
+ * a Redis round trip off the consumer's path. An operation that cannot be
  * queued (queue full) or sent (Redis down) is counted in {@link #notCounted()}, never waited for.
  */
 final class RedisCounter implements AutoCloseable {
@@ -32,6 +33,11 @@ final class RedisCounter implements AutoCloseable {
     /** Keeps the hash apart from the plain INCR counters of older clients under the same prefix. */
     static final String INSIDE_KEY_SUFFIX = ":inside";
     private static final int PIPELINE_MAX = 1_000;
+    /**
+     * Operations per script call: a call runs atomically, so this bounds how long it holds Redis
+     * (about 1 ms) for other clients, the locks it may also serve among them.
+     */
+    static final int OPS_PER_CALL = 200;
     private static final long MAX_BACKOFF_MS = 2_000;
 
     // Identical to ENTER_SCRIPT in lib/exclusivity-client/redis-counter.ts: pruning, looking and
@@ -65,6 +71,34 @@ final class RedisCounter implements AutoCloseable {
     // Redis deletes a hash when its last field goes.
     static final String EXIT_SCRIPT = "return redis.call('HDEL', KEYS[1], ARGV[1])";
 
+    /**
+     * Many enters and exits in one call: ENTER_SCRIPT as a function of its key and arguments, and
+     * EXIT_SCRIPT's HDEL, applied in order. One call per OPS_PER_CALL operations instead of one per
+     * operation is what keeps the counter's cost per message small, in this JVM (one command to
+     * encode, one reply) and in Redis (one script invocation). KEYS: one per operation; ARGV: the
+     * TTL and the most others to name, then per operation "enter" or "exit", its entry id and its
+     * worker (empty for an exit). Answers one reply per operation, as the two scripts would.
+     */
+    static final String BATCH_SCRIPT = "local function enter(key, entryId, worker, ttlArg, maxOthersArg)"
+            + ENTER_SCRIPT.replace("KEYS[1]", "key")
+                    .replace("ARGV[1]", "entryId")
+                    .replace("ARGV[2]", "worker")
+                    .replace("ARGV[3]", "ttlArg")
+                    .replace("ARGV[4]", "maxOthersArg")
+            + """
+
+            end
+            local replies = {}
+            for i = 1, #KEYS do
+              local at = 3 * i
+              if ARGV[at] == 'enter' then
+                replies[i] = enter(KEYS[i], ARGV[at + 1], ARGV[at + 2], ARGV[1], ARGV[2])
+              else
+                replies[i] = redis.call('HDEL', KEYS[i], ARGV[at + 1])
+              end
+            end
+            return replies""";
+
     sealed interface Op permits Enter, Exit {}
 
     /** Records entryId (of worker) inside redisKey; onEntered runs on the counter's thread. */
@@ -86,8 +120,7 @@ final class RedisCounter implements AutoCloseable {
     private final Thread thread;
     private volatile boolean isClosing;
     private Jedis jedis;
-    private String enterSha;
-    private String exitSha;
+    private String batchSha;
 
     RedisCounter(BatonSettings settings) {
         this.host = settings.redisHost();
@@ -172,21 +205,24 @@ final class RedisCounter implements AutoCloseable {
         disconnect();
     }
 
-    /** One pipeline for the whole batch; false when the connection failed (the batch is counted as not counted). */
+    /**
+     * The batch in one pipeline of BATCH_SCRIPT calls; false when the connection failed (the batch
+     * is counted as not counted).
+     */
     private boolean send(List<Op> batch) {
         try {
             connect();
             Pipeline pipeline = jedis.pipelined();
-            List<Response<Object>> replies = new ArrayList<>(batch.size());
-            for (Op op : batch) {
-                if (op instanceof Enter enter) {
-                    replies.add(pipeline.evalsha(enterSha, List.of(enter.redisKey()), List.of(enter.entryId(), enter.worker(), ttlArg, maxOthersArg)));
-                } else if (op instanceof Exit exit) {
-                    replies.add(pipeline.evalsha(exitSha, List.of(exit.redisKey()), List.of(exit.entryId())));
-                }
+            List<Response<Object>> replies = new ArrayList<>(batch.size() / OPS_PER_CALL + 1);
+            for (int from = 0; from < batch.size(); from += OPS_PER_CALL) {
+                List<Op> ops = batch.subList(from, Math.min(batch.size(), from + OPS_PER_CALL));
+                replies.add(pipeline.evalsha(batchSha, keysOf(ops), argsOf(ops)));
             }
             pipeline.sync();
-            for (int i = 0; i < batch.size(); i++) deliver(batch.get(i), replies.get(i));
+            for (int call = 0; call < replies.size(); call++) {
+                int from = call * OPS_PER_CALL;
+                deliver(batch.subList(from, Math.min(batch.size(), from + OPS_PER_CALL)), replies.get(call));
+            }
             return true;
         } catch (JedisException e) {
             notCounted.addAndGet(batch.size());
@@ -196,17 +232,46 @@ final class RedisCounter implements AutoCloseable {
         }
     }
 
-    private void deliver(Op op, Response<Object> response) {
+    private static List<String> keysOf(List<Op> ops) {
+        List<String> keys = new ArrayList<>(ops.size());
+        for (Op op : ops) keys.add(op instanceof Enter enter ? enter.redisKey() : ((Exit) op).redisKey());
+        return keys;
+    }
+
+    private List<String> argsOf(List<Op> ops) {
+        List<String> args = new ArrayList<>(2 + 3 * ops.size());
+        args.add(ttlArg);
+        args.add(maxOthersArg);
+        for (Op op : ops) {
+            if (op instanceof Enter enter) {
+                args.add("enter");
+                args.add(enter.entryId());
+                args.add(enter.worker());
+            } else {
+                args.add("exit");
+                args.add(((Exit) op).entryId());
+                args.add("");
+            }
+        }
+        return args;
+    }
+
+    /** One call's replies, one per operation in order; each enter's goes to its onEntered. */
+    private void deliver(List<Op> ops, Response<Object> response) {
         try {
-            Object reply = response.get();
-            if (op instanceof Enter enter) enter.onEntered().accept(toEntryResult(reply));
+            if (!(response.get() instanceof List<?> replies) || replies.size() != ops.size()) {
+                throw new IllegalStateException("Redis answered " + response.get() + " to the batch script, expected " + ops.size() + " replies");
+            }
+            for (int i = 0; i < ops.size(); i++) {
+                if (ops.get(i) instanceof Enter enter) enter.onEntered().accept(toEntryResult(replies.get(i)));
+            }
         } catch (JedisDataException e) {
-            // NOSCRIPT (a SCRIPT FLUSH or a restarted Redis): reconnecting loads the scripts again.
-            notCounted.incrementAndGet();
+            // NOSCRIPT (a SCRIPT FLUSH or a restarted Redis): reconnecting loads the script again.
+            notCounted.addAndGet(ops.size());
             lastError.set(e.getMessage());
             if (e.getMessage() != null && e.getMessage().startsWith("NOSCRIPT")) disconnect();
         } catch (IllegalStateException e) {
-            notCounted.incrementAndGet();
+            notCounted.addAndGet(ops.size());
             lastError.set(e.getMessage());
         }
     }
@@ -235,8 +300,7 @@ final class RedisCounter implements AutoCloseable {
                 .build();
         Jedis connection = new Jedis(new HostAndPort(host, port), config);
         try {
-            enterSha = connection.scriptLoad(ENTER_SCRIPT);
-            exitSha = connection.scriptLoad(EXIT_SCRIPT);
+            batchSha = connection.scriptLoad(BATCH_SCRIPT);
         } catch (JedisException e) {
             connection.close();
             throw e;

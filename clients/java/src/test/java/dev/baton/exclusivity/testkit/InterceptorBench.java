@@ -43,6 +43,7 @@ public final class InterceptorBench {
         int count = args.getInt("count", 100_000);
         int keys = args.getInt("keys", 1_000);
         int rounds = args.getInt("rounds", 2);
+        long workNanos = args.getInt("workMicros", 0) * 1_000L;
         String topic = args.get("topic");
         URI redisUrl = URI.create(args.get("redisUrl", "redis://127.0.0.1:6379"));
         try (PulsarClient client = PulsarClient.builder().serviceUrl(args.get("serviceUrl")).build()) {
@@ -54,14 +55,14 @@ public final class InterceptorBench {
             say("produced " + JSON.writeValueAsString(Map.of("count", count, "seconds", (System.nanoTime() - produceStart) / 1e9)));
             for (int round = 1; round <= rounds; round++) {
                 CpuClock plainCpu = CpuClock.start(redisUrl);
-                Map<String, Object> plain = consume(client, topic, count, "plain-" + round, null);
+                Map<String, Object> plain = consume(client, topic, count, "plain-" + round, null, workNanos);
                 plain.putAll(plainCpu.spent());
                 say("result " + JSON.writeValueAsString(plain));
                 // What any interceptor costs in Pulsar's client (the hooks do nothing here): the
                 // counted pass's cost beyond this one is the counter's.
                 TimedInterceptor noop = new TimedInterceptor(new NoopInterceptor(), count);
                 CpuClock noopCpu = CpuClock.start(redisUrl);
-                Map<String, Object> noopResult = consume(client, topic, count, "noop-" + round, noop);
+                Map<String, Object> noopResult = consume(client, topic, count, "noop-" + round, noop, workNanos);
                 noopResult.put("hookMicros", noop.summary());
                 noopResult.putAll(noopCpu.spent());
                 say("result " + JSON.writeValueAsString(noopResult));
@@ -77,7 +78,7 @@ public final class InterceptorBench {
                 BatonExclusivityInterceptor<String> interceptor = new BatonExclusivityInterceptor<>(settings);
                 TimedInterceptor timed = new TimedInterceptor(interceptor, count);
                 CpuClock countedCpu = CpuClock.start(redisUrl);
-                Map<String, Object> result = consume(client, topic, count, "counted-" + round, timed);
+                Map<String, Object> result = consume(client, topic, count, "counted-" + round, timed, workNanos);
                 result.put("hookMicros", timed.summary());
                 boolean isFlushed = interceptor.counter().flush(120_000);
                 result.putAll(countedCpu.spent());
@@ -88,7 +89,12 @@ public final class InterceptorBench {
         }
     }
 
-    private static Map<String, Object> consume(PulsarClient client, String topic, int count, String subscription, ConsumerInterceptor<String> interceptor) throws Exception {
+    /**
+     * Consumes count messages, spending workNanos of CPU on each between receive and acknowledge
+     * (a consumer's own processing: with none, the loop is a few hundred nanoseconds a message).
+     */
+    private static Map<String, Object> consume(PulsarClient client, String topic, int count, String subscription, ConsumerInterceptor<String> interceptor, long workNanos)
+            throws Exception {
         var builder = client.newConsumer(Schema.STRING)
                 .topic(topic)
                 .subscriptionName(subscription)
@@ -104,6 +110,7 @@ public final class InterceptorBench {
                 if (message == null) throw new IllegalStateException(subscription + ": no message after " + i);
                 long received = System.nanoTime();
                 if (i == 0) start = received;
+                work(message, workNanos);
                 consumer.acknowledge(message);
                 loopNanos[i] = System.nanoTime() - received;
             }
@@ -117,6 +124,20 @@ public final class InterceptorBench {
             return result;
         }
     }
+
+    /** Busy for workNanos, on the message's bytes so that the JIT cannot drop it. */
+    private static void work(Message<String> message, long workNanos) {
+        if (workNanos <= 0) return;
+        long until = System.nanoTime() + workNanos;
+        byte[] data = message.getData();
+        int hash = 0;
+        while (System.nanoTime() < until) {
+            for (byte b : data) hash = 31 * hash + b;
+        }
+        if (hash == 42) WORK_SINK.incrementAndGet();
+    }
+
+    private static final java.util.concurrent.atomic.AtomicInteger WORK_SINK = new java.util.concurrent.atomic.AtomicInteger();
 
     static Map<String, Double> summarize(long[] nanos) {
         long[] sorted = nanos.clone();
