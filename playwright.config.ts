@@ -54,6 +54,13 @@ export const LOCKS_E2E_ETCD_CLUSTER = {
 };
 
 /**
+ * The prefix of the live locks' keys: the web app's port in it, so that two e2e runs on one
+ * machine (another checkout's, a CI run beside a developer's) never poll each other's locks and
+ * fire alerts on them.
+ */
+export const LIVE_LOCKS_E2E_PREFIX = `baton-e2e-live-${port}:`;
+
+/**
  * The health e2e's live locks (tests/e2e/health.spec.ts): the machine's Redis, polled by the
  * worker below, so that its poller records a real expiry while held and its evaluator fires and
  * resolves the alert. Only keys under this prefix are read; each run's keys are its own.
@@ -63,7 +70,7 @@ export const LIVE_LOCKS_E2E_CLUSTER = {
   name: "e2e-live-locks",
   url: "redis://127.0.0.1:6379",
   // A leader election, as the demo's scheduler:leader: held for good, so never "stuck".
-  patterns: [{ match: "baton-e2e-live:*", mustBeHeld: true }],
+  patterns: [{ match: `${LIVE_LOCKS_E2E_PREFIX}*`, mustBeHeld: true }],
   pollIntervalMs: 500,
   discoveryIntervalMs: 1_000,
 };

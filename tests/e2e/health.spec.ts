@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { expect, type Page, test } from "@playwright/test";
 import { Redis } from "ioredis";
 
-import { LEADERS_E2E_BROKER, LIVE_LOCKS_E2E_CLUSTER } from "../../playwright.config";
+import { LEADERS_E2E_BROKER, LIVE_LOCKS_E2E_CLUSTER, LIVE_LOCKS_E2E_PREFIX } from "../../playwright.config";
 import { type E2eBroker, startE2eBroker } from "../support/e2e-broker-process";
 
 // One verdict, and findings with a lifetime, end to end on real parts: a lock on the machine's
@@ -18,7 +18,7 @@ import { type E2eBroker, startE2eBroker } from "../support/e2e-broker-process";
 // broker (playwright.config.ts), so this test runs that broker while it checks the verdict.
 
 const run = randomUUID().slice(0, 6);
-const KEY = `baton-e2e-live:scheduler-${run}`;
+const KEY = `${LIVE_LOCKS_E2E_PREFIX}scheduler-${run}`;
 const SCHED_A = `sched-a-${run}`;
 const SCHED_B = `sched-b-${run}`;
 const A_TTL_MS = 2_000;

@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import pg from "pg";
 
 import { createExclusivityClient, type ExclusivityClient, type EventContext } from "../../lib/exclusivity-client";
-import { LEADERS_E2E_BROKER, LIVE_LOCKS_E2E_CLUSTER } from "../../playwright.config";
+import { LEADERS_E2E_BROKER, LIVE_LOCKS_E2E_CLUSTER, LIVE_LOCKS_E2E_PREFIX } from "../../playwright.config";
 import { type E2eBroker, startE2eBroker } from "../support/e2e-broker-process";
 
 // A violation's cause from real activity, not seeded rows: a real lock on the machine's Redis that
@@ -27,7 +27,7 @@ import { type E2eBroker, startE2eBroker } from "../support/e2e-broker-process";
 // Baton last saw it lead): "Failover overlap".
 
 const run = randomUUID().slice(0, 8);
-const LOCK = `baton-e2e-live:causes-${run}`;
+const LOCK = `${LIVE_LOCKS_E2E_PREFIX}causes-${run}`;
 const LOCK_REF = `${LIVE_LOCKS_E2E_CLUSTER.name}/${LOCK}`;
 const SERVICE = `e2e-scheduler-${run}`;
 const JOB_KEY = `daily-report-${run}`;
