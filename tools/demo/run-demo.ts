@@ -223,22 +223,24 @@ async function main(): Promise<void> {
       },
     ]);
     ensureNextBuild(root, log, env.BATON_NEXT_DIST_DIR || ".next");
-    const children: ChildProcess[] = [
-      spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(root, "lib", "worker", "main.ts")], {
-        cwd: root,
-        env,
-        stdio: ["ignore", "ignore", "inherit"],
-      }),
-      // Not `next start`: its stop waits until the browser tabs' connections go idle (tools/serve-web.ts).
-      spawn(process.execPath, ["--import", "tsx", path.join(root, "tools", "serve-web.ts"), args.port], {
-        cwd: root,
-        env,
-        stdio: ["ignore", "ignore", "inherit"],
-      }),
-    ];
+    const worker = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(root, "lib", "worker", "main.ts")], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    // Not `next start`: its stop waits until the browser tabs' connections go idle (tools/serve-web.ts).
+    const web = spawn(process.execPath, ["--import", "tsx", path.join(root, "tools", "serve-web.ts"), args.port], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    const children: ChildProcess[] = [worker, web];
     stops.push(() =>
       stopChildren(
-        children.map((child, index) => ({ name: index === 0 ? "Baton's worker" : "Baton's web server", process: child })),
+        [
+          { name: "Baton's worker", process: worker },
+          { name: "Baton's web server", process: web },
+        ],
         { graceMs: STOP_GRACE_MS, log: say },
       ),
     );

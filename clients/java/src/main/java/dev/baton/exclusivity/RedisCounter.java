@@ -72,8 +72,8 @@ final class RedisCounter implements AutoCloseable {
     static final String EXIT_SCRIPT = "return redis.call('HDEL', KEYS[1], ARGV[1])";
 
     /**
-     * Many enters and exits in one call: ENTER_SCRIPT as a function of its key and arguments, and
-     * EXIT_SCRIPT's HDEL, applied in order. One call per OPS_PER_CALL operations instead of one per
+     * Many enters and exits in one call: ENTER_SCRIPT and EXIT_SCRIPT as functions of their key and
+     * arguments, applied in order. One call per OPS_PER_CALL operations instead of one per
      * operation is what keeps the counter's cost per message small, in this JVM (one command to
      * encode, one reply) and in Redis (one script invocation). KEYS: one per operation; ARGV: the
      * TTL and the most others to name, then per operation "enter" or "exit", its entry id and its
@@ -85,6 +85,8 @@ final class RedisCounter implements AutoCloseable {
                     .replace("ARGV[2]", "worker")
                     .replace("ARGV[3]", "ttlArg")
                     .replace("ARGV[4]", "maxOthersArg")
+            + "\nend\nlocal function exit(key, entryId)\n"
+            + EXIT_SCRIPT.replace("KEYS[1]", "key").replace("ARGV[1]", "entryId")
             + """
 
             end
@@ -94,7 +96,7 @@ final class RedisCounter implements AutoCloseable {
               if ARGV[at] == 'enter' then
                 replies[i] = enter(KEYS[i], ARGV[at + 1], ARGV[at + 2], ARGV[1], ARGV[2])
               else
-                replies[i] = redis.call('HDEL', KEYS[i], ARGV[at + 1])
+                replies[i] = exit(KEYS[i], ARGV[at + 1])
               end
             end
             return replies""";
@@ -213,16 +215,15 @@ final class RedisCounter implements AutoCloseable {
         try {
             connect();
             Pipeline pipeline = jedis.pipelined();
-            List<Response<Object>> replies = new ArrayList<>(batch.size() / OPS_PER_CALL + 1);
+            List<List<Op>> calls = new ArrayList<>();
+            List<Response<Object>> replies = new ArrayList<>();
             for (int from = 0; from < batch.size(); from += OPS_PER_CALL) {
                 List<Op> ops = batch.subList(from, Math.min(batch.size(), from + OPS_PER_CALL));
+                calls.add(ops);
                 replies.add(pipeline.evalsha(batchSha, keysOf(ops), argsOf(ops)));
             }
             pipeline.sync();
-            for (int call = 0; call < replies.size(); call++) {
-                int from = call * OPS_PER_CALL;
-                deliver(batch.subList(from, Math.min(batch.size(), from + OPS_PER_CALL)), replies.get(call));
-            }
+            for (int call = 0; call < calls.size(); call++) deliver(calls.get(call), replies.get(call));
             return true;
         } catch (JedisException e) {
             notCounted.addAndGet(batch.size());

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.ConsumerInterceptor;
 import org.apache.pulsar.client.api.Message;
@@ -137,7 +138,7 @@ public final class InterceptorBench {
         if (hash == 42) WORK_SINK.incrementAndGet();
     }
 
-    private static final java.util.concurrent.atomic.AtomicInteger WORK_SINK = new java.util.concurrent.atomic.AtomicInteger();
+    private static final AtomicInteger WORK_SINK = new AtomicInteger();
 
     static Map<String, Double> summarize(long[] nanos) {
         long[] sorted = nanos.clone();
