@@ -285,8 +285,13 @@ test.describe("on a real broker", () => {
 
     // a's connection dies; once the broker has given partition 0 to b, no poll can see a lead it,
     // and a processes a message it had already received: it enters after Baton last saw it lead.
+    // A poll that read the broker before the move may still be finishing (its "last seen" is when
+    // it ends, on a loaded machine after a's entry): a enters once a poll that started after the
+    // move has finished, so every poll that saw a lead ended before.
     await broker.kill(a, FAILOVER_SUB);
     await expect.poll(async () => (await broker.leaders(FAILOVER_SUB))[0], { timeout: 30_000, intervals: [100] }).toBe(b);
+    const movedAt = Date.now();
+    await expect.poll(() => hasPolledSince(movedAt), { timeout: 30_000, intervals: [250] }).toBe(true);
     const leaveA = await enterAndStay(workerA, FAILOVER_KEY, context);
     await expect.poll(() => holderInBaton(page, FAILOVER_SUB), { timeout: 60_000, intervals: [250] }).toBe(b);
     const entry = await workerB.withExclusivity(FAILOVER_KEY, (e) => e, context);
