@@ -40,10 +40,10 @@ export function RefreshControl() {
       </button>
       <label>
         <span className="sr-only">Refresh every</span>
-        <select value={rate} onChange={(event) => isRefreshRate(event.target.value) && choose(event.target.value)}>
+        <select value={rate} title="Refresh every" onChange={(event) => isRefreshRate(event.target.value) && choose(event.target.value)}>
           {REFRESH_RATES.map((choice) => (
             <option key={choice} value={choice}>
-              {choice === "auto" || choice === "paused" ? REFRESH_RATE_WORDS[choice] : `Every ${REFRESH_RATE_WORDS[choice]}`}
+              {REFRESH_RATE_WORDS[choice]}
             </option>
           ))}
         </select>

@@ -197,6 +197,14 @@ async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: 
   }));
 }
 
+/** How many lines the main navigation's items take (1 unless an item wrapped under the others). */
+async function navigationLines(page: Page): Promise<number> {
+  return page
+    .getByRole("navigation", { name: "Main" })
+    .getByRole("link")
+    .evaluateAll((links) => new Set(links.map((link) => Math.round(link.getBoundingClientRect().top))).size);
+}
+
 /** The subscription names of the board's rows of this run, top to bottom. */
 async function boardOrder(page: Page): Promise<string[]> {
   const rows = page.getByRole("treegrid", { name: "Leaders" }).getByRole("row").filter({ hasText: run });
@@ -297,6 +305,7 @@ test("no page is wider than a 1280x800 window, walking every route the app links
   const seenRoutes = new Set<string>();
   const visited: string[] = [];
   const tooWide: string[] = [];
+  const wrappedNavigation: string[] = [];
   while (queue.length > 0 && visited.length < 30) {
     const path = queue.shift()!;
     const route = new URL(path, "http://x").pathname.replace(/\/consumers\/.+/, "/consumers/:name");
@@ -310,6 +319,8 @@ test("no page is wider than a 1280x800 window, walking every route the app links
     visited.push(path);
     const width = await overflow(page);
     if (width.scrollWidth > width.innerWidth) tooWide.push(`${path}: ${width.scrollWidth} px > ${width.innerWidth} px (${width.outside.join("; ")})`);
+    const lines = await navigationLines(page);
+    if (lines !== 1) wrappedNavigation.push(`${path}: the navigation takes ${lines} lines`);
     await page.screenshot({ path: testInfo.outputPath(`page-${visited.length}-${route.replace(/\W+/g, "-")}.png`), fullPage: true });
     const links = await page.locator("main a[href^='/'], nav a[href^='/']").evaluateAll((anchors) => anchors.map((a) => a.getAttribute("href")!));
     for (const link of links) if (!link.startsWith("/api/") && !link.startsWith("/auth/")) queue.push(link);
@@ -318,6 +329,7 @@ test("no page is wider than a 1280x800 window, walking every route the app links
   // The drill-down's lock story link: the lock's page around the violation, with its changes.
   expect(visited.filter((path) => path.startsWith("/locks?") && path.includes("from="))).toHaveLength(1);
   expect(tooWide).toEqual([]);
+  expect(wrappedNavigation).toEqual([]);
 });
 
 test("a key with many violations: its drill-down shows a page of them at a time, and its lock's story", async ({ page }, testInfo) => {
