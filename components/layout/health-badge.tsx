@@ -1,6 +1,7 @@
 import Link from "next/link";
 
 import type { HealthReport } from "@/lib/health/health-report";
+import type { HealthVerdict } from "@/lib/health/health-verdict";
 
 /** The clusters Baton's own check cannot reach, with why. */
 function unreachableSources(report: HealthReport): string[] {
@@ -12,8 +13,18 @@ function unreachableSources(report: HealthReport): string[] {
  * the alerts; green only when nothing fires. Stale sources, clusters nobody polls and clusters
  * Baton cannot reach follow, each named.
  */
-export function HealthBadge({ report, error }: { report: HealthReport | undefined; error: string | null }) {
-  if (!report) {
+export function HealthBadge({
+  report,
+  initialVerdict = null,
+  error,
+}: {
+  report: HealthReport | undefined;
+  /** The verdict the page was rendered with: shown until the check's first answer (without the clusters' own checks). */
+  initialVerdict?: HealthVerdict | null;
+  error: string | null;
+}) {
+  const verdict = report?.verdict ?? (error ? null : initialVerdict);
+  if (!verdict) {
     const text = error ? "Health unknown" : "Checking health";
     return (
       <Link href="/alerts" className="health" data-status="unknown" aria-label={error ? `Health unknown: ${error}` : text}>
@@ -22,9 +33,8 @@ export function HealthBadge({ report, error }: { report: HealthReport | undefine
       </Link>
     );
   }
-  const { verdict } = report;
   const detail = verdict.problems.length > 0 ? verdict.problems.join("; ") : "no alert fires and the alert rules are evaluated";
-  const unreachable = unreachableSources(report);
+  const unreachable = report ? unreachableSources(report) : [];
   return (
     <div className="health-area">
       <Link href="/alerts" className="health" data-status={verdict.status} title={detail} aria-label={`${verdict.headline}: ${detail}`}>

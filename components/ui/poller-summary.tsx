@@ -5,8 +5,8 @@ function formatMs(ms: number | null): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** Which Baton process polls the cluster (lease holder, epoch) and its last cycle. */
-export function PollerSummary({ poller }: { poller: PollerStatus | null }) {
+/** Which Baton process polls the cluster (lease holder, epoch) and its last cycle; `unit`: what its cycles read ("locks"). */
+export function PollerSummary({ poller, unit }: { poller: PollerStatus | null; unit: string }) {
   if (!poller || poller.pollerId === null) return <span className="muted">no poller yet</span>;
   return (
     <div data-testid="poller-summary">
@@ -15,7 +15,7 @@ export function PollerSummary({ poller }: { poller: PollerStatus | null }) {
       </div>
       <div className="muted">
         {poller.lastPollAt
-          ? `last cycle ${poller.lastPollAt}, ${formatMs(poller.lastDurationMs)} (cycle ${formatMs(poller.lastCycleMs)}), ${poller.resourceCount ?? 0} subscription partitions`
+          ? `last cycle ${poller.lastPollAt}, ${formatMs(poller.lastDurationMs)} (cycle ${formatMs(poller.lastCycleMs)}), ${poller.resourceCount ?? 0} ${unit}`
           : "no cycle yet"}
       </div>
     </div>

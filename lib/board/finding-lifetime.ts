@@ -43,15 +43,16 @@ export function judgeExpiry(expiry: ExpirySnapshot, lock: LockNow, nowMs: number
   const from = expiry.fromHolder ?? "its holder";
   const expiredAt = expiry.expiresAtBefore === null ? expiry.at : Math.min(Date.parse(expiry.expiresAtBefore), expiry.at);
   const taker = lock.holder;
-  const calmSince = taker !== null ? Math.max(expiry.at, lock.holderSince ?? expiry.at) : Math.max(expiry.at, lock.lastChangeAt ?? expiry.at);
+  // A holder is calm from when it took the lock (the card's "Since"), never from before the
+  // expiry; when Baton saw it take over does not matter. Nobody holding it: since the last change seen.
+  const calmSince = taker !== null ? Math.max(expiredAt, lock.holderSince ?? expiry.at) : Math.max(expiry.at, lock.lastChangeAt ?? expiry.at);
   const calmForMs = Math.max(0, nowMs - calmSince);
   if (lock.isSplit || calmForMs < recoveryMs) return { state: "active", taker, calmForMs, recoveryMs };
   const what = `expired while held by ${from} at ${formatEventTime(expiredAt)}`;
   const endedAt = calmSince + recoveryMs;
   if (taker === null) return { state: "ended", endedAt, text: `ended: ${what}; nobody took it over` };
-  // The holder who took it right at the expiry, or the one who took it afterwards and kept it.
-  const tookAt = expiry.toHolder === taker ? expiry.at : calmSince;
-  return { state: "ended", endedAt, text: `recovered: ${what}, taken over by ${taker} ${laterWords(tookAt - expiredAt)}` };
+  // calmSince is when the holder who kept it took it: the one who took it at the expiry, or a later one.
+  return { state: "ended", endedAt, text: `recovered: ${what}, taken over by ${taker} ${laterWords(calmSince - expiredAt)}` };
 }
 
 export type ChurnJudgement = { state: "active" } | { state: "ended"; endedAt: number; text: string };

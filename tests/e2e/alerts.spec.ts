@@ -189,6 +189,8 @@ test("the Alerts page lists firing and pending alerts, then the resolved, with t
   const resolved = page.getByRole("table", { name: "Resolved alerts" }).getByRole("row").filter({ hasText: run });
   await expect(resolved).toHaveCount(1);
   await expect(resolved.getByRole("list", { name: "State history" }).getByRole("listitem")).toHaveText([/^Pending /, /^Firing /, /^Resolved /]);
+  // The header says the same: critical alerts fire.
+  await expect(page.getByTestId("health-status")).toHaveText(/\d+ critical/);
 
   await page.screenshot({ path: "docs/screenshots/alerts.png", fullPage: true });
 
@@ -198,6 +200,27 @@ test("the Alerts page lists firing and pending alerts, then the resolved, with t
     .getByRole("link", { name: `Violations outside deployments: orders-${run}` })
     .click();
   await expect(page).toHaveURL(new RegExp(`/violations\\?service=orders-${run}$`));
+});
+
+test("the header and the Alerts item say what fires from the page's first paint, before the health check answers", async ({ page }) => {
+  // Every health check is held unanswered: what the header says comes with the page itself.
+  await page.route("**/api/health", () => undefined);
+  await page.goto("/deployments");
+  // This spec holds the evaluator's lease, so the headline may also say that no worker evaluates.
+  const headline = page.getByTestId("health-status");
+  await expect(headline).toHaveText(/^(No worker · )?\d+ critical( · \d+ warning)? firing$/);
+  const firingCount = page.getByRole("navigation", { name: "Main" }).getByTestId("alerts-firing-count");
+  await expect(firingCount).toHaveText(/^\d+ firing$/);
+  const firingWords = (text: string | null) => (text ?? "").replace(/^No worker · /, "");
+  const rendered = { firing: firingWords(await headline.textContent()), count: await firingCount.textContent() };
+
+  // Once the check answers, it says the same (with the lease held, no alert changes meanwhile).
+  const answered = page.waitForResponse((response) => new URL(response.url()).pathname === "/api/health" && response.ok());
+  await page.unroute("**/api/health");
+  await page.getByRole("group", { name: "Refresh" }).getByRole("button", { name: "Refresh" }).click();
+  const check = (await (await answered).json()) as { verdict: { headline: string; firing: { total: number } } };
+  expect(firingWords(check.verdict.headline)).toBe(rendered.firing);
+  expect(`${check.verdict.firing.total} firing`).toBe(rendered.count);
 });
 
 test("a lock's timeline marks its alerts under the chart", async ({ page }) => {

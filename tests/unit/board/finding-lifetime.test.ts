@@ -107,8 +107,22 @@ describe("an expiry while held: start and end", () => {
       name: "a holder since before the expiry (read late) counts from the expiry",
       expiry: expiry("sched-b"),
       now: { holder: "sched-b", holderSince: EXPIRED_AT - 5 * SECOND, lastChangeAt: TAKEN_AT },
+      atMs: TAKEN_AT + 2 * SECOND,
+      expected: { state: "active", taker: "sched-b", calmForMs: 3 * SECOND },
+    },
+    {
+      name: "a take-over Baton saw 3 s late counts from when the holder took it (the card's 'Since'), not from when Baton saw it",
+      expiry: expiry("sched-b", TAKEN_AT + 3 * SECOND),
+      now: { holder: "sched-b", holderSince: TAKEN_AT, lastChangeAt: TAKEN_AT + 3 * SECOND },
       atMs: TAKEN_AT + 3 * SECOND,
       expected: { state: "active", taker: "sched-b", calmForMs: 3 * SECOND },
+    },
+    {
+      name: "seen late and held for one TTL since it took it: recovered, 1 s after the expiry",
+      expiry: expiry("sched-b", TAKEN_AT + 3 * SECOND),
+      now: { holder: "sched-b", holderSince: TAKEN_AT, lastChangeAt: TAKEN_AT + 3 * SECOND },
+      atMs: TAKEN_AT + TTL,
+      expected: { state: "ended", endedAt: TAKEN_AT + TTL, text: "recovered: expired while held by sched-a at 19:00:16 UTC, taken over by sched-b 1 s later" },
     },
   ];
   it.each(cases)("$name", ({ expiry: e, now, atMs, expected }) => {

@@ -119,7 +119,7 @@ export default async function ClustersPage() {
                       {facts.note ? <div className="muted small">{facts.note}</div> : null}
                     </td>
                     <td>
-                      <PollerSummary poller={clusterHealth?.poller ?? null} />
+                      <PollerSummary poller={clusterHealth?.poller ?? null} unit={isPulsarCluster(cluster) ? "subscription partitions" : "locks"} />
                     </td>
                     <td data-testid="prediction-score">
                       {predictions instanceof Error ? (
