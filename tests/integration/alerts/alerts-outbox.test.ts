@@ -58,9 +58,11 @@ afterAll(async () => {
   await db?.$disconnect();
 });
 
+/** This run's notifications, oldest first (the first test's firing leads). */
 async function mine() {
   return db.alertNotification.findMany({
     where: { alert: { labels: { path: ["cluster"], equals: `outbox-${run}` } } },
+    orderBy: { id: "asc" },
     select: {
       id: true,
       attempts: true,
@@ -118,13 +120,16 @@ describe("the alert outbox", () => {
     await saveEvaluation(db, lease.epoch, fired, { alertmanager: false, webhooks: [`flaky-${run}`] }, t0);
     answers = [503];
     await deliverDueNotifications(db, alerts, () => undefined);
-    const open = (await loadOpenAlerts(db)).filter((a) => a.labels.resource === "lock:order");
+    const open = (await loadOpenAlerts(db)).filter((a) => a.labels.cluster === `outbox-${run}` && a.labels.resource === "lock:order");
     const resolved = evaluateAlerts({ nowMs: t0 + 1, rules: alerts.rules, open, conditions: [], resendMs: 60_000 });
     await saveEvaluation(db, lease.epoch, resolved, { alertmanager: false, webhooks: [`flaky-${run}`] }, t0 + 1);
 
+    // This run's alone: a database a run before this one used holds its own "lock:order" alert.
     const rows = () =>
       db.alertNotification.findMany({
-        where: { alert: { labels: { path: ["resource"], equals: "lock:order" } } },
+        where: {
+          AND: [{ alert: { labels: { path: ["cluster"], equals: `outbox-${run}` } } }, { alert: { labels: { path: ["resource"], equals: "lock:order" } } }],
+        },
         orderBy: { id: "asc" },
         select: { id: true, kind: true, deliveredAt: true, attempts: true },
       });
