@@ -109,7 +109,10 @@ beforeAll(async () => {
         endpoints: [proxy.url],
         pollIntervalMs: 500,
         discoveryIntervalMs: 1_000,
-        requestTimeoutMs: 500,
+        // A loaded machine (the clock pass beside the browser tests, load 10-15) took over 500 ms to
+        // answer a read: the source went stale and the crash's expiry was recorded during a gap. The
+        // outages here are a stopped server or a cut proxy, both refused at once, never waited out.
+        requestTimeoutMs: 5_000,
         prefixes: [
           { prefix: elections, layout: "go-election", mustBeHeld: true },
           { prefix: locks, layout: "go-mutex" },
