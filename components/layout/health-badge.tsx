@@ -41,13 +41,29 @@ export function HealthBadge({
         <span className="health-dot" aria-hidden="true" />
         <span data-testid="health-status">{verdict.headline}</span>
       </Link>
+      {verdict.pending > 0 ? (
+        // A board row or a lock card that is already red with nothing firing: its alert is pending.
+        <Link
+          href="/alerts"
+          className="health-chip"
+          data-status="warning"
+          title={`${verdict.pending} pending: the condition holds, not yet for its rule's "for"; each fires unless it clears first`}
+        >
+          {verdict.pending} pending
+        </Link>
+      ) : null}
       {verdict.staleSources.length > 0 ? (
-        <Link href="/alerts" className="health-chip" data-status="warning" title={`Stale (their data is the last known): ${verdict.staleSources.join(", ")}`}>
+        <Link
+          href="/alerts"
+          className="health-chip health-chip-list"
+          data-status="warning"
+          title={`Stale (their data is the last known): ${verdict.staleSources.join(", ")}`}
+        >
           Stale: {verdict.staleSources.join(", ")}
         </Link>
       ) : null}
       {verdict.noPoller.length > 0 ? (
-        <Link href="/settings/clusters" className="health-chip" data-status="critical" title={`Nobody polls: ${verdict.noPoller.join(", ")}`}>
+        <Link href="/settings/clusters" className="health-chip health-chip-list" data-status="critical" title={`Nobody polls: ${verdict.noPoller.join(", ")}`}>
           No poller: {verdict.noPoller.join(", ")}
         </Link>
       ) : null}

@@ -27,8 +27,8 @@ export function RefreshControl() {
   return (
     // biome-ignore lint/a11y/useSemanticElements: a toolbar segment, not a form section: a <fieldset> would need a <legend> and its own box model undone
     <div className="refresh-control" role="group" aria-label="Refresh">
-      <button type="button" onClick={() => void queryClient.refetchQueries({ type: "active" })} title="Refresh now">
-        Refresh
+      <button type="button" onClick={() => void queryClient.refetchQueries({ type: "active" })} title="Refresh now" aria-label="Refresh">
+        <span aria-hidden="true">↻</span>
       </button>
       <button
         type="button"

@@ -189,8 +189,9 @@ test("the Alerts page lists firing and pending alerts, then the resolved, with t
   const resolved = page.getByRole("table", { name: "Resolved alerts" }).getByRole("row").filter({ hasText: run });
   await expect(resolved).toHaveCount(1);
   await expect(resolved.getByRole("list", { name: "State history" }).getByRole("listitem")).toHaveText([/^Pending /, /^Firing /, /^Resolved /]);
-  // The header says the same: critical alerts fire.
+  // The header says the same: critical alerts fire, and one or more are pending (the stuck holder).
   await expect(page.getByTestId("health-status")).toHaveText(/\d+ critical/);
+  await expect(page.getByRole("banner").getByRole("link", { name: /^\d+ pending$/ })).toBeVisible();
 
   await page.screenshot({ path: "docs/screenshots/alerts.png", fullPage: true });
 

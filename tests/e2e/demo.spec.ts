@@ -203,6 +203,10 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
       .filter({ has: page.getByRole("rowheader", { name: "user-orchestrator", exact: true }) });
     await expect(orchestratorRow.locator("td.vio-outside")).not.toHaveText("0", { timeout: 30_000 });
     await expect(orchestratorRow.locator("td.vio-inside")).not.toHaveText("0");
+    // The screenshot shows the page read through: each violation's cause, the top lists, the list by cause.
+    await expect(page.getByRole("list", { name: "Violations per cause" })).toBeVisible({ timeout: 60_000 });
+    await expect(page.getByTestId("top-keys").getByRole("link").first()).toBeVisible({ timeout: 60_000 });
+    await expect(page.getByText("Loading…")).toHaveCount(0, { timeout: 60_000 });
     await page.screenshot({ path: "docs/screenshots/demo-violations.png", fullPage: true });
 
     // A key of user-orchestrator with a violation outside any deployment: its drill-down names the
