@@ -7,6 +7,7 @@ import { z } from "zod";
 import { type AccessConfig, parseAccessConfig } from "@/lib/auth/access-config";
 import { type AlertsConfig, AlertsConfigError, parseAlertsConfig } from "@/lib/alerts/alert-config";
 import { ConfigError, describeConfigIssue, describeValue, readConfigText } from "@/lib/config-files";
+import { isListenHost, LISTEN_HOST_EXPECTED, type ListenSettings } from "@/lib/http/listen-address";
 import { HASHING_SCHEMES, type HashingScheme } from "@/lib/pulsar/producer-routing";
 import { httpUrl, positiveInt } from "@/lib/sources/config-fields";
 import type { PulsarClusterConfig } from "@/lib/sources/pulsar/pulsar-config";
@@ -62,6 +63,7 @@ export const envSchema = z.object({
   BATON_DATA_DIR: z.string().min(1).default(path.join(PROJECT_ROOT, ".baton")),
   BATON_EMBEDDED_PG_PORT: positiveInt(1024, 65535).default(54329),
   PORT: positiveInt(1, 65535).default(3000),
+  BATON_LISTEN_HOST: z.string().trim().refine(isListenHost, { message: LISTEN_HOST_EXPECTED }).optional(),
   BATON_CONFIG_FILE: z.string().min(1).optional(),
   BATON_CLUSTERS: z.string().min(1).optional(),
   BATON_PULSAR_ADMIN_URL: httpUrl.optional(),
@@ -116,6 +118,11 @@ export type Config = {
   dataDir: string;
   embeddedPostgresPort: number;
   port: number;
+  /**
+   * BATON_LISTEN_HOST: the address the web server and the worker's /metrics listen on; null for
+   * the access mode's default (lib/http/listen-address.ts: this machine only while open).
+   */
+  listenHost: string | null;
   clusters: ClusterConfig[];
   healthTimeoutMs: number;
   logLevel: "debug" | "info" | "warn" | "error";
@@ -339,10 +346,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: path.resolve(vars.BATON_DATA_DIR),
     embeddedPostgresPort: vars.BATON_EMBEDDED_PG_PORT,
     port: vars.PORT,
+    listenHost: vars.BATON_LISTEN_HOST ?? null,
     clusters,
     healthTimeoutMs: vars.BATON_HEALTH_TIMEOUT_MS,
     logLevel: vars.BATON_LOG_LEVEL,
   };
+}
+
+/** What decides where a server of Baton's listens on `port`: BATON_LISTEN_HOST and the access mode (lib/http/listen-address.ts). */
+export function getListenSettings(config: Config, port: number): ListenSettings {
+  return { listenHost: config.listenHost, accessMode: config.access.method.mode, port };
 }
 
 let cached: Config | undefined;

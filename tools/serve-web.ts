@@ -3,45 +3,32 @@
 // mode accepts the user header only from configured proxy addresses; `next start` gives the
 // app no trustworthy peer address), and a stop that does not wait on browser tabs' keep-alive
 // connections (`next start` waits for them to go idle, which a refreshing dashboard never lets
-// them do). `npm start` and the demo run it; usage: tools/serve-web.ts <port> [host].
-import { createServer } from "node:http";
-
+// them do). `npm start` and the demo run it; usage (tools/serve-web-args.ts):
+//   tools/serve-web.ts <port> [host] [--access open|oidc|proxy]
+// It listens where lib/http/listen-address.ts decides: this machine only (127.0.0.1 and ::1)
+// while Baton is open, every interface once access control is on, or the host given
+// (BATON_LISTEN_HOST); tools/start-web-server.ts listens.
 import next from "next";
 
-import { markPeerAddressHeaderSet, PEER_ADDRESS_HEADER } from "@/lib/auth/peer-address-mark";
-import { refuseForbiddenMethod } from "@/lib/http/refuse-forbidden-method";
-
-/** How long requests under way may take to finish once the server is asked to stop. */
-const CLOSE_GRACE_MS = 5_000;
+import { markPeerAddressHeaderSet } from "@/lib/auth/peer-address-mark";
+import { planListen } from "@/lib/http/listen-address";
+import { parseServeWebArgs } from "@/tools/serve-web-args";
+import { startWebServer } from "@/tools/start-web-server";
 
 async function main(): Promise<void> {
-  const port = Number(process.argv[2]);
-  const hostname = process.argv[3];
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error("usage: tools/serve-web.ts <port> [host]");
+  const settings = parseServeWebArgs(process.argv.slice(2));
   markPeerAddressHeaderSet();
-  const app = next({ dev: false, dir: process.cwd(), port, hostname });
+  // Next addresses itself at this host: the first address listened on (none: every interface).
+  const hostname = planListen(settings).targets[0]?.host ?? undefined;
+  const app = next({ dev: false, dir: process.cwd(), port: settings.port, hostname });
   await app.prepare();
   const handle = app.getRequestHandler();
-  let isStopping = false;
-  const server = createServer((request, response) => {
-    // Stopping: this answer is the connection's last, or a tab refreshing every few seconds
-    // would keep its keep-alive connection busy, and the server open, for as long as it stays open.
-    if (isStopping) response.setHeader("connection", "close");
-    // Next would answer a TRACE with a 500 and a logged TypeError.
-    if (refuseForbiddenMethod(request, response)) return;
-    // Replaces any value the client sent: this header is the socket's word, never the client's.
-    request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";
-    void handle(request, response);
-  });
-  server.listen(port, hostname, () => console.log(`[baton] web server listening on ${hostname ?? "all interfaces"}, port ${port}`));
-  // Requests under way get CLOSE_GRACE_MS to finish; idle connections close at once.
-  const stop = () => {
-    if (isStopping) return;
-    isStopping = true;
-    server.close(() => process.exit(0));
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
-  };
+  const web = await startWebServer(
+    settings,
+    (request, response) => void handle(request, response),
+    (line) => console.log(`[baton] ${line}`),
+  );
+  const stop = () => void web.stop().then(() => process.exit(0));
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
 }

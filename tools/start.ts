@@ -1,17 +1,20 @@
 // `npm start`: validate the configuration, make the database ready (embedded PostgreSQL when
 // no DATABASE_URL is given), apply migrations, build the web app when needed, and run it with
 // the background worker (the pollers). Says loudly when no access control is configured, and
-// refuses to start without it when BATON_ACCESS_CONTROL_REQUIRED=true (lib/config.ts).
+// refuses to start without it when BATON_ACCESS_CONTROL_REQUIRED=true (lib/config.ts). Open, it
+// listens on this machine only unless BATON_LISTEN_HOST says otherwise (lib/http/listen-address.ts).
 // Ctrl-C stops everything this started.
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 
 import { syncClusters } from "@/lib/clusters/sync-clusters";
-import { type Config, ConfigError, loadConfig } from "@/lib/config";
+import { type Config, ConfigError, getListenSettings, loadConfig } from "@/lib/config";
 import { createDb } from "@/lib/db/client";
+import { planListen } from "@/lib/http/listen-address";
 import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { prepareDatabase, StartupError } from "@/lib/launcher/prepare-database";
 import { buildWorker, WORKER_NODE_ARGS, workerEnv } from "@/tools/build-worker.mjs";
+import { buildServeWebArgs } from "@/tools/serve-web-args";
 import { stopChildren } from "@/tools/stop-children";
 
 const root = process.cwd();
@@ -29,7 +32,10 @@ function describeAccess(config: Config): string {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  log(describeAccess(config));
+  const listen = getListenSettings(config, config.port);
+  const plan = planListen(listen);
+  // Open and listening beyond this machine: that warning replaces the general one, as the first line.
+  log(plan.warning ?? describeAccess(config));
   const database = await prepareDatabase(config, log);
   log(`database ready${database.embedded ? " (embedded PostgreSQL)" : ""}; migrations applied now: ${database.appliedMigrations.length}`);
   const db = createDb(database.url);
@@ -42,11 +48,15 @@ async function main(): Promise<void> {
   // Without DATABASE_URL the web app finds the embedded server from the same configuration.
   const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
   // Not `next start`: tools/serve-web.ts gives the app each request's peer address (trusted-proxy mode).
-  const web = spawn(process.execPath, ["--import", "tsx", path.join(root, "tools", "serve-web.ts"), String(config.port)], { cwd: root, env, stdio: "inherit" });
+  const web = spawn(process.execPath, ["--import", "tsx", path.join(root, "tools", "serve-web.ts"), ...buildServeWebArgs(listen)], {
+    cwd: root,
+    env,
+    stdio: "inherit",
+  });
   children.push(web);
   const worker = spawn(process.execPath, [...WORKER_NODE_ARGS, workerModule], { cwd: root, env: workerEnv(env), stdio: "inherit" });
   children.push(worker);
-  log(`Baton is at http://localhost:${config.port}`);
+  log(`Baton is at ${plan.localUrl}`);
 
   let isStopping = false;
   const stop = async (code: number) => {

@@ -14,10 +14,11 @@ import { readChangeMark } from "@/lib/alerts/read-change-mark";
 import { readConditions } from "@/lib/alerts/read-conditions";
 import { runAlertEvaluator } from "@/lib/alerts/run-alert-evaluator";
 import { syncClusters } from "@/lib/clusters/sync-clusters";
-import { ConfigError, loadConfig } from "@/lib/config";
+import { ConfigError, getListenSettings, loadConfig } from "@/lib/config";
 import { resolveDatabaseUrl } from "@/lib/db/database-url";
 import { sql } from "@/lib/db/sql";
 import { createSqlDb } from "@/lib/db/sql-db";
+import { planListen } from "@/lib/http/listen-address";
 import { createIngestPool } from "@/lib/ingest/ingest-pool";
 import { serveWorkerMetrics } from "@/lib/metrics/serve-worker-metrics";
 import { runTopicSource } from "@/lib/ingest/topic-source/run-topic-source";
@@ -46,7 +47,7 @@ async function main(): Promise<void> {
   if (config.clusters.length === 0) log("no cluster configured: nothing to poll");
   // An unreachable Alertmanager is a warning, not a reason to stop: the outbox keeps its alerts.
   void checkAlertmanager(config.alerts.alertmanagerUrl).then((warning) => warning && log(`WARNING: ${warning}`));
-  if (config.metrics.workerPort > 0) await serveWorkerMetrics(config.metrics.workerPort, shutdown.signal, log);
+  if (config.metrics.workerPort > 0) await serveWorkerMetrics(planListen(getListenSettings(config, config.metrics.workerPort)), shutdown.signal, log);
   const ingestPool = config.ingest.topic ? createIngestPool(databaseUrl) : null;
   const stopped = new Promise<void>((resolve) => shutdown.signal.addEventListener("abort", () => resolve(), { once: true }));
   await Promise.all([

@@ -16,14 +16,16 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 
 import Redis from "ioredis";
 
 import { createApiToken } from "@/lib/auth/create-api-token";
-import { ConfigError, loadConfig } from "@/lib/config";
+import { ConfigError, getListenSettings, loadConfig } from "@/lib/config";
 import { createDb } from "@/lib/db/client";
 import { createInProcessCounter, createRedisCounter, type CounterBackend } from "@/lib/exclusivity-client";
+import { planListen } from "@/lib/http/listen-address";
 import { ensureNextBuild } from "@/lib/launcher/ensure-next-build";
 import { prepareDatabase, StartupError } from "@/lib/launcher/prepare-database";
 import { sleep as sleepUnlessAborted } from "@/lib/sleep";
@@ -54,6 +56,7 @@ import { stallLockHolder } from "@/tools/demo/lock-stall";
 import { startRedlockScheduler } from "@/tools/demo/redlock-scheduler";
 import { createNamespace, createNonPartitionedTopic, createPartitionedTopic, createTenant } from "@/tools/pulsar/admin-setup";
 import { isPortFree } from "@/tools/free-port";
+import { buildServeWebArgs } from "@/tools/serve-web-args";
 import { isInOwnProcessGroup } from "@/tools/demo/own-process-group";
 import { stopChildren } from "@/tools/stop-children";
 import { type BrokerHandle, startBroker } from "@/tools/pulsar/broker";
@@ -160,6 +163,9 @@ async function main(): Promise<void> {
       NEXT_TELEMETRY_DISABLED: "1",
     };
     const config = loadConfig(env);
+    const listen = getListenSettings(config, config.port);
+    const plan = planListen(listen);
+    if (plan.warning) log(plan.warning);
     const database = await prepareDatabase(config, log);
     if (database.embedded) stops.push(() => database.embedded!.stop());
 
@@ -229,10 +235,14 @@ async function main(): Promise<void> {
       stdio: ["ignore", "ignore", "inherit"],
     });
     // Not `next start`: its stop waits until the browser tabs' connections go idle (tools/serve-web.ts).
-    const web = spawn(process.execPath, ["--import", "tsx", path.join(root, "tools", "serve-web.ts"), args.port], {
+    const web = spawn(process.execPath, ["--import", "tsx", path.join(root, "tools", "serve-web.ts"), ...buildServeWebArgs(listen)], {
       cwd: root,
       env,
-      stdio: ["ignore", "ignore", "inherit"],
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    // Of what the web server prints, only its own start-up line (where it listens) is the demo's to say.
+    createInterface({ input: web.stdout! }).on("line", (line) => {
+      if (line.startsWith("[baton] web server listening on ")) log(line.slice("[baton] ".length));
     });
     const children: ChildProcess[] = [worker, web];
     stops.push(() =>
@@ -252,7 +262,7 @@ async function main(): Promise<void> {
       });
     }
 
-    const url = `http://localhost:${args.port}`;
+    const url = plan.localUrl;
     await waitForWeb(url);
     const { counter, isRedis, close: closeCounter } = await createCounter();
     stops.push(closeCounter);

@@ -10,6 +10,11 @@ export const ENVIRONMENT: Descriptions = {
   BATON_DATA_DIR: { meaning: "Where the embedded PostgreSQL keeps its data (`postgres/pgdata`) and log (`postgres/postgres.log`).", default: "`./.baton`" },
   BATON_EMBEDDED_PG_PORT: { meaning: "Port of the embedded PostgreSQL (listens on 127.0.0.1 only).", default: "`54329`" },
   PORT: { meaning: "Port of the web app.", default: "`3000`" },
+  BATON_LISTEN_HOST: {
+    meaning:
+      "The address the web app and the worker's `/metrics` listen on: an IP address (`0.0.0.0` or `::` for every interface) or a host name (`localhost` is `127.0.0.1` and `::1`). In a container: `0.0.0.0`, behind the platform's own access control. See [Where Baton listens](access-control.md#where-baton-listens).",
+    default: "open: this machine only (`127.0.0.1` and `::1`); with `BATON_OIDC_ISSUER` or `BATON_AUTH_PROXY_HEADER`: every interface",
+  },
   BATON_PULSAR_ADMIN_URL: { meaning: "Shorthand for one cluster: its admin REST URL, e.g. `http://127.0.0.1:8080`.", default: "(unset)" },
   BATON_PULSAR_TOKEN: { meaning: "Bearer token for that cluster.", default: "(unset)" },
   BATON_PULSAR_CLUSTER_NAME: { meaning: "Name Baton shows for that cluster.", default: "`local`" },

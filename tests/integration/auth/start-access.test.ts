@@ -31,6 +31,14 @@ describe("npm start and access control", () => {
     );
   });
 
+  it("starts with one loud line saying what an open Baton told to listen on every interface exposes", async () => {
+    const result = await runStart({ BATON_LISTEN_HOST: "0.0.0.0", PORT: "3999" });
+    expect(result.stdout.split("\n")[0]).toBe(
+      "[baton] WARNING: BATON_LISTEN_HOST=0.0.0.0 with no access control: every lock holder, token prefix, service name and violation Baton knows is readable by anyone who can reach port 3999 on any address of this machine, with no sign-in (set BATON_OIDC_ISSUER or BATON_AUTH_PROXY_HEADER, or unset BATON_LISTEN_HOST to keep Baton on this machine)",
+    );
+    expect(result.stdout).not.toMatch(/no access control is configured/);
+  });
+
   it("refuses to start open when BATON_ACCESS_CONTROL_REQUIRED is true", async () => {
     const result = await runStart({ BATON_ACCESS_CONTROL_REQUIRED: "true" });
     expect(result.code).toBe(1);

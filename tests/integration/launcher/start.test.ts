@@ -20,6 +20,10 @@ describe("npm start refuses to start on bad configuration", () => {
     [{ PORT: "eighty" }, /^Baton cannot start: Invalid configuration: PORT .*\(got "eighty"\)$/],
     [{ BATON_CLUSTERS: '[{"name":"x","adminUrl":"nope"}]' }, /^Baton cannot start: Invalid configuration: BATON_CLUSTERS\[0\]\.adminUrl must be an http/],
     [{ DATABASE_URL: "not-a-url" }, /^Baton cannot start: Invalid configuration: DATABASE_URL must be a postgresql:\/\//],
+    [
+      { BATON_LISTEN_HOST: "not a host!" },
+      /^Baton cannot start: Invalid configuration: BATON_LISTEN_HOST must be an IP address .* or a host name \(got "not a host!"\)$/,
+    ],
   ])("%j: one line, exit 1", (env, pattern) => {
     const result = start(env);
     expect(result.status).toBe(1);

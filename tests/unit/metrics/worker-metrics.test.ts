@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import { planListen } from "@/lib/http/listen-address";
 import { getProcessMetrics } from "@/lib/metrics/process-registry";
 import { serveWorkerMetrics } from "@/lib/metrics/serve-worker-metrics";
 
@@ -10,8 +11,9 @@ let url: string;
 const logs: string[] = [];
 
 beforeAll(async () => {
-  const server = await serveWorkerMetrics(0, shutdown.signal, (line) => logs.push(line));
-  url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  // Open mode, BATON_LISTEN_HOST unset: this machine only.
+  const listening = await serveWorkerMetrics(planListen({ listenHost: null, accessMode: "open", port: 0 }), shutdown.signal, (line) => logs.push(line));
+  url = `http://127.0.0.1:${listening.port}`;
 });
 
 afterAll(() => shutdown.abort());
@@ -30,7 +32,9 @@ describe("serveWorkerMetrics", () => {
     expect(lines).toContain('baton_poll_duration_seconds_count{cluster="worker-test",kind="redis"} 2');
     expect(lines).toContain("# TYPE baton_discovery_duration_seconds histogram");
     expect(lines.some((line) => line.startsWith("process_resident_memory_bytes "))).toBe(true);
-    expect(logs.join("\n")).toMatch(/metrics on http:\/\/0\.0\.0\.0:\d+\/metrics/);
+    expect(logs.join("\n")).toMatch(
+      /^metrics \(GET \/metrics\) listening on 127\.0\.0\.1( and ::1| \(not ::1: \w+\)), port \d+ \(open mode: this machine only; /,
+    );
   });
 
   it("answers 404 to any other path", async () => {
