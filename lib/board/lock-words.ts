@@ -43,7 +43,8 @@ export function describeLockChange(change: LockChangeFacts, timeZone?: string): 
   else if (change.ending === "RELEASED") sentence = `${from} released it${describeHold(change.details, timeZone, false)}; ${next}`;
   else if (change.ending === "TAKEN_OVER") sentence = `taken over: ${change.toHolder ?? "another holder"}'s token replaced ${from}'s before its TTL ended`;
   else if (change.kind === "HIDDEN_FLAP") sentence = `${from} acquired it again with a new token`;
-  else sentence = `${from} → ${change.toHolder ?? "nobody"} (how the hold ended is not known)`;
+  // Neither a release, an expiry nor a take-over was seen: none is claimed.
+  else sentence = `${from}'s hold ended, how is not known; ${next}`;
   return change.isDuringGap ? `${sentence} (while polls failed: when exactly is not known)` : sentence;
 }
 

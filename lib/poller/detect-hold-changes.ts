@@ -5,9 +5,9 @@
 //
 // acquired -> HOLDER_APPEARED; released -> HOLDER_LOST ending RELEASED (the lock went before its
 // TTL could have ended, or a release hint said so); expired while held -> HOLDER_LOST ending
-// EXPIRED (gone at or after its expiry, or an expiry hint said so); taken over ->
-// HOLDER_CHANGED (the token changed between two observations). A TTL extension or a watchdog
-// renewal keeps the token: not a change.
+// EXPIRED (gone at or after its expiry, with its session, or an expiry hint said so); a new
+// token -> HOLDER_CHANGED, ending as classifyEnding tells (taken over only where Baton knows the
+// old holder lived on). A TTL extension or a watchdog renewal keeps the token: not a change.
 
 import { classifyHolderTransition, type HolderTransition } from "@/lib/poller/classify-holder-transition";
 import type { HoldChange, HoldEnding, HoldState, HoldStats } from "@/lib/poller/hold-state";
@@ -22,7 +22,16 @@ const NEAR_EXPIRY_SHARE = 0.2;
 
 const ms = (iso: string) => Date.parse(iso);
 
-/** How the previous hold ended, from the hint when there is one, else from its expiry. */
+/**
+ * How the previous hold ended. What the source itself saw wins: its own record of the ending, a
+ * release or expiry signal. Then the previous holder's session or lease, as the source found it
+ * after the read: gone before the deadline Baton last read means the holder ended its session
+ * (released); gone at or after it, or with no deadline read, the hold ended with its session
+ * (expired). Then the clock. "Taken over" is the strongest claim a lock page makes (two holders
+ * may have overlapped): it is made only where the old holder is known to live on, or where the
+ * new token came before an expiry read to the millisecond. Otherwise the ending is not known
+ * (null), never guessed.
+ */
 export function classifyEnding(transition: HolderTransition, prev: HoldState, obs: HoldObservation, hint: HoldHint | null): HoldEnding | null {
   // A Redlock split is no ending of the hold: no majority agrees on anything (its own health flag).
   if (transition === "HOLDER_APPEARED" || obs.isSplit) return null;
@@ -31,10 +40,13 @@ export function classifyEnding(transition: HolderTransition, prev: HoldState, ob
   // while its lease lived) outweighs the clock: the expiry Baton last read is a lower bound where
   // holders renew.
   if (obs.previousEnding === "RELEASED" || hint?.kind === "release") return "RELEASED";
-  const isPastExpiry = prev.expiresAt !== null && ms(obs.observedAt) >= ms(prev.expiresAt);
-  if (isPastExpiry) return "EXPIRED";
-  if (transition === "HOLDER_LOST") return "RELEASED";
-  return transition === "HOLDER_CHANGED" ? "TAKEN_OVER" : "RELEASED";
+  const isBeforeExpiry = prev.expiresAt !== null && ms(obs.observedAt) < ms(prev.expiresAt);
+  if (obs.previousHolder === "gone") return isBeforeExpiry ? "RELEASED" : "EXPIRED";
+  if (prev.expiresAt !== null && !isBeforeExpiry) return "EXPIRED";
+  // Lost, or the same holder back under a new token: it let go before its expiry.
+  if (transition !== "HOLDER_CHANGED") return "RELEASED";
+  if (obs.previousHolder === "alive") return "TAKEN_OVER";
+  return isBeforeExpiry && obs.isExpiryCoarse !== true ? "TAKEN_OVER" : null;
 }
 
 /**
@@ -60,7 +72,7 @@ function nextStats(prev: HoldState | undefined, obs: HoldObservation, isNewTenur
 }
 
 function buildState(obs: HoldObservation, fields: Pick<HoldState, "holderSince" | "lastChangeAt" | "stats" | "lastErrorAt">): HoldState {
-  const { observedAt, previousEnding: _ending, ...seen } = obs;
+  const { observedAt, previousEnding: _ending, previousHolder: _holder, ...seen } = obs;
   return { ...seen, ...fields, lastObservedAt: observedAt, staleSince: null, lastError: null, goneAt: null };
 }
 

@@ -6,7 +6,7 @@ import { markGone, markStale } from "@/lib/poller/mark-gaps";
 import type { PredictNextHolder } from "@/lib/poller/next-holder";
 import type { CycleResult, HoldResourceKind, SourceCycles } from "@/lib/poller/source-cycles";
 import { waitUntilWoken } from "@/lib/poller/wait-until-woken";
-import { type HoldHint, isEndingHint } from "@/lib/poller/contract/hold-observation";
+import { type HoldHint, type HoldObservation, type HolderLiveness, isEndingHint } from "@/lib/poller/contract/hold-observation";
 import type { HoldReadError, HoldSource, HoldWatch, LockRef } from "@/lib/poller/contract/hold-source";
 
 export type HoldCyclesOptions = {
@@ -30,6 +30,23 @@ export function keepEnding(before: HoldHint | null | undefined, next: HoldHint |
   if (next === undefined || next === null) return before ?? null;
   if (before === undefined || before === null || isEndingHint(next) || next.event !== null) return next;
   return before;
+}
+
+/** The token of a hold this observation ends (another token, or none, where one was held); null if none ended. */
+function endedHolderToken(prev: HoldState | undefined, obs: HoldObservation): string | null {
+  if (prev === undefined || prev.lastObservedAt === null || prev.holderToken === null) return null;
+  return prev.holderToken === obs.holderToken ? null : prev.holderToken;
+}
+
+/**
+ * Asks the source, once per read and only where holds ended, whether their holders still live.
+ * A source that cannot say, or fails to, leaves the endings to hints and the clock.
+ */
+async function checkEndedHolders(source: HoldSource, observations: HoldObservation[], states: Map<string, HoldState>): Promise<Map<string, HolderLiveness>> {
+  if (source.checkHolders === undefined) return new Map();
+  const tokens = observations.flatMap((obs) => endedHolderToken(states.get(obs.resourceKey), obs) ?? []);
+  if (tokens.length === 0) return new Map();
+  return source.checkHolders([...new Set(tokens)]).catch(() => new Map<string, HolderLiveness>());
 }
 
 function describeError(error: HoldReadError): string {
@@ -122,10 +139,14 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
       const failedAt = new Date().toISOString();
       for (const error of read.errors) errors.push({ target: error.key ?? error.master ?? "(read)", message: describeError(error) });
 
+      const previousHolders = await checkEndedHolders(source, read.observations, states);
       const touched: HoldState[] = [];
       const changes: HoldChange[] = [];
       const observedKeys = new Set<string>();
-      for (const obs of read.observations) {
+      for (const seen of read.observations) {
+        const endedToken = endedHolderToken(states.get(seen.resourceKey), seen);
+        const liveness = endedToken === null ? undefined : previousHolders.get(endedToken);
+        const obs = liveness === undefined ? seen : { ...seen, previousHolder: liveness };
         observedKeys.add(obs.resourceKey);
         // A signal that arrived while the read was under way may be the very change the read
         // found (a release answered by the read before its event came): it explains it, and

@@ -16,7 +16,7 @@ export type HoldStats = {
   longestHoldMs: number;
 };
 
-export type HoldState = Omit<HoldObservation, "observedAt" | "previousEnding"> & {
+export type HoldState = Omit<HoldObservation, "observedAt" | "previousEnding" | "previousHolder"> & {
   holderSince: string | null;
   lastObservedAt: string | null;
   staleSince: string | null;

@@ -568,7 +568,7 @@ test.describe("each lock kind's own details", () => {
     const row = page.getByRole("row", { name: new RegExp(`^${ZK_CLUSTER}\\b`) });
     await expect(row).toContainText("session dump auto");
     await expect(row).toContainText("add it to 4lw.commands.whitelist");
-    await expect(row).toContainText("a stalled leader's expiry reads as TAKEN_OVER");
+    await expect(row).toContainText("a hold that ends by a crash or a hand-over reads as ended in a way not known");
   });
 
   test("a ZooKeeper lock's page shows its session, the session's time left, the waiters' sequences and the new session of the same participant", async ({

@@ -34,7 +34,21 @@ export type HoldObservation = {
    * lease it saw run out): it wins over Baton's reading of the TTL. Absent when it does not know.
    */
   previousEnding?: "RELEASED" | "EXPIRED";
+  /**
+   * The expiry is only as precise as whole seconds (a ZooKeeper `dump`, an etcd lease TTL): a
+   * holder replaced before it may still have been gone. Absent: the expiry is exact to the read.
+   */
+  isExpiryCoarse?: boolean;
+  /**
+   * What the source knew of the previous holder after this read (its ZooKeeper session, its etcd
+   * lease): still "alive", or "gone". Set by the shared cycles from the source's `checkHolders`
+   * where a hold changed; absent when the source cannot tell.
+   */
+  previousHolder?: HolderLiveness;
 };
+
+/** Whether a holder's session or lease still exists, as the source tells it after a read. */
+export type HolderLiveness = "alive" | "gone";
 
 /**
  * What a change signal says of a lock, in the one vocabulary every kind maps its own events into

@@ -3,7 +3,7 @@
 // changes between reads. Reads never answer "free" for a lock they could not read: that is an
 // error, and the lock goes stale.
 
-import type { HoldHint, HoldObservation } from "@/lib/poller/contract/hold-observation";
+import type { HoldHint, HoldObservation, HolderLiveness } from "@/lib/poller/contract/hold-observation";
 
 /** A lock the source knows of, with the pattern (or path) that found it. */
 export type LockRef = { key: string; pattern: string };
@@ -29,6 +29,13 @@ export type HoldSource = {
    * read is due.
    */
   watch(onHints: (hints: HoldHint[]) => void, onResync: (reason: string) => void): Promise<HoldWatch>;
+  /**
+   * Whether the holders of holds that just ended still live (their session, their lease), asked
+   * after the read that saw the change, so that "alive" holds at that read too. A token the
+   * source cannot tell about is absent. Optional: a kind without it leaves the ending to its
+   * hints and its expiry.
+   */
+  checkHolders?(tokens: string[]): Promise<Map<string, HolderLiveness>>;
   /** Commands sent since the last call (for the poll-run record). */
   takeRequestCount(): number;
   close(): Promise<void>;

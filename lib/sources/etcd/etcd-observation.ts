@@ -27,7 +27,8 @@ export type EtcdReading = {
 
 export function toHoldObservation(reading: EtcdReading): HoldObservation {
   const [holder, ...waiting] = reading.contenders;
-  const base = { resourceKey: reading.resourceKey, pattern: reading.pattern, observedAt: reading.observedAt, isSplit: false };
+  // Lease TTLs are whole seconds.
+  const base = { resourceKey: reading.resourceKey, pattern: reading.pattern, observedAt: reading.observedAt, isSplit: false, isExpiryCoarse: true };
   if (!holder) {
     return { ...base, holder: null, holderToken: null, expiresAt: null, ttlMs: null, waiters: [], details: { revision: reading.revision } };
   }

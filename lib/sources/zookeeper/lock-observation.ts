@@ -60,6 +60,8 @@ export function toLockObservation(reading: LockReading, sessions: SessionFacts):
     waiters: waiting.map((c) => nameOf(c, reading.contenders.get(c.name))),
     observedAt: reading.observedAt,
     isSplit: false,
+    // `dump` prints deadlines in whole seconds.
+    isExpiryCoarse: true,
     details: {
       recipe: queue.recipe,
       lockNodeExists: reading.children !== null,

@@ -1,5 +1,7 @@
 import net from "node:net";
 
+import type { HolderLiveness } from "@/lib/poller/contract/hold-observation";
+
 // What only the server knows about other clients' sessions: the `dump` four-letter word. On the
 // leader (or a standalone server) it lists each live session's expiry deadline, in the buckets
 // of its session tracker, and the ephemeral nodes of each session. A client cannot learn another
@@ -9,7 +11,7 @@ import net from "node:net";
 
 /** Why `dump` matters, naming the server setting: the start-up log line and the Clusters page say it. */
 export const DUMP_WHITELIST_NOTE =
-  "session expiries show only where the server allows `dump`: add it to 4lw.commands.whitelist (zoo.cfg) or -Dzookeeper.4lw.commands.whitelist; without it a stalled leader's expiry reads as TAKEN_OVER";
+  "session expiries show only where the server allows `dump`: add it to 4lw.commands.whitelist (zoo.cfg) or -Dzookeeper.4lw.commands.whitelist; without it a hold that ends by a crash or a hand-over reads as ended in a way not known";
 
 export type SessionDump = {
   /** Expiry deadline (ms since the epoch) of each live session, by id ("0x100007812b70000"). */
@@ -46,6 +48,23 @@ export function parseSessionDump(text: string): SessionDump {
     }
   }
   return { deadlines, sessionsWithEphemerals };
+}
+
+/**
+ * Whether the sessions behind lock tokens ("<session>/<node>") still live, by a dump read after
+ * the read that saw their holds end. Judged only where the dump lists deadlines, Baton's own live
+ * session among them (a follower's dump lists none, and "not listed" would then mean nothing); a
+ * token without a session is left out.
+ */
+export function judgeHolderSessions(tokens: string[], dump: SessionDump, ownSessionId: string | null): Map<string, HolderLiveness> {
+  const judged = new Map<string, HolderLiveness>();
+  if (ownSessionId === null || !dump.deadlines.has(ownSessionId)) return judged;
+  for (const token of tokens) {
+    const session = /^(0x[0-9a-f]+)\//.exec(token)?.[1];
+    if (session === undefined) continue;
+    judged.set(token, dump.deadlines.has(session) || dump.sessionsWithEphemerals.has(session) ? "alive" : "gone");
+  }
+  return judged;
 }
 
 /** The server refused the command: it is not on its whitelist. */

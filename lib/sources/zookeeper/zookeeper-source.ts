@@ -7,7 +7,7 @@ import { toLockObservation } from "./lock-observation";
 import { readLockPaths } from "./read-lock-paths";
 import { toZookeeperHint } from "./watch-hint";
 import { SEMAPHORE_LEASES } from "./recipe-layout";
-import { DUMP_WHITELIST_NOTE, readSessionDump, type SessionDump } from "./session-dump";
+import { DUMP_WHITELIST_NOTE, judgeHolderSessions, readSessionDump, type SessionDump } from "./session-dump";
 import type { ZookeeperClusterConfig } from "./zookeeper-config";
 import { createZookeeperConnection } from "./zookeeper-connection";
 
@@ -102,6 +102,15 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
         observations: read.readings.map((reading) => toLockObservation(reading, facts)),
         errors: sessions.error ? [...read.errors, sessions.error] : read.errors,
       };
+    },
+    async checkHolders(tokens) {
+      // Always a new dump: one read before the change could show a session that ended since.
+      if (config.sessionDump === "off") return new Map();
+      dumpRequests += 1;
+      const value = await readSessionDump(config.connectString, config.requestTimeoutMs);
+      if (value === null) return new Map();
+      dump = { value, atMs: performance.now() };
+      return judgeHolderSessions(tokens, value, connection.session().id);
     },
     patternOf: (key) => discovery.patternOf(key),
     async watch(hints, onResync) {

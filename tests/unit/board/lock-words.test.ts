@@ -32,7 +32,7 @@ describe("describeLockChange", () => {
     ["taken over", change({ ending: "TAKEN_OVER" }), "taken over: pod-b's token replaced pod-a's before its TTL ended"],
     ["acquired", change({ kind: "HOLDER_APPEARED", fromHolder: null }), "pod-b acquired it"],
     ["re-acquired", change({ kind: "HIDDEN_FLAP", toHolder: "pod-a" }), "pod-a acquired it again with a new token"],
-    ["unknown ending", change({}), "pod-a → pod-b (how the hold ended is not known)"],
+    ["unknown ending", change({}), "pod-a's hold ended, how is not known; pod-b acquired it"],
     [
       "during a gap",
       change({ ending: "RELEASED", details: {}, isDuringGap: true }),

@@ -173,4 +173,39 @@ describe("detectHoldChanges", () => {
     expect(changes).toEqual([]);
     expect(state).toMatchObject({ holder: "pod-a", isSplit: false, lastObservedAt: at(2_000) });
   });
+
+  describe("claims a take-over only where the old holder is known to live on (issue: a crash recorded as taken over)", () => {
+    // A ZooKeeper holder SIGKILLed: its session expires; the read just before the change came in
+    // the moment the server had dropped the session from its deadlines but not yet its node, so
+    // the deadline Baton last read is missing. Its session gone says the hold ended with it.
+    const coarse = { isExpiryCoarse: true };
+    it("a holder whose session is gone, with no deadline read, ended with its session: expired, never taken over", () => {
+      const { changes } = run([seen(0, "indexer-a", "0x1/n-0", null, coarse), seen(26, "indexer-b", "0x2/n-1", 9_000, { ...coarse, previousHolder: "gone" })]);
+      expect(changes).toEqual([expect.objectContaining({ kind: "HOLDER_CHANGED", ending: "EXPIRED", fromHolder: "indexer-a", toHolder: "indexer-b" })]);
+    });
+
+    it("gone before the deadline last read: the holder closed its session (released); at or after it: expired", () => {
+      const closed = run([seen(0, "a", "0x1/n-0", 10_000, coarse), seen(4_000, "b", "0x2/n-1", 10_000, { ...coarse, previousHolder: "gone" })]);
+      const expired = run([seen(0, "a", "0x1/n-0", 10_000, coarse), seen(10_000, null, null, null, { ...coarse, previousHolder: "gone" })]);
+      expect(closed.changes[0]).toMatchObject({ kind: "HOLDER_CHANGED", ending: "RELEASED" });
+      expect(expired.changes[0]).toMatchObject({ kind: "HOLDER_LOST", ending: "EXPIRED" });
+    });
+
+    it("an old holder known alive was taken over; with a coarse deadline and nothing known of the holder, the ending is not known", () => {
+      const alive = run([seen(0, "a", "0x1/n-0", 10_000, coarse), seen(2_000, "b", "0x2/n-1", 10_000, { ...coarse, previousHolder: "alive" })]);
+      const unknown = run([seen(0, "a", "0x1/n-0", 10_000, coarse), seen(2_000, "b", "0x2/n-1", 10_000, coarse)]);
+      const noDeadline = run([seen(0, "a", "0x1/n-0", null), seen(2_000, "b", "0x2/n-1", null)]);
+      expect(alive.changes[0]).toMatchObject({ kind: "HOLDER_CHANGED", ending: "TAKEN_OVER" });
+      expect(unknown.changes[0]).toMatchObject({ kind: "HOLDER_CHANGED", ending: null });
+      expect(noDeadline.changes[0]).toMatchObject({ kind: "HOLDER_CHANGED", ending: null });
+    });
+
+    it("the source's own word still wins over what it says of the holder", () => {
+      const { changes } = run(
+        [seen(0, "a", "0x1/n-0", 10_000), seen(2_000, "b", "0x2/n-1", 10_000, { previousHolder: "gone" })],
+        [null, hint("release", "DELETE")],
+      );
+      expect(changes[0]).toMatchObject({ ending: "RELEASED" });
+    });
+  });
 });

@@ -123,6 +123,50 @@ describe("openHoldCycles", () => {
     ]);
   });
 
+  it("asks the source, after the read, whether the holders of ended holds live on, and only for those: a session gone well before its deadline was closed (released), not taken over", async () => {
+    const table: Table = new Map([
+      ["lock:a", { token: "0x1/a", ttlMs: 30_000 }],
+      ["lock:b", { token: "0x2/b", ttlMs: 30_000 }],
+      ["lock:c", { token: "0x3/c", ttlMs: 30_000 }],
+    ]);
+    const { source } = tableSource(table);
+    const asked: string[][] = [];
+    const liveness = new Map([
+      ["0x1/a", "gone" as const],
+      ["0x2/b", "alive" as const],
+    ]);
+    source.checkHolders = async (tokens) => {
+      asked.push(tokens);
+      return new Map(tokens.flatMap((token) => (liveness.has(token) ? [[token, liveness.get(token)!] as const] : [])));
+    };
+    const cycles = await openHoldCycles(source, [], { resourceKind: "ZOOKEEPER_LOCK", discoveryIntervalMs: DISCOVERY_MS, pollIntervalMs: POLL_MS });
+    await cycle(cycles);
+    expect(asked).toEqual([]);
+    vi.setSystemTime(T0 + POLL_MS);
+    table.set("lock:a", { token: "0x4/a2", ttlMs: 30_000 });
+    table.set("lock:b", { token: "0x5/b2", ttlMs: 30_000 });
+    const result = await cycle(cycles);
+    expect(asked).toEqual([["0x1/a", "0x2/b"]]);
+    expect(result.changes.map((c) => [c.resourceKey, c.ending])).toEqual([
+      ["lock:a", "RELEASED"],
+      ["lock:b", "TAKEN_OVER"],
+    ]);
+  });
+
+  it("a source that fails to say leaves the ending to the clock and the hints", async () => {
+    const table: Table = new Map([["lock:a", { token: "pod-a:1", ttlMs: 30_000 }]]);
+    const { source } = tableSource(table);
+    source.checkHolders = async () => {
+      throw new Error("dump refused");
+    };
+    const cycles = await openHoldCycles(source, [], { resourceKind: "REDIS_LOCK", discoveryIntervalMs: DISCOVERY_MS, pollIntervalMs: POLL_MS });
+    await cycle(cycles);
+    vi.setSystemTime(T0 + POLL_MS);
+    table.set("lock:a", { token: "pod-b:2", ttlMs: 30_000 });
+    const result = await cycle(cycles);
+    expect(result.changes).toEqual([expect.objectContaining({ kind: "HOLDER_CHANGED", ending: "TAKEN_OVER" })]);
+  });
+
   it("keeps reading a lock released a moment ago, also when discovery no longer finds it, so its next holder is seen", async () => {
     const table: Table = new Map([["lock:job", { token: "pod-a:1", ttlMs: 30_000 }]]);
     const { source } = tableSource(table);

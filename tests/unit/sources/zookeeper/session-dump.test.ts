@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { isNotWhitelisted, listServers, parseSessionDump } from "@/lib/sources/zookeeper/session-dump";
+import { isNotWhitelisted, judgeHolderSessions, listServers, parseSessionDump } from "@/lib/sources/zookeeper/session-dump";
 
 // Text as ZooKeeper 3.9.3 answers `dump` (standalone), recorded on this machine.
 const DUMP = `SessionTracker dump:
@@ -37,5 +37,25 @@ describe("parseSessionDump", () => {
       { host: "zk1", port: 2181 },
       { host: "10.0.0.2", port: 2182 },
     ]);
+  });
+});
+
+describe("judgeHolderSessions", () => {
+  const dump = parseSessionDump(DUMP);
+  it("a token's session listed with a deadline or with ephemerals is alive; one not listed is gone; a token without a session is not judged", () => {
+    const judged = judgeHolderSessions(
+      ["0x1000079a08f0001/lock-0000000001", "0x1000079a08f0009/lock-0000000002", "lock-0000000003"],
+      dump,
+      "0x1000079a08f0000",
+    );
+    expect([...judged]).toEqual([
+      ["0x1000079a08f0001/lock-0000000001", "alive"],
+      ["0x1000079a08f0009/lock-0000000002", "gone"],
+    ]);
+  });
+
+  it("judges nothing from a dump without Baton's own session (a follower's lists no deadlines)", () => {
+    expect(judgeHolderSessions(["0x1000079a08f0009/lock-0000000002"], parseSessionDump(""), "0x1000079a08f0000").size).toBe(0);
+    expect(judgeHolderSessions(["0x1000079a08f0009/lock-0000000002"], dump, null).size).toBe(0);
   });
 });
