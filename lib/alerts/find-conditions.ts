@@ -4,14 +4,14 @@
 // whose source does not answer is stale even with no resource to flag) and the violations
 // outside deployments per service. Pure: the rules are not derived a second time here.
 
-import type { AlertRuleConfig, AlertRuleName } from "@/lib/alerts/alert-config";
+import type { AlertRuleConfig, AlertRuleName, AlertSeverity } from "@/lib/alerts/alert-config";
 import type { AlertCondition, AlertLabels } from "@/lib/alerts/alert-types";
 import type { HealthFlag, LeadersBoard } from "@/lib/board/board-types";
 import { staleLimitMs } from "@/lib/board/health-rules";
 import { lockHref, subscriptionHref } from "@/lib/board/links";
 import type { LocksBoard } from "@/lib/board/lock-types";
 import type { PollerStatus } from "@/lib/health/health-report";
-import { type CauseCounts, causePhrase, VIOLATION_CAUSES } from "@/lib/violations/cause-words";
+import { CAUSES_TO_ACT_ON, type CauseCounts, causePhrase, VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/cause-words";
 
 export type ConditionInput = {
   nowMs: number;
@@ -36,10 +36,40 @@ const RULE_OF_FLAG: Partial<Record<HealthFlag["rule"], AlertRuleName>> = {
   "expired-while-held": "expired-while-held",
 };
 
-/** The causes other than rollout, with their counts: "1 worker stalled while another took its key, 2 failover overlap". */
-function describeOutsideCauses(causes: CauseCounts): string {
-  const parts = VIOLATION_CAUSES.filter((cause) => cause !== "rollout" && causes[cause] > 0).map((cause) => `${causes[cause]} ${causePhrase(cause)}`);
-  return parts.length === 0 ? "none classified yet" : parts.join(", ");
+/** The given causes with their counts: "1 worker stalled while another took its key, 2 unexplained". */
+function describeCauses(causes: CauseCounts, among: readonly ViolationCause[]): string {
+  return among
+    .filter((cause) => causes[cause] > 0)
+    .map((cause) => `${causes[cause]} ${causePhrase(cause)}`)
+    .join(", ");
+}
+
+const NOISE_CAUSES = VIOLATION_CAUSES.filter((cause) => cause !== "rollout" && !CAUSES_TO_ACT_ON.includes(cause));
+
+/**
+ * How a service's violations outside deployments alert, by the one rule the violations page
+ * follows: those of a cause to act on (CAUSES_TO_ACT_ON) page at the rule's severity; handover
+ * noise alone (failover overlaps) is a warning at most. Causes not read yet count as to act on.
+ */
+export function judgeViolations(
+  input: { outside: number; causes?: CauseCounts },
+  rule: Pick<AlertRuleConfig, "severity" | "threshold" | "windowMs">,
+): { severity: AlertSeverity; description: string } | null {
+  const { outside, causes } = input;
+  if (outside <= rule.threshold) return null;
+  const window = `in the last ${Math.round(rule.windowMs / 60_000)} min (more than ${rule.threshold})`;
+  if (causes === undefined) return { severity: rule.severity, description: `${outside} violations outside deployments ${window}; causes not read` };
+  const toActOn = CAUSES_TO_ACT_ON.reduce((sum, cause) => sum + causes[cause], 0);
+  const noise = describeCauses(causes, NOISE_CAUSES);
+  if (toActOn === 0)
+    return {
+      severity: "warning",
+      description: `${outside} violations outside deployments ${window}, none to act on: ${noise || "none classified yet"} (a handover's brief overlap)`,
+    };
+  return {
+    severity: rule.severity,
+    description: `${outside} violations outside deployments ${window}; ${toActOn} to act on: ${describeCauses(causes, CAUSES_TO_ACT_ON)}${noise ? `; not to act on: ${noise}` : ""}`,
+  };
 }
 
 const SUMMARY: Record<AlertRuleName, string> = {
@@ -57,9 +87,9 @@ const parseMs = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 export function findConditions(input: ConditionInput): AlertCondition[] {
   const { rules, linkBaseUrl: base } = input;
   const conditions: AlertCondition[] = [];
-  const add = (labels: AlertLabels, summary: string, description: string, path: string, since: number | null) => {
+  const add = (labels: AlertLabels, summary: string, description: string, path: string, since: number | null, severity?: AlertSeverity) => {
     const rule = rules[labels.alertname];
-    if (rule.isEnabled) conditions.push({ labels, severity: rule.severity, annotations: { summary, description, link: `${base}${path}` }, since });
+    if (rule.isEnabled) conditions.push({ labels, severity: severity ?? rule.severity, annotations: { summary, description, link: `${base}${path}` }, since });
   };
   const stale = new Map<string, { count: number; since: number | null; detail: string }>();
   const noteStale = (cluster: string, flag: HealthFlag) => {
@@ -148,16 +178,16 @@ export function findConditions(input: ConditionInput): AlertCondition[] {
     }
   }
 
-  const violations = rules.violations;
-  for (const { service, outside, causes } of input.violations) {
-    if (outside <= violations.threshold) continue;
-    const minutes = Math.round(violations.windowMs / 60_000);
+  for (const service of input.violations) {
+    const judged = judgeViolations(service, rules.violations);
+    if (judged === null) continue;
     add(
-      { alertname: "violations", service },
-      `${SUMMARY.violations}: ${service}`,
-      `${outside} violations outside deployments in the last ${minutes} min (more than ${violations.threshold})${causes ? `; by cause: ${describeOutsideCauses(causes)}` : ""}`,
-      `/violations?${new URLSearchParams({ service })}`,
+      { alertname: "violations", service: service.service },
+      `${SUMMARY.violations}: ${service.service}`,
+      judged.description,
+      `/violations?${new URLSearchParams({ service: service.service })}`,
       null,
+      judged.severity,
     );
   }
   return conditions;

@@ -4,7 +4,7 @@
 import type { DrilldownEvent, LockChangeMarker, ViolationExplanation } from "@/lib/violations/drilldown-types";
 import { formatCount, formatDuration, formatInstant } from "@/lib/violations/format";
 import { CAUSE_LABEL, type CauseCounts, causePhrase, VIOLATION_CAUSES } from "@/lib/violations/cause-words";
-import { findStallThroughMove, isExpiryBefore, movesOf } from "@/lib/violations/violation-cause";
+import { findStallThroughMove, isExpiryBefore, movesOf, WAKE_SILENCE_MS } from "@/lib/violations/violation-cause";
 import type { DeploymentBand, LeaderChangeMarker } from "@/lib/violations/violation-types";
 
 export type CauseContext = {
@@ -50,6 +50,11 @@ export function describeCause(explanation: ViolationExplanation, context: CauseC
         moves: movesOf(explanation.owner, pick(explanation.leaderChangeIds, context.changes)),
       });
       const other = explanation.othersInside[0];
+      const wake = explanation.wakeAfterMove;
+      if (stall === null && wake !== null) {
+        const inside = other ? ` while ${other.worker} was inside it` : "";
+        return `${label}: ${event.worker} had sent nothing for at least ${formatDuration(WAKE_SILENCE_MS)} when key ${event.key} moved from it to ${wake.to ?? "another worker"} at ${formatInstant(wake.changedAt, timeZone)}; it woke up and entered the key${inside}, no longer its own.`;
+      }
       if (stall === null) {
         // Classified by a later violation of the key that names the same stay after the move was seen.
         const who = other ? `${other.worker} (inside since ${formatInstant(other.enteredAt, timeZone)})` : "a worker";

@@ -83,7 +83,16 @@ export type ViolationExplanation = {
   cause: ViolationCause;
   /** Who owned the key at the violation's time (Key_Shared range or partition leader) and whether that changed around it; null when not computed. */
   owner: ViolationOwner | null;
+  /**
+   * The move of the key away from the worker that entered, which that worker slept through (it
+   * had sent nothing for WAKE_SILENCE_MS when the move was seen): a frozen worker woken up. Null
+   * otherwise.
+   */
+  wakeAfterMove: KeyMove | null;
 };
+
+/** A move of a key away from a worker: in (changedAfter, changedAt], changedAfter being the last sighting of the old owner. */
+export type KeyMove = { from: string | null; to: string | null; changedAfter: string | null; changedAt: string };
 
 export type KeyDrilldown = {
   key: string;

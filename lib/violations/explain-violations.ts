@@ -7,7 +7,15 @@ import { refMatches } from "@/lib/violations/resource-ref";
 import type { DrilldownEvent, LockChangeMarker, ViolationExplanation, WorkerActivity, WorkerOverlap } from "@/lib/violations/drilldown-types";
 import type { ViolationOwner } from "@/lib/violations/owner-types";
 import { floorMinute } from "@/lib/violations/time-buckets";
-import { causeFactsOf, classifyCauses } from "@/lib/violations/violation-cause";
+import {
+  causeFactsOf,
+  classifyCauses,
+  findWakeAfterMove,
+  type IsSilentBefore,
+  movesOf,
+  type SilenceProbe,
+  silenceProbesOf,
+} from "@/lib/violations/violation-cause";
 import type { DeploymentBand, LeaderChangeMarker } from "@/lib/violations/violation-types";
 
 /** Per worker: its events and violations on the key, first and last entry. */
@@ -97,6 +105,25 @@ export function changesNearEvents(changes: readonly LeaderChangeMarker[], events
  * leader changes, holder changes of the lock it ran under, its key's owner, and its cause
  * (lib/violations/violation-cause.ts: the one precedence).
  */
+/**
+ * The silences explainViolations asks about: for each violation, the moves of its key away from
+ * the worker that entered (its partition's leader changes near it, its owner's change).
+ */
+export function listSilenceProbes(input: {
+  events: readonly DrilldownEvent[];
+  changes: readonly LeaderChangeMarker[];
+  windowMs: number;
+  owners?: ReadonlyMap<string, ViolationOwner>;
+}): SilenceProbe[] {
+  return input.events
+    .filter((e) => e.isViolation)
+    .flatMap((event) => {
+      const atMs = Date.parse(event.observedAt);
+      const changes = event.resource === null ? [] : input.changes.filter((c) => refMatches(event.resource!, c) && isChangeNear(c, atMs, input.windowMs));
+      return silenceProbesOf(event.worker, event.observedAt, movesOf(input.owners?.get(event.eventId) ?? null, changes));
+    });
+}
+
 export function explainViolations(input: {
   events: readonly DrilldownEvent[];
   changes: readonly LeaderChangeMarker[];
@@ -107,6 +134,8 @@ export function explainViolations(input: {
   nowMs: number;
   /** Per violation's event id: who owned its key then (absent: not computed). */
   owners?: ReadonlyMap<string, ViolationOwner>;
+  /** Whether a worker was silent before an instant (read for listSilenceProbes' probes); absent: no wake-up is told. */
+  isSilentBefore?: IsSilentBefore;
 }): ViolationExplanation[] {
   const { windowMs, nowMs } = input;
   const previous = findPreviousEntries(input.events);
@@ -131,8 +160,15 @@ export function explainViolations(input: {
       const before = previous.get(event.eventId);
       const othersInside = event.othersInside ?? [];
       const owner = input.owners?.get(event.eventId) ?? null;
+      const isSilentBefore = input.isSilentBefore;
+      const wakeAfterMove =
+        isSilentBefore === undefined
+          ? null
+          : findWakeAfterMove({ worker: event.worker, observedAt: event.observedAt, moves: movesOf(owner, changes), isSilentBefore });
       const facts = causeFactsOf({
         observedAt: event.observedAt,
+        worker: event.worker,
+        isSilentBefore,
         othersInside,
         isInsideDeployment: inside.length > 0,
         leaderChanges: changes,
@@ -150,6 +186,7 @@ export function explainViolations(input: {
         leaderChangeIds: changes.map((c) => c.id),
         lockChangeIds: lockChanges.map((c) => c.id),
         owner,
+        wakeAfterMove,
       };
       return { explanation, subject: { key: event.key, facts, othersInside } };
     });

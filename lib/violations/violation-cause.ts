@@ -12,12 +12,15 @@
 //    worker that entered: it stalled through the move (a GC pause, a frozen process). Every
 //    violation of the same key that names the same stay (worker and entry time) and would
 //    otherwise be a failover overlap is part of that stall too: the first entry after a frozen
-//    worker's partition moved usually comes before the poller has seen the move.
+//    worker's partition moved usually comes before the poller has seen the move. Seen from the
+//    other side too: the worker that entered is the one the key moved away from, and it had sent
+//    no event for WAKE_SILENCE_MS when the move was seen: it was frozen through the move and
+//    woke up to enter keys from its receive queue that were no longer its own.
 // 4. failover-overlap: the key's partition changed leader (or its lock changed hands) within the
 //    window, with no sign of a stall: routine handover noise.
 // 5. unexplained: none of these. The one to investigate first.
 
-import type { LockChangeMarker, OtherInside } from "@/lib/violations/drilldown-types";
+import type { KeyMove, LockChangeMarker, OtherInside } from "@/lib/violations/drilldown-types";
 import type { ViolationOwner } from "@/lib/violations/owner-types";
 import { type CauseCounts, VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/cause-words";
 import type { LeaderChangeMarker } from "@/lib/violations/violation-types";
@@ -30,6 +33,8 @@ export type CauseFacts = {
   hasOwnershipChange: boolean;
 };
 
+export type { KeyMove };
+
 /** The cause: the first in precedence whose evidence holds. */
 export function classifyCause(facts: CauseFacts): ViolationCause {
   if (facts.isInsideDeployment) return "rollout";
@@ -38,9 +43,6 @@ export function classifyCause(facts: CauseFacts): ViolationCause {
   if (facts.hasOwnershipChange) return "failover-overlap";
   return "unexplained";
 }
-
-/** A move of the key away from a worker: in (changedAfter, changedAt], changedAfter being the last sighting of the old owner. */
-export type KeyMove = { from: string | null; to: string | null; changedAfter: string | null; changedAt: string };
 
 /** The key's moves around a violation: its partition's leader changes, and its owner's change (Key_Shared range or leader). */
 export function movesOf(owner: ViolationOwner | null, leaderChanges: readonly LeaderChangeMarker[]): KeyMove[] {
@@ -73,6 +75,42 @@ export function findStallThroughMove(input: {
 }
 
 /**
+ * A worker silent this long when the key moved away from it was frozen through the move, not
+ * handing over: a worker that takes a message just before an ordinary failover sent events up
+ * to it. Brokers drop a silent consumer after missed keep-alives (Pulsar: two intervals, 30 s
+ * each by default), so a frozen worker is silent far longer than this by then.
+ */
+export const WAKE_SILENCE_MS = 5_000;
+
+/** A worker and an instant: whether it sent no event in the WAKE_SILENCE_MS before it. */
+export type SilenceProbe = { worker: string; atMs: number };
+/** Answers a SilenceProbe, from the events read (lib/violations/queries/read-worker-silences.ts). */
+export type IsSilentBefore = (probe: SilenceProbe) => boolean;
+
+/** The moves of the key away from the worker that entered, seen at or before its entry: where its silence tells a wake-up. */
+function movesAwayFrom(worker: string, observedAt: string, moves: readonly KeyMove[]): KeyMove[] {
+  const atMs = Date.parse(observedAt);
+  return moves.filter((m) => m.from === worker && Date.parse(m.changedAt) <= atMs);
+}
+
+/** The instants whose silence the classification of this violation asks about (read once for a page). */
+export function silenceProbesOf(worker: string, observedAt: string, moves: readonly KeyMove[]): SilenceProbe[] {
+  return movesAwayFrom(worker, observedAt, moves).map((m) => ({ worker, atMs: Date.parse(m.changedAt) }));
+}
+
+/**
+ * The move the entering worker slept through, or null: the key moved away from it at or before
+ * its entry, and it had been silent for WAKE_SILENCE_MS when the move was seen (a frozen worker
+ * woken up, entering a key it no longer owns).
+ */
+export function findWakeAfterMove(input: { worker: string; observedAt: string; moves: readonly KeyMove[]; isSilentBefore: IsSilentBefore }): KeyMove | null {
+  return (
+    movesAwayFrom(input.worker, input.observedAt, input.moves).find((m) => input.isSilentBefore({ worker: input.worker, atMs: Date.parse(m.changedAt) })) ??
+    null
+  );
+}
+
+/**
  * A lock expiry that can explain a violation: the expired hold was last seen before the violation,
  * so it may have ended before the second worker entered. An expiry of a hold still seen after the
  * violation (the next holder crashing a minute later) came too late to let anyone in.
@@ -84,6 +122,8 @@ export function isExpiryBefore(change: Pick<LockChangeMarker, "ending" | "oldSee
 /** The evidence of one violation, from what the drill-down (or the causes read) found around it. */
 export function causeFactsOf(input: {
   observedAt: string;
+  /** The worker that entered. */
+  worker: string;
   othersInside: readonly OtherInside[];
   isInsideDeployment: boolean;
   /** The leader changes of the key's subscription partition within the window. */
@@ -91,13 +131,18 @@ export function causeFactsOf(input: {
   /** The holder changes of the lock the event names, within the window. */
   lockChanges: readonly LockChangeMarker[];
   owner: ViolationOwner | null;
+  /** Whether a worker was silent before an instant (absent: no wake-up is told). */
+  isSilentBefore?: IsSilentBefore;
 }): CauseFacts {
   const ownerChanged = input.owner?.isComputed === true && input.owner.change !== null;
+  const moves = movesOf(input.owner, input.leaderChanges);
+  const isSilentBefore = input.isSilentBefore;
   return {
     isInsideDeployment: input.isInsideDeployment,
     hasLockExpiredWhileHeld: input.lockChanges.some((c) => isExpiryBefore(c, input.observedAt)),
     hasWorkerStalledThroughMove:
-      findStallThroughMove({ observedAt: input.observedAt, othersInside: input.othersInside, moves: movesOf(input.owner, input.leaderChanges) }) !== null,
+      findStallThroughMove({ observedAt: input.observedAt, othersInside: input.othersInside, moves }) !== null ||
+      (isSilentBefore !== undefined && findWakeAfterMove({ worker: input.worker, observedAt: input.observedAt, moves, isSilentBefore }) !== null),
     hasOwnershipChange: input.leaderChanges.length > 0 || input.lockChanges.length > 0 || ownerChanged,
   };
 }

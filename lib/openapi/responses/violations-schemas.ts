@@ -264,6 +264,13 @@ export const keyDrilldownSchema = z
         owner: violationOwnerSchema
           .nullable()
           .meta({ description: "Who owned the key at the violation's time, and whether that changed around it; null without a topic and subscription." }),
+        wakeAfterMove: z
+          .object({ from: z.string().nullable(), to: z.string().nullable(), changedAfter: isoTime.nullable(), changedAt: isoTime })
+          .nullable()
+          .meta({
+            description:
+              "The move of the key away from the worker that entered, which that worker slept through (it had sent no event for 5 s when the move was seen): a frozen worker woken up, counted as 'worker stalled'. Null otherwise.",
+          }),
       }),
     ),
   })

@@ -9,7 +9,15 @@ import type { HashingScheme } from "@/lib/pulsar/producer-routing";
 import { computeOwners } from "@/lib/violations/queries/read-owner-history";
 import { readLeaderChanges } from "@/lib/violations/queries/read-leader-changes";
 import { readLockChanges } from "@/lib/violations/queries/read-lock-changes";
-import { changesNearEvents, countOverlaps, explainViolations, findPreviousEntries, summariseWorkers } from "@/lib/violations/explain-violations";
+import {
+  changesNearEvents,
+  countOverlaps,
+  explainViolations,
+  findPreviousEntries,
+  listSilenceProbes,
+  summariseWorkers,
+} from "@/lib/violations/explain-violations";
+import { readWorkerSilences } from "@/lib/violations/queries/read-worker-silences";
 import { serviceWindowsSql, windowEndSql } from "@/lib/deployments/window-sql";
 import { type BandRow, toBand } from "@/lib/deployments/list-deployment-bands";
 import { resourceRefOf } from "@/lib/violations/resource-ref";
@@ -165,6 +173,7 @@ export async function getKeyDrilldown(
   const ownerByEvent = new Map(violations.map((e, i) => [e.eventId, owners[i]!]));
   const leaderChanges = changesNearEvents(subscriptionChanges, events, settings.windowMs);
   const previous = findPreviousEntries(events);
+  const isSilentBefore = await readWorkerSilences(db, listSilenceProbes({ events, changes: leaderChanges, windowMs: settings.windowMs, owners: ownerByEvent }));
   const explanations = explainViolations({
     events,
     changes: leaderChanges,
@@ -173,6 +182,7 @@ export async function getKeyDrilldown(
     windowMs: settings.windowMs,
     nowMs,
     owners: ownerByEvent,
+    isSilentBefore,
   });
   return {
     key: input.key,

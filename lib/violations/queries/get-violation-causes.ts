@@ -11,7 +11,8 @@ import { readLockChanges } from "@/lib/violations/queries/read-lock-changes";
 import { computeOwners, type OwnerSettings } from "@/lib/violations/queries/read-owner-history";
 import { refMatches, resourceRefOf } from "@/lib/violations/resource-ref";
 import type { CauseCounts, ViolationCause } from "@/lib/violations/cause-words";
-import { causeFactsOf, classifyCauses, countCauses } from "@/lib/violations/violation-cause";
+import { causeFactsOf, classifyCauses, countCauses, movesOf, silenceProbesOf } from "@/lib/violations/violation-cause";
+import { readWorkerSilences } from "@/lib/violations/queries/read-worker-silences";
 
 // The latest violations of a range, each with its cause (lib/violations/violation-cause.ts, the
 // one precedence the drill-down uses too) and its key's owner then: what the violations page
@@ -131,16 +132,27 @@ export async function getViolationCauses(db: SqlDb, query: ViolationCausesQuery,
     readLeaderChanges(db, located, settings.windowMs),
     readLockChanges(db, page, settings.windowMs),
   ]);
+  const nearChanges = page.map((v, i) => {
+    const atMs = Date.parse(v.observedAt);
+    const { resource } = evidence[i]!;
+    return resource === null ? [] : leaderChanges.filter((c) => refMatches(resource, c) && isChangeNear(c, atMs, settings.windowMs));
+  });
+  const isSilentBefore = await readWorkerSilences(
+    db,
+    page.flatMap((v, i) => silenceProbesOf(v.worker, v.observedAt, movesOf(owners[i]!, nearChanges[i]!))),
+  );
   const subjects = page.map((v, i) => {
     const atMs = Date.parse(v.observedAt);
-    const { othersInside, isInsideDeployment, resource } = evidence[i]!;
+    const { othersInside, isInsideDeployment } = evidence[i]!;
     const facts = causeFactsOf({
       observedAt: v.observedAt,
+      worker: v.worker,
       othersInside,
       isInsideDeployment,
-      leaderChanges: resource === null ? [] : leaderChanges.filter((c) => refMatches(resource, c) && isChangeNear(c, atMs, settings.windowMs)),
+      leaderChanges: nearChanges[i]!,
       lockChanges: v.lock === null ? [] : lockChanges.filter((c) => c.lock === v.lock && isChangeNear(c, atMs, settings.windowMs)),
       owner: owners[i]!,
+      isSilentBefore,
     });
     return { key: v.key, facts, othersInside };
   });

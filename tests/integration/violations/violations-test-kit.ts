@@ -69,7 +69,7 @@ export async function createDeployment(
 /** A subscription partition with one leader change, as the poller would have recorded it. */
 export async function createLeaderChange(
   db: Db,
-  input: { topic: string; subscription: string; partition: number; oldSeenAtMs: number; newSeenAtMs: number },
+  input: { topic: string; subscription: string; partition: number; oldSeenAtMs: number; newSeenAtMs: number; from?: string; to?: string },
 ): Promise<void> {
   const cluster = await db.cluster.create({
     data: { name: uniquePrefix("cluster"), adminUrl: "http://127.0.0.1:49151", pollIntervalMs: 5_000, isConfigured: false },
@@ -91,8 +91,8 @@ export async function createLeaderChange(
       clusterId: cluster.id,
       resourceId: resource.id,
       kind: "HOLDER_CHANGED",
-      fromHolder: "worker-1",
-      toHolder: "worker-2",
+      fromHolder: input.from ?? "worker-1",
+      toHolder: input.to ?? "worker-2",
       oldSeenAt: new Date(input.oldSeenAtMs),
       newSeenAt: new Date(input.newSeenAtMs),
       pollerEpoch: 1n,

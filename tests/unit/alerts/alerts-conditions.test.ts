@@ -172,11 +172,21 @@ describe("findConditions", () => {
     expect(conditions[0]!.annotations.link).toBe("http://baton/violations?service=orders");
   });
 
-  it("counts a violations alert's violations by cause, in the pages' words", () => {
+  it("counts a violations alert's violations by cause, in the pages' words: those to act on first, at the rule's severity", () => {
     const causes = { rollout: 3, "holder-stalled": 0, "worker-stalled": 1, "failover-overlap": 4, unexplained: 1 };
     const [condition] = findConditions(input({ violations: [{ service: "orders", outside: 6, causes }] }));
+    expect(condition!.severity).toBe("critical");
     expect(condition!.annotations.description).toBe(
-      "6 violations outside deployments in the last 5 min (more than 5); by cause: 1 worker stalled while another took its key, 4 failover overlap, 1 unexplained",
+      "6 violations outside deployments in the last 5 min (more than 5); 2 to act on: 1 worker stalled while another took its key, 1 unexplained; not to act on: 4 failover overlap",
+    );
+  });
+
+  it("failover overlaps alone are a warning, never critical: the page counts them as not to act on", () => {
+    const causes = { rollout: 0, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 26, unexplained: 0 };
+    const [condition] = findConditions(input({ violations: [{ service: "user-orchestrator", outside: 26, causes }] }));
+    expect(condition!.severity).toBe("warning");
+    expect(condition!.annotations.description).toBe(
+      "26 violations outside deployments in the last 5 min (more than 5), none to act on: 26 failover overlap (a handover's brief overlap)",
     );
   });
 

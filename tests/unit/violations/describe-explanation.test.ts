@@ -67,6 +67,7 @@ describe("describeExplanation", () => {
       lockChangeIds: [],
       cause: "rollout",
       owner: null,
+      wakeAfterMove: null,
     };
     expect(describeExplanation(explanation, context)).toEqual({
       cause:
@@ -97,6 +98,7 @@ describe("describeExplanation", () => {
       lockChangeIds: [],
       cause: "failover-overlap",
       owner: null,
+      wakeAfterMove: null,
     };
     const words = describeExplanation(explanation, { ...context, changes });
     expect(words.cause).toBe(
@@ -119,6 +121,7 @@ describe("describeExplanation", () => {
       lockChangeIds: [],
       cause: "unexplained",
       owner: null,
+      wakeAfterMove: null,
     };
     expect(describeExplanation(explanation, context)).toEqual({
       cause: "Unexplained: no deployment of orders, no stall and no handover of its partition within ±2 m: investigate this one first.",
@@ -135,6 +138,7 @@ describe("describeExplanation", () => {
     lockChangeIds: [],
     cause: "unexplained" as const,
     owner: null,
+    wakeAfterMove: null,
   };
   const podA = { worker: "pod-a", enteredAt: "2026-11-22T10:00:04.150Z", insideForMs: 850 };
 

@@ -15,6 +15,7 @@ const explanation: ViolationExplanation = {
   lockChangeIds: [],
   cause: "failover-overlap",
   owner: null,
+  wakeAfterMove: null,
 };
 const context = { key: "user-42", observedAt: AT, windowMs: 120_000, timeZone: "UTC", explanation };
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { LockChangeMarker } from "@/lib/violations/drilldown-types";
 import type { ViolationOwner } from "@/lib/violations/owner-types";
 import { VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/cause-words";
-import { type CauseFacts, causeFactsOf, classifyCause, classifyCauses, countCauses, mainCause } from "@/lib/violations/violation-cause";
+import { type CauseFacts, causeFactsOf, classifyCause, classifyCauses, countCauses, type IsSilentBefore, mainCause } from "@/lib/violations/violation-cause";
 import type { LeaderChangeMarker } from "@/lib/violations/violation-types";
 
 const T0 = Date.parse("2026-11-27T19:00:00Z");
@@ -93,7 +93,10 @@ describe("classifyCause: one precedence", () => {
 });
 
 describe("causeFactsOf: the evidence", () => {
-  const base = { observedAt: AT, othersInside: [], isInsideDeployment: false, leaderChanges: [], lockChanges: [], owner: null };
+  const base = { observedAt: AT, worker: "w2", othersInside: [], isInsideDeployment: false, leaderChanges: [], lockChanges: [], owner: null };
+  // The woken worker: w1's partition moved to w2 while w1 sent nothing (frozen); w1 enters after.
+  const silentW1: IsSilentBefore = (probe) => probe.worker === "w1";
+  const busy: IsSilentBefore = () => false;
 
   const cases: { name: string; input: Partial<Parameters<typeof causeFactsOf>[0]>; cause: ViolationCause }[] = [
     { name: "no evidence", input: {}, cause: "unexplained" },
@@ -131,6 +134,46 @@ describe("causeFactsOf: the evidence", () => {
       cause: "worker-stalled",
     },
     { name: "the owner changed, nobody recorded inside", input: { owner: ownerMoved("w1", -3_000, -1_000) }, cause: "failover-overlap" },
+    {
+      name: "the worker that entered is the one the key moved away from, silent when the move was seen: a frozen worker woken up",
+      input: {
+        worker: "w1",
+        othersInside: [{ worker: "w2", enteredAt: iso(-500) }],
+        leaderChanges: [leaderChange("w1", -2_000, -1_000)],
+        isSilentBefore: silentW1,
+      },
+      cause: "worker-stalled",
+    },
+    {
+      name: "the old owner enters after the move, having sent events up to it: a message taken just before an ordinary failover",
+      input: {
+        worker: "w1",
+        othersInside: [{ worker: "w2", enteredAt: iso(-500) }],
+        leaderChanges: [leaderChange("w1", -2_000, -1_000)],
+        isSilentBefore: busy,
+      },
+      cause: "failover-overlap",
+    },
+    {
+      name: "a silent worker that is not the one the key moved away from",
+      input: {
+        worker: "w3",
+        othersInside: [{ worker: "w2", enteredAt: iso(-500) }],
+        leaderChanges: [leaderChange("w1", -2_000, -1_000)],
+        isSilentBefore: () => true,
+      },
+      cause: "failover-overlap",
+    },
+    {
+      name: "a silent old owner whose key moved only after its entry",
+      input: {
+        worker: "w1",
+        othersInside: [{ worker: "w2", enteredAt: iso(-500) }],
+        leaderChanges: [leaderChange("w1", 1_000, 2_000)],
+        isSilentBefore: silentW1,
+      },
+      cause: "failover-overlap",
+    },
     {
       name: "a stall inside a deployment window",
       input: { isInsideDeployment: true, othersInside: [{ worker: "w1", enteredAt: iso(-9_000) }], leaderChanges: [leaderChange("w1", -2_000, -1_000)] },
