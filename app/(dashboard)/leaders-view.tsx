@@ -8,7 +8,6 @@ import { LocksSection } from "@/app/(dashboard)/locks-section";
 import { BoardFiltersBar } from "@/components/board/board-filters-bar";
 import { ClusterStrip } from "@/components/board/cluster-strip";
 import { LeadersTable } from "@/components/board/leaders-table";
-import { AgoTime } from "@/components/board/time-text";
 import { EmptyState } from "@/components/ui/empty-state";
 import { OutdatedNotice } from "@/components/ui/outdated-notice";
 import { filterGroups, listFacets, NO_FILTERS, writeBoardFilters, type BoardFilters } from "@/lib/board/board-filters";
@@ -133,11 +132,7 @@ export function LeadersView({
   return (
     <>
       <ClusterStrip clusters={board.clusters.filter((c) => !lockClusters.has(c.name))} nowMs={nowMs} />
-      {isOutdated ? (
-        <OutdatedNotice what="the board" reason={query.error.message}>
-          What is shown is as of <AgoTime iso={board.generatedAt} nowMs={nowMs} /> and may no longer be true.
-        </OutdatedNotice>
-      ) : null}
+      {isOutdated ? <OutdatedNotice what="the board" reason={query.error.message} readAt={Date.parse(board.generatedAt)} /> : null}
       <BoardFiltersBar
         filters={filters}
         clusters={board.clusters.map((c) => c.name)}

@@ -47,7 +47,7 @@ export function LockNow({ lock, nowMs }: { lock: LockRow; nowMs: number }) {
         <dd className="mono" title={lock.holderToken ?? undefined}>
           {shortenToken(lock.holderToken)}
         </dd>
-        <dt>Since</dt>
+        <dt>Tenure</dt>
         <dd>{lock.holderSince && !isStale ? <TenureTime iso={lock.holderSince} nowMs={nowMs} /> : "—"}</dd>
         {/* One term per kind (TTL, lease, session timeout), its full figure with its source, and what is left of it. */}
         <dt>{ttl.term}</dt>

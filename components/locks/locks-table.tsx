@@ -36,7 +36,7 @@ export function LocksTable({ locks, nowMs, lockHref, consumerHref }: Props) {
         <tr>
           <th scope="col">Lock</th>
           <th scope="col">Holder</th>
-          <th scope="col">Since</th>
+          <th scope="col">Tenure</th>
           <th
             scope="col"
             title="What is left of the hold unless renewed: the key's TTL (Redis), the lease (etcd, DynamoDB, Kubernetes) or the session (ZooKeeper)"

@@ -1,3 +1,4 @@
+import { ExactTime } from "@/components/board/time-text";
 import type { PollerStatus } from "@/lib/health/health-report";
 
 function formatMs(ms: number | null): string {
@@ -14,9 +15,14 @@ export function PollerSummary({ poller, unit }: { poller: PollerStatus | null; u
         {poller.pollerId}, epoch {poller.epoch}
       </div>
       <div className="muted">
-        {poller.lastPollAt
-          ? `last cycle ${poller.lastPollAt}, ${formatMs(poller.lastDurationMs)} (cycle ${formatMs(poller.lastCycleMs)}), ${poller.resourceCount ?? 0} ${unit}`
-          : "no cycle yet"}
+        {poller.lastPollAt ? (
+          <>
+            last cycle <ExactTime iso={poller.lastPollAt} />, {formatMs(poller.lastDurationMs)} (cycle {formatMs(poller.lastCycleMs)}),{" "}
+            {poller.resourceCount ?? 0} {unit}
+          </>
+        ) : (
+          "no cycle yet"
+        )}
       </div>
     </div>
   );

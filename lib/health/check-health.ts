@@ -3,6 +3,7 @@ import "server-only";
 import type { Config } from "@/lib/config";
 import { checkDatabase } from "@/lib/db/check-database";
 import { resolveDatabaseUrl } from "@/lib/db/database-url";
+import { formatDuration } from "@/lib/board/format";
 import { checkCluster } from "@/lib/health/check-cluster";
 import { type ClusterHealth, type HealthReport, type PollerStatus, worstStatus } from "@/lib/health/health-report";
 import { readHealthVerdict } from "@/lib/health/read-health-verdict";
@@ -24,11 +25,12 @@ function withPollerStatus(health: ClusterHealth, poller: PollerStatus | undefine
   if (poller.pollerId === null) return { ...withPoller, status: "degraded", reason: "no Baton worker polls this cluster (is the worker running?)" };
   const heartbeatAge = poller.heartbeatAt ? now - Date.parse(poller.heartbeatAt) : Number.POSITIVE_INFINITY;
   if (heartbeatAge > Math.max(30_000, STALE_POLL_INTERVALS * pollIntervalMs)) {
-    return { ...withPoller, status: "degraded", reason: `the poller ${poller.pollerId} has not been heard from since ${poller.heartbeatAt}` };
+    const silence = poller.heartbeatAt ? `for ${formatDuration(heartbeatAge)}` : "at all";
+    return { ...withPoller, status: "degraded", reason: `the poller ${poller.pollerId} has not been heard from ${silence}` };
   }
   const pollAge = poller.lastPollAt ? now - Date.parse(poller.lastPollAt) : Number.POSITIVE_INFINITY;
   if (poller.lastPollAt !== null && pollAge > STALE_POLL_INTERVALS * Math.max(pollIntervalMs, poller.lastCycleMs ?? 0)) {
-    return { ...withPoller, status: "degraded", reason: `the last poll cycle finished at ${poller.lastPollAt}` };
+    return { ...withPoller, status: "degraded", reason: `the last poll cycle finished ${formatDuration(pollAge)} ago` };
   }
   if ((poller.lastErrorCount ?? 0) > 0)
     return { ...withPoller, status: "degraded", reason: `the last poll cycle had ${poller.lastErrorCount} errors: ${poller.lastError}` };

@@ -34,6 +34,18 @@ test.describe("app shell", () => {
     await page.screenshot({ path: "docs/screenshots/clusters.png", fullPage: true });
   });
 
+  test("a refresh that gets no answer says so in words, and when what is shown was read", async ({ page }) => {
+    await page.goto("/");
+    await expect(page.getByRole("heading", { level: 1, name: "Leaders" })).toBeVisible();
+    // The web server stops answering the board's reads (a dropped connection, a restart).
+    await page.route("**/api/v1/leaders**", (route) => route.abort("failed"));
+    await page.getByRole("button", { name: "Refresh", exact: true }).click();
+    const notice = page.locator(".outdated-notice");
+    await expect(notice).toContainText("Not current: the board could not be refreshed (Baton's web server did not answer).", { timeout: 60_000 });
+    await expect(notice).toContainText(/What is shown was read at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} and may no longer be true\./);
+    await expect(notice).not.toContainText("Failed to fetch");
+  });
+
   test("the navigation works from the keyboard", async ({ page }) => {
     await page.goto("/");
     await page.keyboard.press("Tab"); // skip link

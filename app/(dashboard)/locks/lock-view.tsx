@@ -99,7 +99,7 @@ export function LockView({
   const page = changesQuery.data;
   return (
     <>
-      {timelineQuery.isError ? <OutdatedNotice what="the lock" reason={timelineQuery.error.message} /> : null}
+      {timelineQuery.isError ? <OutdatedNotice what="the lock" reason={timelineQuery.error.message} readAt={timelineQuery.dataUpdatedAt} /> : null}
       <section className="panel" aria-label="Now">
         <h2>Now</h2>
         {isPattern ? (

@@ -165,7 +165,7 @@ export function SubscriptionView({
 
   return (
     <>
-      {timelineQuery.isError ? <OutdatedNotice what="the timeline" reason={timelineQuery.error.message} /> : null}
+      {timelineQuery.isError ? <OutdatedNotice what="the timeline" reason={timelineQuery.error.message} readAt={timelineQuery.dataUpdatedAt} /> : null}
       <section className="panel" aria-label="Now">
         <h2>
           Now: <HealthWord health={group.health} /> <span className="muted small">{group.subscriptionType ?? "type unknown"}</span>

@@ -198,7 +198,7 @@ export function ViolationsView({
 
   return (
     <>
-      {timelineQuery.isError ? <OutdatedNotice what="the violations" reason={timelineQuery.error.message} /> : null}
+      {timelineQuery.isError ? <OutdatedNotice what="the violations" reason={timelineQuery.error.message} readAt={timelineQuery.dataUpdatedAt} /> : null}
       <CauseHeadline
         totals={timeline.totals}
         trend={timeline.trend}

@@ -9,9 +9,12 @@ import type { HolderLiveness } from "@/lib/poller/contract/hold-observation";
 // server must allow it (zookeeper.4lw.commands.whitelist); other servers answer that it is not
 // whitelisted, and followers list no deadlines.
 
-/** Why `dump` matters, naming the server setting: the start-up log line and the Clusters page say it. */
+/** Why `dump` matters, naming the server setting: the start-up log line and the Clusters page (for a server that refuses it) say it. */
 export const DUMP_WHITELIST_NOTE =
   "session expiries show only where the server allows `dump`: add it to 4lw.commands.whitelist (zoo.cfg) or -Dzookeeper.4lw.commands.whitelist; without it a hold that ends by a crash or a hand-over reads as ended in a way not known";
+
+/** What the Clusters page says of a server that answers `dump`. */
+export const DUMP_ALLOWED_NOTE = "the server allows `dump`: holders' session deadlines, and how each hold ended, come from it";
 
 export type SessionDump = {
   /** Expiry deadline (ms since the epoch) of each live session, by id ("0x100007812b70000"). */

@@ -4,7 +4,6 @@ import { ConfigError, readConfigText } from "@/lib/config-files";
 import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 import { identityOf } from "@/lib/sources/kind-identity";
 
-import { DUMP_WHITELIST_NOTE } from "./session-dump";
 import { type ZookeeperClusterConfig, zookeeperClusterSchema } from "./zookeeper-config";
 import { zookeeperDescription } from "./zookeeper-description";
 import type { ZookeeperKindConfig } from "./zookeeper-source";
@@ -46,8 +45,8 @@ export const zookeeperKind = defineSourceKind<ZookeeperClusterConfig, ZookeeperK
     scope: describeScope(config),
     budget: `${config.requestsPerSecond} requests/s`,
     // How Baton's session is set up, as Redis's entry names its Redlock group here.
+    // What the server does with `dump` is the reachability check's to say (it asks the server).
     auth: `${config.digest || config.digestFile ? "digest" : "none"}; session ${config.sessionTimeoutMs} ms; session dump ${config.sessionDump}`,
-    ...(config.sessionDump === "off" ? {} : { note: DUMP_WHITELIST_NOTE }),
   }),
   scopeOf: (config) => ({
     // What the lock pages read of every lock kind: each pattern its observations carry (a path,

@@ -4,6 +4,7 @@ import { openHoldCycles } from "@/lib/poller/hold-cycles";
 import { createRateLimiter } from "@/lib/poller/rate-limiter";
 import type { CycleStates, SourceCycles } from "@/lib/poller/source-cycles";
 
+import { DUMP_ALLOWED_NOTE, DUMP_WHITELIST_NOTE, readSessionDump } from "./session-dump";
 import { createZookeeperConnection } from "./zookeeper-connection";
 import { zookeeperDescription } from "./zookeeper-description";
 import type { ZookeeperKindConfig } from "./zookeeper-source";
@@ -22,7 +23,19 @@ export function openZookeeperCycles(config: ZookeeperKindConfig, saved: CycleSta
   });
 }
 
-/** A session and a read of the root node: proves the ensemble answers and accepts the auth. */
+/**
+ * What the server does with `dump`, in words for the Clusters page: whether it gives Baton the
+ * sessions' deadlines (and so how holds end), or refuses it and what to change. Null when the
+ * setting is off or no server answered it.
+ */
+async function describeDump(config: ZookeeperKindConfig, timeoutMs: number): Promise<string | null> {
+  if (config.sessionDump === "off") return null;
+  const dump = await readSessionDump(config.connectString, timeoutMs).catch(() => undefined);
+  if (dump === undefined) return null;
+  return dump === null ? `the server refuses \`dump\`: ${DUMP_WHITELIST_NOTE}` : DUMP_ALLOWED_NOTE;
+}
+
+/** A session and a read of the root node: proves the ensemble answers and accepts the auth; then what it does with `dump`. */
 export async function checkZookeeperReachable(config: ZookeeperKindConfig, timeoutMs: number): Promise<{ status: "ok" | "down"; reason: string | null }> {
   const connection = createZookeeperConnection({
     connectString: config.connectString,
@@ -33,7 +46,7 @@ export async function checkZookeeperReachable(config: ZookeeperKindConfig, timeo
   });
   try {
     await connection.getData("/");
-    return { status: "ok", reason: null };
+    return { status: "ok", reason: await describeDump(config, timeoutMs) };
   } catch (error) {
     return { status: "down", reason: (error as Error).message };
   } finally {

@@ -6,7 +6,7 @@ import { type ClusterConfig, loadConfig } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
 import { createTestDb, registerCluster, type RunningPoller, startPoller, waitFor } from "@/tests/support/poller-harness";
 import { zookeeperKind } from "@/lib/sources/zookeeper/zookeeper-kind";
-import { DUMP_WHITELIST_NOTE } from "@/lib/sources/zookeeper/session-dump";
+import { DUMP_ALLOWED_NOTE } from "@/lib/sources/zookeeper/session-dump";
 import { getTestDatabaseUrl } from "@/tests/support/test-database";
 import { openTestSession, type TestSession } from "@/tests/support/zookeeper-nodes";
 import { startZookeeperServer, type TestZookeeperServer } from "@/tests/support/zookeeper-server";
@@ -213,16 +213,14 @@ describe("the poller on ZooKeeper locks laid out by hand", () => {
     }
   });
 
-  it("checkReachable: ok while the server answers, down with a reason while it is stopped", async () => {
+  it("checkReachable: ok while the server answers, saying it allows `dump`; down with a reason while it is stopped", async () => {
     const config = cluster as Parameters<typeof zookeeperKind.checkReachable>[0];
-    expect(await zookeeperKind.checkReachable(config, 1_000)).toEqual({ status: "ok", reason: null });
+    expect(await zookeeperKind.checkReachable(config, 1_000)).toEqual({ status: "ok", reason: DUMP_ALLOWED_NOTE });
     expect(zookeeperKind.describe(config)).toEqual({
       endpoint: server.connectString,
       scope: `${kazooPath} (kazoo-lock), ${latchPath} (curator-leader-latch, must be held), every lock under ${root} (auto, depth 4)`,
       budget: "5000 requests/s",
       auth: "none; session 4000 ms; session dump auto",
-      // Session dump is on: the Clusters page says what the server must allow for it.
-      note: DUMP_WHITELIST_NOTE,
     });
   });
 

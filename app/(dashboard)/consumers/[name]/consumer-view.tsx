@@ -46,7 +46,7 @@ export function ConsumerView({ name, cluster, span }: { name: string; cluster: s
   const held = report.positions.filter((p) => p.isHolder);
   return (
     <>
-      {query.isError ? <OutdatedNotice what="the consumer" reason={query.error.message} /> : null}
+      {query.isError ? <OutdatedNotice what="the consumer" reason={query.error.message} readAt={query.dataUpdatedAt} /> : null}
       <section className="panel" aria-label="Positions">
         <h2>
           Now: holds {held.length} of {report.positions.length} subscription partitions it is connected to

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { parseZookeeperClusterConfig } from "@/lib/sources/zookeeper/zookeeper-config";
+import { zookeeperKind } from "@/lib/sources/zookeeper/zookeeper-kind";
 import { createZookeeperSource } from "@/lib/sources/zookeeper/zookeeper-source";
 import { startZookeeperServer, type TestZookeeperServer } from "@/tests/support/zookeeper-server";
 
 // A ZooKeeper 3.9.3 whose 4lw whitelist leaves out `dump` (its default allows only srvr): Baton
-// cannot learn other sessions' deadlines, so a stalled latch leader's expiry would read as a
-// takeover. The worker's log says so once, at the first read, naming the setting.
+// cannot learn other sessions' deadlines, nor how a hold ended. The worker's log says so once, at
+// the first read, naming the setting, and the Clusters page's check says it of this server.
 
 let server: TestZookeeperServer;
 
@@ -42,5 +43,17 @@ describe("a ZooKeeper that refuses `dump`", () => {
     } finally {
       await source.close();
     }
+  });
+
+  it("is said on the Clusters page, by the reachability check that asks the server", async () => {
+    const config = zookeeperKind.parseConfig(
+      { kind: "zookeeper", name: "no-dump", connectString: server.connectString, paths: [{ path: "/locks/daily", recipe: "kazoo-lock" }] },
+      "BATON_CLUSTERS[0]",
+      5_000,
+    );
+    const checked = await zookeeperKind.checkReachable(config, 2_000);
+    expect(checked.status).toBe("ok");
+    expect(checked.reason).toContain("the server refuses `dump`");
+    expect(checked.reason).toContain("4lw.commands.whitelist");
   });
 });
