@@ -4,9 +4,11 @@ import { fileURLToPath } from "node:url";
 
 import { describe, expect, it } from "vitest";
 
+import { BATCH_SCRIPT, OPS_PER_CALL } from "@/lib/exclusivity-client/redis-counter";
+
 // JVM and Node workers of one service count together only while both run the same enter and
-// exit scripts on the same keys. Each client holds its own copy of the scripts; this keeps them
-// equal.
+// exit scripts on the same keys. Each client holds its own copy of the scripts, and builds its
+// batch script (many enters and exits per call) from them; this keeps them equal.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const typescript = readFileSync(path.join(root, "lib/exclusivity-client/redis-counter.ts"), "utf8");
@@ -23,6 +25,55 @@ function match(text: string, pattern: RegExp, what: string): string {
   const found = pattern.exec(text);
   if (!found) throw new Error(`${what} not found`);
   return found[1]!;
+}
+
+/** A Java string literal's value (the escapes the scripts use). */
+function javaString(literal: string): string {
+  return literal.replace(/\\(.)/g, (_, escaped: string) => ({ n: "\n", t: "\t" })[escaped] ?? escaped);
+}
+
+/**
+ * The value of the Java constant `name`, whose initializer joins string literals, text blocks and
+ * other constants with `+` and `.replace(a, b)` (Java's replaces every occurrence): enough of Java
+ * for BATCH_SCRIPT, which is built from ENTER_SCRIPT and EXIT_SCRIPT.
+ */
+function javaConstant(source: string, name: string): string {
+  const start = source.indexOf(`${name} = `);
+  if (start < 0) throw new Error(`${name} not found in RedisCounter.java`);
+  const tokenPattern = /\s*("""[\s\S]*?"""|"(?:[^"\\\n]|\\.)*"|[A-Za-z_]\w*|[+.(),;])/y;
+  tokenPattern.lastIndex = start + name.length + 3;
+  const next = (): string => {
+    const token = tokenPattern.exec(source);
+    if (!token) throw new Error(`cannot read ${name} at offset ${tokenPattern.lastIndex}`);
+    return token[1]!;
+  };
+  const expectToken = (wanted: string) => {
+    const token = next();
+    if (token !== wanted) throw new Error(`${name}: expected ${wanted}, found ${token}`);
+  };
+  const primary = (token: string): string => {
+    if (token.startsWith('"""')) return textBlock(token.slice(3, -3));
+    if (token.startsWith('"')) return javaString(token.slice(1, -1));
+    if (/^[A-Z_]+$/.test(token)) return javaConstant(source, token);
+    throw new Error(`${name}: unexpected ${token}`);
+  };
+  let value = "";
+  let token = "+";
+  while (token === "+") {
+    let term = primary(next());
+    for (token = next(); token === "."; token = next()) {
+      expectToken("replace");
+      expectToken("(");
+      const from = primary(next());
+      expectToken(",");
+      const to = primary(next());
+      expectToken(")");
+      term = term.replaceAll(from, to);
+    }
+    value += term;
+  }
+  if (token !== ";") throw new Error(`${name}: unexpected ${token}`);
+  return value;
 }
 
 describe("the Java client's Redis scripts", () => {
@@ -43,5 +94,13 @@ describe("the Java client's Redis scripts", () => {
     expect(match(java, /MAX_OTHERS_INSIDE = (\d+);/, "MAX_OTHERS_INSIDE in RedisCounter.java")).toBe(
       match(counterBackend, /MAX_OTHERS_INSIDE = (\d+);/, "MAX_OTHERS_INSIDE in counter-backend.ts"),
     );
+  });
+
+  it("batch exactly as the TypeScript client's, with as many operations per call", () => {
+    const jv = javaConstant(java, "BATCH_SCRIPT");
+    // The Java text is really built from the enter script (not a string that merely matches).
+    expect(jv).toContain("local function enter(key, entryId, worker, ttlArg, maxOthersArg)\nlocal time = redis.call('TIME')");
+    expect(jv).toBe(BATCH_SCRIPT);
+    expect(Number(match(java, /OPS_PER_CALL = ([\d_]+);/, "OPS_PER_CALL in RedisCounter.java").replaceAll("_", ""))).toBe(OPS_PER_CALL);
   });
 });
