@@ -107,6 +107,11 @@ export const envSchema = z.object({
   BATON_ALERT_LINK_BASE_URL: httpUrl.optional(),
   BATON_METRICS_MAX_RESOURCES: z.coerce.number().int().min(0).max(10_000_000).default(20_000),
   BATON_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
+  BATON_FLEET_RETRY_MS: positiveInt(200, 60_000).default(2_000),
+  BATON_WORKER_ID: z
+    .string()
+    .regex(/^[\w.:@-]{1,100}$/, { message: "must be 1-100 letters, digits, '.', ':', '@', '_' or '-'" })
+    .optional(),
 });
 
 export type { ClusterConfig };
@@ -133,6 +138,7 @@ export type Config = {
   access: AccessConfig;
   alerts: AlertsConfig;
   metrics: MetricsConfig;
+  fleet: FleetConfig;
 };
 
 export type MetricsConfig = {
@@ -140,6 +146,13 @@ export type MetricsConfig = {
   maxResourceSeries: number;
   /** The worker serves its own /metrics (poll durations) on this port; 0 for none. */
   workerPort: number;
+};
+
+export type FleetConfig = {
+  /** How often a worker replica heartbeats, renews its cluster leases and tries free ones. */
+  retryMs: number;
+  /** This replica's name in the fleet; null: `<host>:<pid>`. */
+  workerId: string | null;
 };
 
 export type ViolationsConfig = {
@@ -342,6 +355,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       topic: resolveIngestTopic(vars, clusters),
     },
     metrics: { maxResourceSeries: vars.BATON_METRICS_MAX_RESOURCES, workerPort: vars.BATON_WORKER_METRICS_PORT },
+    fleet: { retryMs: vars.BATON_FLEET_RETRY_MS, workerId: vars.BATON_WORKER_ID ?? null },
     databaseUrl: vars.DATABASE_URL ?? null,
     dataDir: path.resolve(vars.BATON_DATA_DIR),
     embeddedPostgresPort: vars.BATON_EMBEDDED_PG_PORT,

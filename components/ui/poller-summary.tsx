@@ -14,6 +14,11 @@ export function PollerSummary({ poller, unit }: { poller: PollerStatus | null; u
       <div className="mono">
         {poller.pollerId}, epoch {poller.epoch}
       </div>
+      {poller.acquiredAt ? (
+        <div className="muted small">
+          since <ExactTime iso={poller.acquiredAt} />
+        </div>
+      ) : null}
       <div className="muted">
         {poller.lastPollAt ? (
           <>

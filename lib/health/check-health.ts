@@ -9,6 +9,7 @@ import { type ClusterHealth, type HealthReport, type PollerStatus, worstStatus }
 import { readHealthVerdict } from "@/lib/health/read-health-verdict";
 import { judgeHealth } from "@/lib/health/health-verdict";
 import { readPollerStatus } from "@/lib/health/read-poller-status";
+import { readWorkerReplicas } from "@/lib/health/read-worker-replicas";
 import type { Db } from "@/lib/db/client";
 
 /** A poller whose last cycle is older than this many intervals is not keeping up. */
@@ -48,19 +49,18 @@ export async function checkHealth(config: Config, db?: Db): Promise<HealthReport
   ]);
   const now = Date.now();
   const reachable = { isReachable: database.isReachable, reason: database.isReachable ? null : database.reason };
-  const [pollers, verdict] =
+  const names = config.clusters.map((c) => c.name);
+  const [pollers, verdict, replicas] =
     database.isReachable && db
       ? await Promise.all([
-          readPollerStatus(
-            db,
-            config.clusters.map((c) => c.name),
-          ).catch(() => new Map<string, PollerStatus>()),
+          readPollerStatus(db, names).catch(() => new Map<string, PollerStatus>()),
           readHealthVerdict(db, reachable, now).catch((error: Error) => {
             console.error("[baton] reading the alerts for the health verdict failed:", error);
             return judgeHealth({ nowMs: now, database: reachable, readError: error.message, firing: [], pending: 0, evaluatorHeartbeatMs: null });
           }),
+          readWorkerReplicas(db, names).catch(() => []),
         ])
-      : [new Map<string, PollerStatus>(), judgeHealth({ nowMs: now, database: reachable, firing: [], pending: 0, evaluatorHeartbeatMs: null })];
+      : [new Map<string, PollerStatus>(), judgeHealth({ nowMs: now, database: reachable, firing: [], pending: 0, evaluatorHeartbeatMs: null }), []];
   const clusters = checked.map((health, i) => withPollerStatus(health, pollers.get(health.name), config.clusters[i]!.pollIntervalMs, now));
   const databaseHealth = database.isReachable
     ? { status: "ok" as const, reason: null, latencyMs: database.latencyMs, isEmbedded: config.databaseUrl === null }
@@ -74,5 +74,6 @@ export async function checkHealth(config: Config, db?: Db): Promise<HealthReport
     checkedAt: new Date().toISOString(),
     database: databaseHealth,
     clusters,
+    replicas,
   };
 }

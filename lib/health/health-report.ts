@@ -35,6 +35,18 @@ export type PollerStatus = {
 /** `adminUrl`: where the cluster is reached (an admin URL, a Redis address), never a secret. */
 export type ClusterHealth = ComponentHealth & { name: string; kind: RegisteredKindName; adminUrl: string; poller: PollerStatus | null };
 
+/** A worker replica of the fleet (lib/poller/fleet/): the clusters it polls, since when, and its last heartbeat. */
+export type WorkerReplicaStatus = {
+  replicaId: string;
+  /** Its lock connection holds the fleet's membership lock now. */
+  isAlive: boolean;
+  startedAt: string;
+  heartbeatAt: string;
+  /** Set when it stopped gracefully (SIGTERM), having handed its clusters over. */
+  stoppedAt: string | null;
+  clusters: { name: string; since: string }[];
+};
+
 export type HealthReport = {
   /** Whether Baton's own parts answer: the database and each cluster's endpoint, and their pollers. */
   status: HealthStatus;
@@ -43,6 +55,8 @@ export type HealthReport = {
   checkedAt: string;
   database: ComponentHealth & { isEmbedded: boolean };
   clusters: ClusterHealth[];
+  /** The worker replicas polling these clusters (or stopped within a day), by id. */
+  replicas: WorkerReplicaStatus[];
 };
 
 const RANK: Record<HealthStatus, number> = { ok: 0, degraded: 1, down: 2 };

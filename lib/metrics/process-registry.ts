@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 // The metrics a process keeps in memory: its own (CPU, memory, event loop, GC) and what only it
 // sees (the web app: ingest requests; the worker: poll cycle and discovery durations). One registry
@@ -10,6 +10,8 @@ export type ProcessMetrics = {
   ingestItems: Counter<"route" | "result">;
   pollDuration: Histogram<"cluster" | "kind">;
   discoveryDuration: Histogram<"cluster" | "kind">;
+  clusterLeases: Gauge;
+  leaseStatements: Counter;
 };
 
 const globalForMetrics = globalThis as unknown as { batonProcessMetrics?: ProcessMetrics };
@@ -52,6 +54,16 @@ function createProcessMetrics(): ProcessMetrics {
       help: "Duration of one discovery pass of a source (topic listing, SCAN, znode or key walk, Scan of a lock table), part of the poll cycle it ran in.",
       labelNames: ["cluster", "kind"],
       buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    clusterLeases: new Gauge({
+      name: "baton_worker_cluster_leases",
+      help: "Cluster poller leases this worker replica holds now: the clusters it polls (its share of the fleet's).",
+      registers,
+    }),
+    leaseStatements: new Counter({
+      name: "baton_worker_lease_statements_total",
+      help: "Statements this worker replica sent on its lock connection: fleet heartbeats, lease renewals, tries of free leases, hand-overs.",
       registers,
     }),
   };

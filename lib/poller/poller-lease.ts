@@ -10,8 +10,8 @@ import { sleep } from "@/lib/sleep";
 // increments the epoch in poller_lease, and every write checks it (resource-store.ts), so a
 // poller that lost its lock but has not noticed yet cannot write.
 
-/** Advisory lock namespace: "BATN". The second key is the cluster id. */
-const LOCK_CLASS = 0x4241544e;
+/** Advisory lock namespace: "BATN". The second key is the cluster id. A fleet's replicas take the same locks (lib/poller/fleet/). */
+export const POLLER_LOCK_CLASS = 0x4241544e;
 
 export type PollerLease = {
   epoch: bigint;
@@ -31,7 +31,7 @@ type Options = {
 };
 
 async function tryLock(client: pg.Client, clusterId: number): Promise<boolean> {
-  const result = await client.query<{ locked: boolean }>("select pg_try_advisory_lock($1::int, $2::int) as locked", [LOCK_CLASS, clusterId]);
+  const result = await client.query<{ locked: boolean }>("select pg_try_advisory_lock($1::int, $2::int) as locked", [POLLER_LOCK_CLASS, clusterId]);
   return result.rows[0]?.locked === true;
 }
 

@@ -1,5 +1,5 @@
-// The background process: polls every configured cluster (one poller per cluster across all
-// Baton processes; the others stand by), consumes the ingest topic when one is configured, and
+// The background process: polls its share of the configured clusters (one poller per cluster
+// across all Baton processes, the clusters spread evenly over the worker replicas: lib/poller/fleet/), consumes the ingest topic when one is configured, and
 // keeps the event store's partitions, hours of events and days of violations (creates them ahead,
 // drops those past the retention; the rollups stay), and
 // evaluates the alert rules and delivers their notifications (one evaluator across processes).
@@ -24,14 +24,15 @@ import { serveWorkerMetrics } from "@/lib/metrics/serve-worker-metrics";
 import { runTopicSource } from "@/lib/ingest/topic-source/run-topic-source";
 import { runRetentionLoop } from "@/lib/retention/retention-loop";
 import { limitHeapGrowth } from "@/lib/worker/limit-heap-growth";
-import { pollClusterWhileLeader } from "@/lib/worker/poll-cluster-while-leader";
+import { runPollerFleet } from "@/lib/worker/run-poller-fleet";
 
-const pollerId = `${os.hostname()}:${process.pid}`;
+const defaultReplicaId = `${os.hostname()}:${process.pid}`;
 const log = (line: string) => console.log(`[worker] ${line}`);
 
 async function main(): Promise<void> {
   limitHeapGrowth();
   const config = loadConfig();
+  const replicaId = config.fleet.workerId ?? defaultReplicaId;
   const databaseUrl = resolveDatabaseUrl(config);
   // Plain pg, not the Prisma client: the worker runs its own SQL, and the client with its query
   // compiler would be most of its memory (docs/scale.md, "The worker's memory").
@@ -51,14 +52,20 @@ async function main(): Promise<void> {
   const ingestPool = config.ingest.topic ? createIngestPool(databaseUrl) : null;
   const stopped = new Promise<void>((resolve) => shutdown.signal.addEventListener("abort", () => resolve(), { once: true }));
   await Promise.all([
-    ...config.clusters.map((cluster) =>
-      pollClusterWhileLeader({ db, databaseUrl, cluster, clusterId: ids.get(cluster.name)!, pollerId, signal: shutdown.signal, log }),
-    ),
+    runPollerFleet({
+      db,
+      databaseUrl,
+      clusters: config.clusters.map((cluster) => ({ cluster, clusterId: ids.get(cluster.name)! })),
+      replicaId,
+      retryMs: config.fleet.retryMs,
+      signal: shutdown.signal,
+      log,
+    }),
     config.ingest.topic && ingestPool
       ? runTopicSource({
           topic: config.ingest.topic,
           db: ingestPool,
-          consumerName: `baton-${pollerId.replace(/[^\w.-]/g, "-")}`,
+          consumerName: `baton-${replicaId.replace(/[^\w.-]/g, "-")}`,
           retentionDays: config.violations.retentionDays,
           violationRetentionDays: config.violations.violationRetentionDays,
           signal: shutdown.signal,
@@ -73,7 +80,7 @@ async function main(): Promise<void> {
       alerts: config.alerts,
       readConditions: (nowMs) => readConditions(db, config, nowMs),
       readChangeMark: () => readChangeMark(db),
-      evaluatorId: pollerId,
+      evaluatorId: replicaId,
       signal: shutdown.signal,
       log,
     }),

@@ -21,7 +21,9 @@ const RESTART_DELAY_MS = 2_000;
 
 /**
  * Stands by until this process holds the cluster's poller lease, polls while it holds it, and
- * goes back to standing by when it loses it, until `signal` aborts.
+ * goes back to standing by when it loses it, until `signal` aborts. One cluster on a connection of
+ * its own: the tests' pollers. The worker polls its share of a fleet's clusters instead
+ * (lib/worker/run-poller-fleet.ts), under the same locks and epochs.
  */
 export async function pollClusterWhileLeader(options: Options): Promise<void> {
   const { cluster, signal, log } = options;

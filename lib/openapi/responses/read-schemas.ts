@@ -68,6 +68,18 @@ export const healthReportSchema = z
           .nullable(),
       }),
     ),
+    replicas: z
+      .array(
+        z.object({
+          replicaId: z.string(),
+          isAlive: z.boolean().meta({ description: "Its lock connection holds the fleet's membership lock now." }),
+          startedAt: isoTime,
+          heartbeatAt: isoTime,
+          stoppedAt: isoTime.nullable().meta({ description: "Set when it stopped gracefully (SIGTERM), having handed its clusters over." }),
+          clusters: z.array(z.object({ name: z.string(), since: isoTime })).meta({ description: "The clusters it polls now, each since it took the lease." }),
+        }),
+      )
+      .meta({ description: "The worker replicas of the fleet that polls the configured clusters, alive or stopped within a day, by id." }),
   })
   .register(responseComponents, { id: "HealthReport", description: "200 when Baton can serve (ok or degraded), 503 when its database is down." });
 

@@ -9,6 +9,7 @@ import { describeCluster } from "@/lib/clusters/describe-cluster";
 import { NO_PREDICTIONS, type PredictionScore } from "@/lib/board/board-types";
 import { listPredictionScores } from "@/lib/clusters/list-prediction-scores";
 import { ChangeSignalSummary } from "@/components/clusters/change-signal-summary";
+import { WorkerReplicas } from "@/components/clusters/worker-replicas";
 import { describeChangeSignal } from "@/lib/clusters/describe-change-signal";
 import { readChangeSignals } from "@/lib/clusters/read-change-signals";
 import { isPulsarCluster } from "@/lib/sources/pulsar/pulsar-config";
@@ -152,6 +153,7 @@ export default async function ClustersPage() {
           </table>
         </section>
       )}
+      {config.clusters.length > 0 ? <WorkerReplicas replicas={health.replicas} /> : null}
     </>
   );
 }
