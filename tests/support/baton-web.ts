@@ -10,12 +10,18 @@ import { pollUntil } from "@/tools/poll-until";
 
 export type BatonWeb = { url: string; port: number; output(): string; stop(): Promise<void> };
 
-export async function startBatonWeb(options: { env: Record<string, string>; isPlainNext?: boolean; port?: number }): Promise<BatonWeb> {
+export async function startBatonWeb(options: {
+  env: Record<string, string>;
+  isPlainNext?: boolean;
+  port?: number;
+  /** tools/serve-web.ts's arguments after the port, as `npm start` passes them (default: the host 127.0.0.1). */
+  serveArgs?: string[];
+}): Promise<BatonWeb> {
   const port = options.port ?? (await findFreePort());
   const root = process.cwd();
   const args = options.isPlainNext
     ? [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)]
-    : ["--import", "tsx", path.join(root, "tools", "serve-web.ts"), String(port), "127.0.0.1"];
+    : ["--import", "tsx", path.join(root, "tools", "serve-web.ts"), String(port), ...(options.serveArgs ?? ["127.0.0.1"])];
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: root,
     // Only what is given: the test runner's own BATON_* settings must not leak into this server.
