@@ -130,6 +130,24 @@ describe("describeExplanation", () => {
     });
   });
 
+  it("tells a frozen worker woken up by its silence when its key moved away, and who was inside", () => {
+    const explanation: ViolationExplanation = {
+      eventId: "e2",
+      previousEntry: null,
+      othersInside: [{ worker: "orders-9", enteredAt: "2026-11-22T10:00:04.000Z", insideForMs: 1_000 }],
+      insideDeploymentIds: [],
+      nearbyDeploymentIds: [],
+      leaderChangeIds: ["c1"],
+      lockChangeIds: [],
+      cause: "worker-stalled",
+      owner: null,
+      wakeAfterMove: { from: "orders-2", to: "orders-9", changedAfter: "2026-11-22T09:59:58.000Z", changedAt: "2026-11-22T10:00:02.000Z" },
+    };
+    expect(describeExplanation(explanation, context).cause).toBe(
+      "Worker stalled while another took its key: orders-2 had sent nothing for at least 5.0 s when key user-42 moved from it to orders-9 at 2026-11-22 10:00:02.000; it woke up and entered the key while orders-9 was inside it, no longer its own.",
+    );
+  });
+
   const unexplained = {
     eventId: "e2",
     insideDeploymentIds: [],
