@@ -254,20 +254,15 @@ export const KIND_ZOOKEEPER: Descriptions = {
   digestFile: { meaning: "Digest auth for ACL-protected nodes: `user:password`, or a file holding it; not both. Never shown.", default: "none" },
   paths: {
     meaning:
-      '`[{ "path": "/locks/daily-job", "recipe": "auto", "mustBeHeld": false }]`: each lock or election node (its children are the contenders, or with `ephemeral-node` the node itself is the lock). A path whose node does not exist yet is a free lock.',
-    default: "one of `paths`, `root`, `systems`",
+      '`[{ "path": "/locks/daily-job", "recipe": "auto", "mustBeHeld": false }]`: each lock or election node (its children are the contenders). A path whose node does not exist yet is a free lock.',
+    default: "one of `paths`, `root`",
   },
   "paths[].recipe": {
     meaning:
-      "`curator-mutex` (InterProcessMutex and InterProcessSemaphoreMutex; also go-zookeeper's lock), `curator-leader-latch`, `curator-leader-selector`, `kazoo-lock` (Kazoo's Lock and Election), `go-zookeeper-lock` (go-zookeeper's `zk.Lock`: Vault HA on ZooKeeper), `solr-election` (Solr's overseer and shard leader elections), `bookkeeper-auditor` (BookKeeper's auditor election), `ephemeral-node` (the node itself is the lock: held while it exists, by what its data names; Kafka's `/controller`, Patroni's leader), or `auto` (told by the children's names; not `ephemeral-node`).",
+      "`curator-mutex` (InterProcessMutex and InterProcessSemaphoreMutex), `curator-leader-latch`, `curator-leader-selector`, `kazoo-lock` (Kazoo's Lock and Election), or `auto` (told by the children's names).",
     default: "`auto`",
   },
   "paths[].mustBeHeld": { meaning: "The lock must always have a holder (an election): a free one is unhealthy.", default: "`false`" },
-  systems: {
-    meaning:
-      "Systems whose leaders Baton knows where to find and how to read, each `{ \"system\": ..., ...its fields }`, every one must be held: `kafka` (`root`, Kafka's chroot, default `/`: the controller, its standbys the live brokers, its count the controller epoch), `helix` (`cluster`, required; `root`, default `/`: the cluster's leading controller), `pulsar` (`root`, default `/`: the leader broker, its standbys the brokers), `hdfs` (`nameservice`, default every one; `root`, default `/hadoop-ha`: each nameservice's active NameNode, from the ZKFC's protobuf), `yarn` (`clusterId`, default every one; `root`, default `/yarn-leader-election`: the active ResourceManager), `hbase` (`root`, default `/hbase`: the active master, its standbys the backup masters), `solr` (`root`, default `/`; `shardLeaders`, default `true`: the overseer and each shard's leader), `bookkeeper` (`ledgersRoot`, default `/ledgers`: the auditor), `patroni` (`namespace`, default `/service`; `scope`, default every one: each cluster's primary, its standbys the members). A node also listed under `paths` is refused.",
-    default: "one of `paths`, `root`, `systems`",
-  },
   root: {
     meaning:
       '`{ "path": "/", "recipe": "auto", "mustBeHeld": false, "maxDepth": 4 }`: every node under `path` (down to `maxDepth` levels) whose children follow a recipe is a lock. The walk runs every `discoveryIntervalMs` and leaves a child watch on each directory, so a new lock between walks is found when its first contender appears.',
