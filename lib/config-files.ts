@@ -28,10 +28,10 @@ function describePath(setting: string, issuePath: readonly PropertyKey[]): strin
   return issuePath.reduce<string>((acc, part) => (typeof part === "number" ? `${acc}[${part}]` : `${acc}.${String(part)}`), setting);
 }
 
-/** A value as an error shows it: JSON, cut at 60 characters. */
+/** A value as an error shows it: JSON, cut at 60 characters, a URL's password (`//user:password@`) masked. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return "nothing";
-  const text = JSON.stringify(value) ?? String(value);
+  const text = (JSON.stringify(value) ?? String(value)).replace(/(\/\/[^/\s:@"]*:)[^@\s"]*@/g, "$1***@");
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 

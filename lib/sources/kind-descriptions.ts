@@ -5,6 +5,7 @@
 // enums, to it (tests/unit/sources/kind-lists.test.ts).
 
 import { cannotPredict } from "@/lib/poller/next-holder";
+import { databaseDescription } from "@/lib/sources/database/database-description";
 import { dynamodbDescription } from "@/lib/sources/dynamodb/dynamodb-description";
 import { etcdDescription } from "@/lib/sources/etcd/etcd-description";
 import { describeKind } from "@/lib/sources/kind-description";
@@ -13,7 +14,14 @@ import { redisDescription } from "@/lib/sources/redis/redis-description";
 import { zookeeperDescription } from "@/lib/sources/zookeeper/zookeeper-description";
 
 /** The kinds Baton reads: each has its folder under lib/sources/ and one line in registry.ts. */
-export const KIND_DESCRIPTIONS = [pulsarDescription, redisDescription, zookeeperDescription, etcdDescription, dynamodbDescription] as const;
+export const KIND_DESCRIPTIONS = [
+  pulsarDescription,
+  redisDescription,
+  zookeeperDescription,
+  etcdDescription,
+  dynamodbDescription,
+  databaseDescription,
+] as const;
 
 /**
  * Kubernetes Leases: named but not read, so described here rather than in a folder of its own.

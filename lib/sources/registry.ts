@@ -1,5 +1,6 @@
 import "server-only";
 
+import { databaseKind } from "@/lib/sources/database/database-kind";
 import { dynamodbKind } from "@/lib/sources/dynamodb/dynamodb-kind";
 import { etcdKind } from "@/lib/sources/etcd/etcd-kind";
 import { isRegisteredKind, KIND_DESCRIPTIONS, type RegisteredKindName } from "@/lib/sources/kind-descriptions";
@@ -18,6 +19,7 @@ const SERVER_KINDS = {
   zookeeper: zookeeperKind,
   etcd: etcdKind,
   dynamodb: dynamodbKind,
+  database: databaseKind,
 } satisfies { [K in RegisteredKindName]: { kind: K } };
 
 /** The server kinds, in the order of the descriptions. A cluster entry in the configuration names its kind ("pulsar" when it names none). */

@@ -5,6 +5,9 @@ import { ensureContenderBuilt as ensureRedissonContenderBuilt } from "@/tools/re
 import { ensureBrokerBuilt, PULSAR_VERSIONS, type PulsarVersion } from "@/tools/pulsar/build-launcher";
 import { ensureZookeeperServerBuilt } from "@/tools/zookeeper/build-server";
 import { ensureJavaClientBuilt } from "@/tests/support/java-exclusivity-worker";
+import { ensureHadoopElectorBuilt } from "@/tests/support/hadoop-electors";
+import { ensureHelixBuilt } from "@/tests/support/helix-controllers";
+import { ensureKafkaBrokerBuilt } from "@/tests/support/kafka-brokers";
 import { startTestBroker, TEST_PULSAR_ADMIN_URL_ENV, TEST_PULSAR_WS_URL_ENV } from "@/tests/support/pulsar";
 import { startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-database";
 
@@ -47,6 +50,9 @@ export async function buildJavaParts(log: (line: string) => void): Promise<void>
     ensureDynamodbServerBuilt,
     ensureDynamodbContenderBuilt,
     ensureJavaClientBuilt,
+    ensureKafkaBrokerBuilt,
+    ensureHelixBuilt,
+    ensureHadoopElectorBuilt,
   ];
   for (const build of parts) await build({ log });
 }

@@ -133,7 +133,7 @@ describe("loadConfig", () => {
     ],
     [
       { BATON_CLUSTERS: '[{"kind":"consul","name":"z"}]' },
-      /^Invalid configuration: BATON_CLUSTERS\[0\]\.kind must be one of "pulsar", "redis", "zookeeper", "etcd", "dynamodb" \(got "consul"\)$/,
+      /^Invalid configuration: BATON_CLUSTERS\[0\]\.kind must be one of "pulsar", "redis", "zookeeper", "etcd", "dynamodb", "database" \(got "consul"\)$/,
     ],
     [{ BATON_CLUSTERS: '[{"kind":"zookeeper","name":"z","paths":[{"path":"/l"}]}]' }, /^Invalid configuration: BATON_CLUSTERS\[0\]\.connectString /],
     [

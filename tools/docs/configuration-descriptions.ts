@@ -254,15 +254,20 @@ export const KIND_ZOOKEEPER: Descriptions = {
   digestFile: { meaning: "Digest auth for ACL-protected nodes: `user:password`, or a file holding it; not both. Never shown.", default: "none" },
   paths: {
     meaning:
-      '`[{ "path": "/locks/daily-job", "recipe": "auto", "mustBeHeld": false }]`: each lock or election node (its children are the contenders). A path whose node does not exist yet is a free lock.',
-    default: "one of `paths`, `root`",
+      '`[{ "path": "/locks/daily-job", "recipe": "auto", "mustBeHeld": false }]`: each lock or election node (its children are the contenders, or with `ephemeral-node` the node itself is the lock). A path whose node does not exist yet is a free lock.',
+    default: "one of `paths`, `root`, `systems`",
   },
   "paths[].recipe": {
     meaning:
-      "`curator-mutex` (InterProcessMutex and InterProcessSemaphoreMutex), `curator-leader-latch`, `curator-leader-selector`, `kazoo-lock` (Kazoo's Lock and Election), or `auto` (told by the children's names).",
+      "`curator-mutex` (InterProcessMutex and InterProcessSemaphoreMutex; also go-zookeeper's lock), `curator-leader-latch`, `curator-leader-selector`, `kazoo-lock` (Kazoo's Lock and Election), `go-zookeeper-lock` (go-zookeeper's `zk.Lock`: Vault HA on ZooKeeper), `solr-election` (Solr's overseer and shard leader elections), `bookkeeper-auditor` (BookKeeper's auditor election), `ephemeral-node` (the node itself is the lock: held while it exists, by what its data names; Kafka's `/controller`, Patroni's leader), or `auto` (told by the children's names; not `ephemeral-node`).",
     default: "`auto`",
   },
   "paths[].mustBeHeld": { meaning: "The lock must always have a holder (an election): a free one is unhealthy.", default: "`false`" },
+  systems: {
+    meaning:
+      "Systems whose leaders Baton knows where to find and how to read, each `{ \"system\": ..., ...its fields }`, every one must be held: `kafka` (`root`, Kafka's chroot, default `/`: the controller, its standbys the live brokers, its count the controller epoch), `helix` (`cluster`, required; `root`, default `/`: the cluster's leading controller), `pulsar` (`root`, default `/`: the leader broker, its standbys the brokers), `hdfs` (`nameservice`, default every one; `root`, default `/hadoop-ha`: each nameservice's active NameNode, from the ZKFC's protobuf), `yarn` (`clusterId`, default every one; `root`, default `/yarn-leader-election`: the active ResourceManager), `hbase` (`root`, default `/hbase`: the active master, its standbys the backup masters), `solr` (`root`, default `/`; `shardLeaders`, default `true`: the overseer and each shard's leader), `bookkeeper` (`ledgersRoot`, default `/ledgers`: the auditor), `patroni` (`namespace`, default `/service`; `scope`, default every one: each cluster's primary, its standbys the members). A node also listed under `paths` is refused.",
+    default: "one of `paths`, `root`, `systems`",
+  },
   root: {
     meaning:
       '`{ "path": "/", "recipe": "auto", "mustBeHeld": false, "maxDepth": 4 }`: every node under `path` (down to `maxDepth` levels) whose children follow a recipe is a lock. The walk runs every `discoveryIntervalMs` and leaves a child watch on each directory, so a new lock between walks is found when its first contender appears.',
@@ -336,4 +341,26 @@ export const KIND_DYNAMODB: Descriptions = {
   },
   discoveryIntervalMs: { meaning: "How often a read also tells which locks are gone (every read already finds new ones).", default: "`60000`" },
   requestTimeoutMs: { meaning: "Timeout of one request (one attempt: the next read is the retry).", default: "`5000`" },
+};
+
+export const KIND_DATABASE: Descriptions = {
+  kind: { meaning: '`"database"`.' },
+  name: { meaning: "1-63 letters, digits, `.`, `_`, `-`." },
+  engine: { meaning: "The database server: `postgresql` (advisory locks). The only one so far." },
+  url: {
+    meaning:
+      "`postgres://role:password@host:5432/database`: where Baton connects (any database of the server: `pg_locks` shows them all). The role needs no grant to see the locks; `pg_monitor` (or `pg_read_all_stats`) to see holders beyond their pid and application name.",
+  },
+  databases: { meaning: "The databases whose advisory locks are watched (advisory locks are per database).", default: "every database of the server" },
+  locks: {
+    meaning:
+      'Names for keys, which are integers: `{ "key": "42", "name": "daily-report" }` (one bigint key, or `"7,12"` for two int4 keys), `{ "library": "advisory-lock", "name": "my-mutex" }` (npm advisory-lock: the name it is given), `{ "library": "pg-boss", "schema": "pgboss" }` (pg-boss\'s maintenance lock, held for a transaction at a time), `{ "library": "with_advisory_lock", "name": "sync-users", "prefix": 0 }` (Rails); a key or an advisory-lock name may say `"mustBeHeld": true`. Keys without a name show as their numbers. See [kinds/database.md](kinds/database.md).',
+  },
+  idleInTransactionMaxMs: {
+    meaning: "A holder `idle in transaction` longer than this is marked as a stuck lock in the lock's details (needs `pg_read_all_stats`).",
+  },
+  pollIntervalMs: { meaning: "How often the server's advisory locks are read (one query).", default: "`BATON_POLL_INTERVAL_MS`" },
+  discoveryIntervalMs: { meaning: "How often a read also tells which locks are gone (every read already finds new ones)." },
+  statementTimeoutMs: { meaning: "The statement timeout of every read (`SET LOCAL statement_timeout` in a read-only transaction)." },
+  connectTimeoutMs: { meaning: "Timeout of connecting to the server." },
 };

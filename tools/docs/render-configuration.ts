@@ -9,6 +9,7 @@ import {
   type Description,
   type Descriptions,
   ENVIRONMENT,
+  KIND_DATABASE,
   KIND_DYNAMODB,
   KIND_ETCD,
   KIND_PULSAR,
@@ -41,6 +42,7 @@ const KIND_DESCRIPTIONS: Record<string, Descriptions> = {
   zookeeper: KIND_ZOOKEEPER,
   etcd: KIND_ETCD,
   dynamodb: KIND_DYNAMODB,
+  database: KIND_DATABASE,
 };
 
 /** Defaults that depend on the machine that renders them (an absolute path), stated as the docs say them. */

@@ -90,11 +90,14 @@ function describeKindChangeWords(
         sessionBefore !== null &&
         sessionAfter !== null &&
         sessionBefore !== sessionAfter;
-      if (isNewSession) return `${NEW_SESSION_WORDS}: session ${sessionBefore} → ${sessionAfter}${sequence === null ? "" : `, node sequence ${sequence}`}`;
+      const missed = describeMissedElections(after);
+      if (isNewSession)
+        return `${NEW_SESSION_WORDS}: session ${sessionBefore} → ${sessionAfter}${sequence === null ? "" : `, node sequence ${sequence}`}${missed === null ? "" : `, ${missed}`}`;
       const parts = [
         sessionAfter ? `session ${sessionAfter}` : null,
         sequence === null ? null : `node sequence ${sequence}`,
         sessionBefore && change.fromHolder ? `was session ${sessionBefore}` : null,
+        missed,
       ];
       return joinParts(parts);
     }
@@ -128,6 +131,17 @@ function describeKindChangeWords(
   }
 }
 
+/**
+ * The elections a system counted between two of Baton's reads that Baton did not see (Kafka's
+ * controller epoch moved further than the one change): null when none, or not known.
+ */
+export function describeMissedElections(details: Record<string, unknown> | null): string | null {
+  const missed = count(details?.electionsMissed);
+  if (missed === null || missed <= 0) return null;
+  const counter = text(details?.electionCountName);
+  return `${missed} election${missed === 1 ? "" : "s"} missed${counter === null ? "" : ` (${counter} ${count(details?.electionCount) ?? "?"})`}`;
+}
+
 function joinParts(parts: (string | null)[]): string | null {
   const present = parts.filter((part): part is string => part !== null);
   return present.length === 0 ? null : present.join(", ");
@@ -138,10 +152,19 @@ export function summarizeKindDetails(kind: string, details: Record<string, unkno
   if (!isLockSourceKind(kind)) return null;
   switch (kind) {
     case "zookeeper": {
+      // What the lock is to its system first ("Kafka controller", "HDFS NameNode ns1").
+      const role = text(details.role);
       const session = text(details.holderSessionId);
       const node = text(details.holderNode);
       const sequence = node === null ? null : zookeeperSequence(node);
-      return joinParts([session ? `session ${session}` : null, sequence === null ? null : `seq ${sequence}`]);
+      const elections = count(details.electionCount);
+      const counter = text(details.electionCountName);
+      return joinParts([
+        role,
+        session ? `session ${session}` : null,
+        sequence === null ? null : `seq ${sequence}`,
+        elections === null || counter === null ? null : `${counter} ${elections}`,
+      ]);
     }
     case "etcd": {
       // The lease as granted: what is left counts down in its own column, from the same expiry
@@ -169,7 +192,22 @@ export function summarizeKindDetails(kind: string, details: Record<string, unkno
         details.isReleased === true ? "released" : null,
       ]);
     }
+    case "database": {
+      const idleMs = count(details.idleInTransactionForMs);
+      const shared = Array.isArray(details.sharedHolders) ? details.sharedHolders.length : 0;
+      return joinParts([
+        details.name === undefined ? null : `key ${text(details.key) ?? "?"}`,
+        text(details.library),
+        shared > 0 ? `shared with ${shared}` : null,
+        idleMs === null ? null : `idle in transaction ${formatDuration(idleMs)}`,
+      ]);
+    }
     default:
       return null;
   }
+}
+
+/** A PostgreSQL advisory lock whose holder sits idle in a transaction past the configured bound: the classic stuck lock. */
+export function isDatabaseHolderStuck(details: Record<string, unknown>): boolean {
+  return details.isStuckIdleInTransaction === true;
 }

@@ -1,6 +1,6 @@
 import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
 
-import { type Contender, orderContenders, readableData } from "./recipe-layout";
+import { type Contender, nameContender, orderContenders } from "./recipe-layout";
 import type { SessionDump } from "./session-dump";
 import type { ZookeeperRecipe } from "./zookeeper-config";
 import type { ZnodeStat } from "./zookeeper-connection";
@@ -31,7 +31,7 @@ export type SessionFacts = {
 };
 
 function nameOf(contender: Contender, reading: ContenderReading | undefined): string {
-  return readableData(reading?.data ?? null) ?? contender.name;
+  return nameContender(contender, reading?.data ?? null);
 }
 
 /**

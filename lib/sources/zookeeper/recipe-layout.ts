@@ -9,6 +9,12 @@ import type { ZookeeperRecipe } from "./zookeeper-config";
 //   Curator InterProcessSemaphoreMutex:          leases/_c_<uuid>-lease-<seq> (data: IP), beside
 //     locks/_c_<uuid>-lock-<seq>, a mutex a contender holds only while it queues its lease
 //     (seen with Curator 5.7.1: the holder is the lowest lease; the next contender's lease waits)
+//   go-zookeeper zk.Lock (Vault HA on ZooKeeper): _c_<32 hex>-lock-<seq> (CreateProtectedEphemeralSequential
+//     writes the 16 random bytes of its guid with %x; data: what LockWithData wrote, often nothing)
+//   Solr LeaderElector (overseer, shard leaders):  <session id>-<node or core node name>-n_<seq>
+//     (data: none; the name carries the contender's node name)
+//   BookKeeper AuditorElector:                    V_<seq> (data: AuditorVoteFormat as protobuf
+//     text, `bookieId: "host:3181"`)
 // The `_c_<uuid>-` prefix is Curator's protection against orphaned nodes; older Curator
 // versions and other clients without it write `lock-<seq>`. Sequences are compared as numbers
 // (ZooKeeper pads them to 10 digits, and wraps to negative past 2^31, which no lock reaches).
@@ -18,23 +24,34 @@ export type ConcreteRecipe = Exclude<ZookeeperRecipe, "auto"> | "curator-semapho
 /** The child of a semaphore mutex's node that holds its leases: the contenders are read there. */
 export const SEMAPHORE_LEASES = "leases";
 
-export type Contender = { name: string; recipe: ConcreteRecipe; sequence: number; protectionId: string | null };
+/** `label`: the contender's name as its node's name tells it (Solr's node name), for when its data names nobody. */
+export type Contender = { name: string; recipe: ConcreteRecipe; sequence: number; protectionId: string | null; label?: string };
 
 const CURATOR_LOCK = /^(?:_c_([0-9a-f-]{36})-)?lock-(\d{10})$/;
+const GO_ZOOKEEPER_LOCK = /^_c_([0-9a-f]{32})-lock-(\d{10})$/;
 const CURATOR_LATCH = /^(?:_c_([0-9a-f-]{36})-)?latch-(\d{10})$/;
 const KAZOO_LOCK = /^([^_]*)__lock__(\d{10})$/;
 const CURATOR_LEASE = /^(?:_c_([0-9a-f-]{36})-)?lease-(\d{10})$/;
+// Solr's session id is a Java long in decimal (negative for server ids past 127).
+const SOLR_ELECTION = /^(-?\d+)-(.+)-n_(\d{10})$/;
+const BOOKKEEPER_VOTE = /^V_(\d{10})$/;
 
 /** The recipe a child name belongs to (Curator's mutex and selector look alike: the mutex stands for both), or null. */
 export function parseContender(name: string): Contender | null {
   const lock = CURATOR_LOCK.exec(name);
   if (lock) return { name, recipe: "curator-mutex", sequence: Number(lock[2]), protectionId: lock[1] ?? null };
+  const goLock = GO_ZOOKEEPER_LOCK.exec(name);
+  if (goLock) return { name, recipe: "go-zookeeper-lock", sequence: Number(goLock[2]), protectionId: goLock[1]! };
   const latch = CURATOR_LATCH.exec(name);
   if (latch) return { name, recipe: "curator-leader-latch", sequence: Number(latch[2]), protectionId: latch[1] ?? null };
   const lease = CURATOR_LEASE.exec(name);
   if (lease) return { name, recipe: "curator-semaphore-mutex", sequence: Number(lease[2]), protectionId: lease[1] ?? null };
   const kazoo = KAZOO_LOCK.exec(name);
   if (kazoo) return { name, recipe: "kazoo-lock", sequence: Number(kazoo[2]), protectionId: kazoo[1] || null };
+  const solr = SOLR_ELECTION.exec(name);
+  if (solr) return { name, recipe: "solr-election", sequence: Number(solr[3]), protectionId: solr[1]!, label: solr[2]! };
+  const vote = BOOKKEEPER_VOTE.exec(name);
+  if (vote) return { name, recipe: "bookkeeper-auditor", sequence: Number(vote[1]), protectionId: null };
   return null;
 }
 
@@ -43,8 +60,9 @@ function isOfRecipe(found: ConcreteRecipe, configured: ZookeeperRecipe): boolean
   if (configured === "auto") return true;
   // A LeaderSelector is an InterProcessMutex whose data is the participant id.
   if (configured === "curator-leader-selector") return found === "curator-mutex";
-  // InterProcessSemaphoreMutex is the other mutex of Curator's: its leases are its queue.
-  if (configured === "curator-mutex") return found === "curator-mutex" || found === "curator-semaphore-mutex";
+  // InterProcessSemaphoreMutex is the other mutex of Curator's: its leases are its queue. go-zookeeper
+  // lays its lock out as Curator does, with a shorter protection id.
+  if (configured === "curator-mutex") return found === "curator-mutex" || found === "curator-semaphore-mutex" || found === "go-zookeeper-lock";
   return found === configured;
 }
 
@@ -101,4 +119,18 @@ export function readableData(data: Buffer | null): string | null {
   // U+FFFD: the bytes were not UTF-8. Control characters: binary.
   if (text.length === 0 || text.includes("\uFFFD") || /[\u0000-\u0008\u000e-\u001f\u007f]/.test(text)) return null;
   return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+// AuditorVoteFormat printed as protobuf text: `bookieId: "127.0.0.1:3181"`.
+const BOOKIE_ID = /(?:^|\s)bookieId:\s*"([^"]+)"/;
+
+/**
+ * A contender's name in its recipe's own words: what its data says (a BookKeeper vote's bookie
+ * id, else the readable data), else what its node's name says (Solr's node name), else the
+ * node's name.
+ */
+export function nameContender(contender: Contender, data: Buffer | null): string {
+  const text = readableData(data);
+  if (text !== null && contender.recipe === "bookkeeper-auditor") return BOOKIE_ID.exec(text)?.[1] ?? text;
+  return text ?? contender.label ?? contender.name;
 }

@@ -4,6 +4,10 @@ import { ConfigError, describeConfigIssue } from "@/lib/config-files";
 
 import { clusterName, positiveInt } from "@/lib/sources/config-fields";
 
+import { listSystemTargets, systemSchema } from "./systems/systems";
+import { type ZookeeperRecipe, zookeeperRecipeSchema } from "./zookeeper-recipe";
+import { znodePath } from "./znode-path";
+
 // The settings of one ZooKeeper source (`kind: "zookeeper"`). A plain zod object, so that
 // lib/config.ts can list it as one member of its union on `kind`.
 
@@ -22,16 +26,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
 /** Waiters whose data is read (their participant ids); further waiters are listed by node name. */
 export const DEFAULT_MAX_WAITERS_READ = 50;
 
-export const zookeeperRecipeSchema = z.enum(["curator-mutex", "curator-leader-latch", "curator-leader-selector", "kazoo-lock", "auto"]);
-
-/** A ZooKeeper path: absolute, no trailing slash, no empty or relative segments. */
-const znodePath = z
-  .string()
-  .trim()
-  .refine((value) => value === "/" || /^(\/[^/\u0000]+)+$/.test(value), {
-    message: "must be an absolute ZooKeeper path such as /locks/daily-job (no trailing '/')",
-  })
-  .refine((value) => !value.split("/").some((part) => part === "." || part === ".."), { message: "must not contain '.' or '..' segments" });
+export { zookeeperRecipeSchema };
 
 /** A host:port list, with an optional chroot: "zk1:2181,zk2:2181/app". */
 const connectString = z
@@ -45,9 +40,13 @@ const digestCredentials = z.string().regex(/^[^:\s]+:.+$/, { message: "must be u
 
 const lockPathSchema = z
   .object({
-    /** The lock's or election's node: its children are the contenders. */
+    /** The lock's or election's node: its children are the contenders (or, `ephemeral-node`, the node itself is the lock). */
     path: znodePath.refine((value) => value !== "/", { message: "must name a lock node, not the root" }),
-    /** How its children are laid out; `auto` tells Curator's from Kazoo's by their names. */
+    /**
+     * How its children are laid out; `auto` tells the recipes apart by their names.
+     * `ephemeral-node`: the node itself is the lock (Kafka's /controller, Patroni's leader): held
+     * while it exists, by what its data names.
+     */
     recipe: zookeeperRecipeSchema.default("auto"),
     /** The lock must always have a holder (a leader election): a free lock is unhealthy. */
     mustBeHeld: z.boolean().default(false),
@@ -58,7 +57,11 @@ const rootSchema = z
   .object({
     /** Every node under it whose children follow a known recipe is a lock. */
     path: znodePath,
-    recipe: zookeeperRecipeSchema.default("auto"),
+    recipe: zookeeperRecipeSchema
+      .refine((recipe) => recipe !== "ephemeral-node", {
+        message: "cannot be ephemeral-node under a root (a walk finds queues, not single nodes): list such a node under paths",
+      })
+      .default("auto"),
     mustBeHeld: z.boolean().default(false),
     /** How deep the walk goes below the root (the lock nodes' depth, counting the root's children as 1). */
     maxDepth: positiveInt(1, 16).default(4),
@@ -77,6 +80,8 @@ export const zookeeperClusterSchema = z
     digestFile: z.string().min(1).optional(),
     paths: z.array(lockPathSchema).optional(),
     root: rootSchema.optional(),
+    /** Systems whose leaders Baton knows where to find and how to read (Kafka's controller, HDFS NameNodes...). */
+    systems: z.array(systemSchema).optional(),
     /**
      * The server's `dump` four-letter word (zookeeper.4lw.commands.whitelist must allow it; it
      * answers on the leader or a standalone server): each session's expiry deadline and which
@@ -92,8 +97,13 @@ export const zookeeperClusterSchema = z
   })
   .strict()
   .superRefine((config, ctx) => {
-    if (!config.paths && !config.root)
-      ctx.addIssue({ code: "custom", message: "is required: list the lock paths to watch, or set root to find every lock under it", path: ["paths"] });
+    if (!config.paths && !config.root && !config.systems)
+      ctx.addIssue({
+        code: "custom",
+        message: "is required: list the lock paths to watch, set root to find every lock under it, or name the systems whose leaders to watch",
+        path: ["paths"],
+      });
+    if (config.systems && config.systems.length === 0) ctx.addIssue({ code: "custom", message: "must name at least one system", path: ["systems"] });
     if (config.paths && config.paths.length === 0) ctx.addIssue({ code: "custom", message: "must name at least one lock path", path: ["paths"] });
     if (config.digest && config.digestFile) ctx.addIssue({ code: "custom", message: "set digest or digestFile, not both", path: ["digestFile"] });
     const seen = new Set<string>();
@@ -101,11 +111,18 @@ export const zookeeperClusterSchema = z
       if (seen.has(entry.path)) ctx.addIssue({ code: "custom", message: `duplicate path "${entry.path}"`, path: ["paths", index, "path"] });
       seen.add(entry.path);
     });
+    config.systems?.forEach((entry, index) => {
+      for (const target of listSystemTargets(entry)) {
+        if (seen.has(target.pattern))
+          ctx.addIssue({ code: "custom", message: `watches ${target.pattern}, which another entry already watches`, path: ["systems", index] });
+        seen.add(target.pattern);
+      }
+    });
   });
 
 export type ZookeeperClusterInput = z.input<typeof zookeeperClusterSchema>;
 export type ZookeeperClusterConfig = z.output<typeof zookeeperClusterSchema>;
-export type ZookeeperRecipe = z.output<typeof zookeeperRecipeSchema>;
+export type { ZookeeperRecipe };
 export type ZookeeperLockPath = NonNullable<ZookeeperClusterConfig["paths"]>[number];
 
 /** Its parse errors are the configuration's: one line naming the setting. */

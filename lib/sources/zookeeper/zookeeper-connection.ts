@@ -34,6 +34,11 @@ export type ZookeeperConnection = {
   getChildren(path: string, watch?: (event: { path: string; type: string }) => void): Promise<string[] | null>;
   /** The data and stat of `path`, or null when it does not exist. */
   getData(path: string): Promise<{ data: Buffer | null; stat: ZnodeStat } | null>;
+  /**
+   * The stat of `path`, or null when it does not exist; `watch` is called once when the node is
+   * created, deleted or its data changes (set also on a node that does not exist yet).
+   */
+  exists(path: string, watch?: (event: { path: string; type: string }) => void): Promise<ZnodeStat | null>;
   /** Baton's own session: its id and the timeout the server granted (known only once connected). */
   session(): { id: string | null; timeoutMs: number | null };
   /** Called after a reconnect (watches may have missed changes) or a new session (watches are gone). */
@@ -259,6 +264,14 @@ export function createZookeeperConnection(options: ZookeeperConnectionOptions): 
         if (error instanceof ZookeeperSourceError && isNoNode(error.cause)) return null;
         throw error;
       }
+    },
+
+    exists(path, watch) {
+      return request<ZnodeStat | null>(`exists ${path}`, (current, done) => {
+        const answer = (error: unknown, stat?: Stat) => done(error, error ? undefined : stat ? toStat(stat) : null);
+        if (watch) current.exists(path, wrap(watch), answer);
+        else current.exists(path, answer);
+      });
     },
 
     session() {

@@ -4,6 +4,7 @@ import { ConfigError, readConfigText } from "@/lib/config-files";
 import { defineSourceKind } from "@/lib/poller/contract/source-kind";
 import { identityOf } from "@/lib/sources/kind-identity";
 
+import { listLockTargets } from "./lock-targets";
 import { type ZookeeperClusterConfig, zookeeperClusterSchema } from "./zookeeper-config";
 import { zookeeperDescription } from "./zookeeper-description";
 import type { ZookeeperKindConfig } from "./zookeeper-source";
@@ -13,15 +14,18 @@ import type { ZookeeperKindConfig } from "./zookeeper-source";
 //   zookeeper-config.ts      the `kind: "zookeeper"` settings (zod) and their one-line errors
 //   zookeeper-connection.ts  the one transport: a session, the request budget, timeouts
 //   discover-lock-paths.ts   configured lock paths, or a walk under a root
+//   lock-targets.ts          configured paths and the systems' paths (systems/: one file each)
 //   read-lock-paths.ts       getChildren (arming a watch) + getData of holder and waiters
-//   recipe-layout.ts         Curator's and Kazoo's child names, queue order (pure)
+//   read-leader-nodes.ts     a node that is the lock: exists (arming a watch) + getData, standbys
+//   recipe-layout.ts         the recipes' child names, queue order (pure)
 //   session-dump.ts          the server's `dump`: each session's deadline (when allowed)
 //   lock-observation.ts      one lock's reads -> HoldObservation (pure)
+//   leader-observation.ts    one leader node's reads -> HoldObservation (pure)
 //   zookeeper-source.ts      all of it as the HoldSource the shared hold cycles read
 // No Next and no Prisma here: the poller owns storage.
 
 function describeScope(config: ZookeeperClusterConfig): string {
-  const paths = (config.paths ?? []).map((p) => `${p.path} (${p.recipe}${p.mustBeHeld ? ", must be held" : ""})`);
+  const paths = listLockTargets(config).map((t) => `${t.role ? `${t.role.system} ` : ""}${t.pattern} (${t.recipe}${t.mustBeHeld ? ", must be held" : ""})`);
   if (config.root)
     paths.push(`every lock under ${config.root.path} (${config.root.recipe}, depth ${config.root.maxDepth}${config.root.mustBeHeld ? ", must be held" : ""})`);
   return paths.join(", ");
@@ -52,11 +56,12 @@ export const zookeeperKind = defineSourceKind<ZookeeperClusterConfig, ZookeeperK
     // What the lock pages read of every lock kind: each pattern its observations carry (a path,
     // or the root walked), with its layout and whether it must always be held.
     patterns: [
-      ...(config.paths ?? []).map(({ path, recipe, mustBeHeld }) => ({ match: path, layout: recipe, mustBeHeld })),
+      ...listLockTargets(config).map(({ pattern, recipe, mustBeHeld }) => ({ match: pattern, layout: recipe, mustBeHeld })),
       ...(config.root ? [{ match: config.root.path, layout: config.root.recipe, mustBeHeld: config.root.mustBeHeld }] : []),
     ],
     paths: (config.paths ?? []).map(({ path, recipe, mustBeHeld }) => ({ path, recipe, mustBeHeld })),
     root: config.root ?? null,
+    systems: config.systems ?? [],
     sessionTimeoutMs: config.sessionTimeoutMs,
     sessionDump: config.sessionDump,
   }),

@@ -1,9 +1,11 @@
 import { createRateLimiter } from "@/lib/poller/rate-limiter";
-import type { HoldHint } from "@/lib/poller/contract/hold-observation";
+import type { HoldHint, HoldObservation } from "@/lib/poller/contract/hold-observation";
 import type { HoldReadError, HoldSource } from "@/lib/poller/contract/hold-source";
 
 import { createDiscovery } from "./discover-lock-paths";
+import { type ElectionTally, tallyElections, toLeaderNodeObservation } from "./leader-observation";
 import { toLockObservation } from "./lock-observation";
+import { readLeaderNodes } from "./read-leader-nodes";
 import { readLockPaths } from "./read-lock-paths";
 import { toZookeeperHint } from "./watch-hint";
 import { SEMAPHORE_LEASES } from "./recipe-layout";
@@ -12,7 +14,8 @@ import type { ZookeeperClusterConfig } from "./zookeeper-config";
 import { createZookeeperConnection } from "./zookeeper-connection";
 
 // The ZooKeeper source as the shared hold cycles read it: discovery, reads of lock nodes (each
-// arming a child watch), the server's session deadlines, and watch fires as change hints.
+// arming a child watch, or for a node that is itself the lock an `exists` watch), the server's
+// session deadlines, and watch fires as change hints.
 
 export type ZookeeperSourceConfig = ZookeeperClusterConfig & { digestSecret?: string };
 /** A ZooKeeper cluster entry made ready: its secret read, its poll interval defaulted. */
@@ -40,7 +43,10 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
     log,
   });
   const discovery = createDiscovery(config, connection, (paths) => onHints?.(paths.map((key) => toZookeeperHint(key, "found", new Date().toISOString()))));
-  const recipeOfPath = new Map((config.paths ?? []).map((entry) => [entry.path, entry.recipe]));
+  /** Per lock with a system's own election count: the count at the last read (missed elections). */
+  const tallies = new Map<string, ElectionTally>();
+  /** The holds whose data named no holder, each said once in the log (path and token). */
+  const saidUnread = new Map<string, string>();
   let dumpRequests = 0;
   /** The refusal of `dump` is said once, at the first read (start-up), not every minute it is asked again. */
   let hasSaidDumpRefused = false;
@@ -89,19 +95,38 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
       return { keys: found.keys, errors: found.errors, isComplete: found.isComplete };
     },
     async observe(keys) {
-      const [read, sessions] = await Promise.all([
-        readLockPaths(connection, keys, {
-          recipeOf: (ref) => recipeOfPath.get(ref.key) ?? config.root?.recipe ?? "auto",
-          maxWaitersRead: config.maxWaitersRead,
-          watch,
-        }),
+      const nodeKeys = keys.filter((ref) => discovery.targetOf(ref).recipe === "ephemeral-node");
+      const queueKeys = keys.filter((ref) => discovery.targetOf(ref).recipe !== "ephemeral-node");
+      const [queues, nodes, sessions] = await Promise.all([
+        queueKeys.length === 0
+          ? { readings: [], errors: [] }
+          : readLockPaths(connection, queueKeys, { recipeOf: (ref) => discovery.targetOf(ref).recipe, maxWaitersRead: config.maxWaitersRead, watch }),
+        nodeKeys.length === 0 ? { readings: [], errors: [] } : readLeaderNodes(connection, nodeKeys, { roleOf: (ref) => discovery.targetOf(ref).role, watch }),
         readDump(),
       ]);
       const facts = { dump: sessions.value, batonSessionTimeoutMs: connection.session().timeoutMs };
-      return {
-        observations: read.readings.map((reading) => toLockObservation(reading, facts)),
-        errors: sessions.error ? [...read.errors, sessions.error] : read.errors,
-      };
+      const observations: HoldObservation[] = queues.readings.map((reading) => {
+        const observation = toLockObservation(reading, facts);
+        const role = discovery.targetOf({ key: reading.path, pattern: reading.pattern }).role;
+        return role === null ? observation : { ...observation, details: { ...observation.details, system: role.system, role: role.describe(reading.path) } };
+      });
+      for (const reading of nodes.readings) {
+        const role = discovery.targetOf({ key: reading.path, pattern: reading.pattern }).role;
+        const { observation, failure } = toLeaderNodeObservation(reading, facts, role);
+        if (failure !== null && saidUnread.get(reading.path) !== observation.holderToken) {
+          log?.(`ZooKeeper ${config.connectString}: ${reading.path}: the holder is named by its session ${observation.holder}: ${failure.message}`);
+          saidUnread.set(reading.path, observation.holderToken ?? "");
+        }
+        if (role?.electionCount === undefined) {
+          observations.push(observation);
+          continue;
+        }
+        const tally = tallyElections(tallies.get(reading.path), observation.holderToken, reading.electionCount);
+        tallies.set(reading.path, tally);
+        observations.push({ ...observation, details: { ...observation.details, electionsMissed: tally.missed } });
+      }
+      const errors = [...queues.errors, ...nodes.errors];
+      return { observations, errors: sessions.error ? [...errors, sessions.error] : errors };
     },
     async checkHolders(tokens) {
       // Always a new dump: one read before the change could show a session that ended since.

@@ -86,4 +86,21 @@ describe("toLockObservation", () => {
     const obs = toLockObservation(reading([a, b, c], [[a, contender("pod-a", "0x1a")]]), { dump: null, batonSessionTimeoutMs: null });
     expect(obs.waiters).toEqual([b, c]);
   });
+
+  it("Solr's election queue: holder and waiters named by their node names (the nodes carry no data)", () => {
+    const first = "166405419031556837-172.17.52.155:8080_solr-n_0000000115";
+    const second = "166405419031556844-172.17.52.154:8080_solr-n_0000000117";
+    const obs = toLockObservation(
+      reading(
+        [second, first],
+        [
+          [first, contender("", "0x24f3b1c7e2a0001")],
+          [second, contender("", "0x24f3b1c7e2a0002")],
+        ],
+        "solr-election",
+      ),
+      { dump: null, batonSessionTimeoutMs: null },
+    );
+    expect(obs).toMatchObject({ holder: "172.17.52.155:8080_solr", waiters: ["172.17.52.154:8080_solr"], details: { recipe: "solr-election" } });
+  });
 });

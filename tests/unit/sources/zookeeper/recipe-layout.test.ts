@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { hasContenders, orderContenders, parseContender, readableData } from "@/lib/sources/zookeeper/recipe-layout";
+import { hasContenders, nameContender, orderContenders, parseContender, readableData } from "@/lib/sources/zookeeper/recipe-layout";
 
 const uuid = "0a1b2c3d-4e5f-4a1b-8c9d-0e1f2a3b4c5d";
 
@@ -15,8 +15,55 @@ describe("parseContender", () => {
     expect(parseContender(name)).toEqual({ name, recipe, sequence, protectionId });
   });
 
-  it.each(["leases", "locks", "lock-12", `_c_${uuid}-lock-`, "x__rlock__0000000001"])("reads %s as no contender", (name) => {
-    expect(parseContender(name)).toBeNull();
+  it.each(["leases", "locks", "lock-12", `_c_${uuid}-lock-`, "x__rlock__0000000001", "V_12", "election", "leader", "abc-node-n_0000000001"])(
+    "reads %s as no contender",
+    (name) => {
+      expect(parseContender(name)).toBeNull();
+    },
+  );
+});
+
+// Names as the systems write them: go-zookeeper's CreateProtectedEphemeralSequential (`_c_` + %x of
+// 16 random bytes + "-lock-"; Vault HA on ZooKeeper queues so under <path>/core/_lock), Solr's
+// LeaderElector (`<session id>-<node name>-n_`, the overseer's under /overseer_elect/election,
+// a shard's under /collections/<c>/leader_elect/<shard>/election: names from a SolrCloud's
+// `ls`), BookKeeper's AuditorElector (`V_`, under <ledgers>/underreplication/auditorelection).
+describe("the other systems' queues", () => {
+  const goGuid = "9d5e6c1a0b7f4e2d8c3b1a0f9e8d7c6b";
+
+  it.each([
+    [`_c_${goGuid}-lock-0000000003`, "go-zookeeper-lock", 3, goGuid, undefined],
+    ["166405419031556844-172.17.52.154:8080_solr-n_0000000117", "solr-election", 117, "166405419031556844", "172.17.52.154:8080_solr"],
+    ["166405419031556844-core_node1-n_0000000028", "solr-election", 28, "166405419031556844", "core_node1"],
+    ["-8935141660703064064-10.0.0.7:8983_solr-n_0000000002", "solr-election", 2, "-8935141660703064064", "10.0.0.7:8983_solr"],
+    ["V_0000000012", "bookkeeper-auditor", 12, null, undefined],
+  ])("reads %s as %s, sequence %i", (name, recipe, sequence, protectionId, label) => {
+    expect(parseContender(name)).toEqual({ name, recipe, sequence, protectionId, ...(label === undefined ? {} : { label }) });
+  });
+
+  it("Solr's overseer election: the lowest sequence leads, named by its node name", () => {
+    const children = ["166405419031556844-172.17.52.154:8080_solr-n_0000000117", "166405419031556837-172.17.52.155:8080_solr-n_0000000115"];
+    const queue = orderContenders(children, "auto");
+    expect(queue.recipe).toBe("solr-election");
+    expect(queue.contenders.map((c) => nameContender(c, Buffer.from("")))).toEqual(["172.17.52.155:8080_solr", "172.17.52.154:8080_solr"]);
+    expect(hasContenders(children, "auto")).toBe(true);
+  });
+
+  it("BookKeeper's auditor election: the lowest vote is the auditor, named by the bookie id in its vote", () => {
+    const queue = orderContenders(["V_0000000004", "V_0000000002"], "bookkeeper-auditor");
+    expect(queue.contenders.map((c) => c.name)).toEqual(["V_0000000002", "V_0000000004"]);
+    expect(nameContender(queue.contenders[0]!, Buffer.from('bookieId: "127.0.0.1:3181"\n'))).toBe("127.0.0.1:3181");
+    expect(hasContenders(["V_0000000004"], "auto")).toBe(true);
+  });
+
+  it("a go-zookeeper lock (Vault's HA lock) is found under auto and counts as a Curator-style mutex", () => {
+    const children = [`_c_${goGuid}-lock-0000000001`, `_c_${"0".repeat(32)}-lock-0000000000`];
+    expect(hasContenders(children, "auto")).toBe(true);
+    expect(orderContenders(children, "curator-mutex").contenders.map((c) => c.sequence)).toEqual([0, 1]);
+    const queue = orderContenders(children, "go-zookeeper-lock");
+    expect(queue.recipe).toBe("go-zookeeper-lock");
+    // Vault writes nothing into its lock node: the node names the holder.
+    expect(nameContender(queue.contenders[0]!, Buffer.from(""))).toBe(`_c_${"0".repeat(32)}-lock-0000000000`);
   });
 });
 

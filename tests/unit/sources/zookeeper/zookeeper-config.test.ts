@@ -49,11 +49,43 @@ describe("parseZookeeperClusterConfig", () => {
     expect(parseZookeeperClusterConfig({ ...valid, paths: undefined, root: { path: "/locks" } }).paths).toBeUndefined();
   });
 
+  it("accepts a node that is the lock, and systems by name with their defaults", () => {
+    const config = parseZookeeperClusterConfig({
+      ...valid,
+      paths: [{ path: "/service/pg/leader", recipe: "ephemeral-node", mustBeHeld: true }],
+      systems: [
+        { system: "kafka", root: "/" },
+        { system: "helix", cluster: "pinot" },
+        { system: "pulsar" },
+        { system: "hdfs" },
+        { system: "hbase" },
+        { system: "solr" },
+        { system: "bookkeeper" },
+        { system: "patroni", namespace: "/db" },
+        { system: "yarn", clusterId: "rm-cluster" },
+      ],
+    });
+    expect(config.paths?.[0]?.recipe).toBe("ephemeral-node");
+    expect(config.systems).toEqual([
+      { system: "kafka", root: "/" },
+      { system: "helix", cluster: "pinot", root: "/" },
+      { system: "pulsar", root: "/" },
+      { system: "hdfs", root: "/hadoop-ha" },
+      { system: "hbase", root: "/hbase" },
+      { system: "solr", root: "/", shardLeaders: true },
+      { system: "bookkeeper", ledgersRoot: "/ledgers" },
+      { system: "patroni", namespace: "/db" },
+      { system: "yarn", clusterId: "rm-cluster", root: "/yarn-leader-election" },
+    ]);
+    expect(parseZookeeperClusterConfig({ ...valid, paths: undefined, systems: [{ system: "kafka" }] }).paths).toBeUndefined();
+  });
+
   const cases: { name: string; input: unknown; message: string }[] = [
     {
       name: "no paths and no root",
       input: { ...valid, paths: undefined },
-      message: "BATON_CLUSTERS[2].paths is required: list the lock paths to watch, or set root to find every lock under it (got nothing)",
+      message:
+        "BATON_CLUSTERS[2].paths is required: list the lock paths to watch, set root to find every lock under it, or name the systems whose leaders to watch (got nothing)",
     },
     { name: "an empty path list", input: { ...valid, paths: [] }, message: "BATON_CLUSTERS[2].paths must name at least one lock path (got [])" },
     {
@@ -94,6 +126,19 @@ describe("parseZookeeperClusterConfig", () => {
     { name: "an unknown session dump mode", input: { ...valid, sessionDump: "yes" }, message: "BATON_CLUSTERS[2].sessionDump" },
     { name: "a root too deep", input: { ...valid, root: { path: "/", maxDepth: 40 } }, message: "BATON_CLUSTERS[2].root.maxDepth" },
     { name: "an unknown key", input: { ...valid, chroot: "/x" }, message: 'unknown key "chroot"' },
+    {
+      name: "an ephemeral node under a root",
+      input: { ...valid, root: { path: "/", recipe: "ephemeral-node" } },
+      message: "BATON_CLUSTERS[2].root.recipe cannot be ephemeral-node under a root",
+    },
+    { name: "an unknown system", input: { ...valid, systems: [{ system: "zookeeper" }] }, message: "BATON_CLUSTERS[2].systems[0].system" },
+    { name: "a Helix system without its cluster", input: { ...valid, systems: [{ system: "helix" }] }, message: "BATON_CLUSTERS[2].systems[0].cluster" },
+    { name: "an empty system list", input: { ...valid, paths: undefined, systems: [] }, message: "BATON_CLUSTERS[2].systems must name at least one system" },
+    {
+      name: "a system's node also listed as a path",
+      input: { ...valid, paths: [{ path: "/controller" }], systems: [{ system: "kafka" }] },
+      message: "BATON_CLUSTERS[2].systems[0] watches /controller, which another entry already watches",
+    },
   ];
 
   it.each(cases)("rejects $name with one line naming the setting", ({ input, message }) => {

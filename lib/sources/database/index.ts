@@ -1,0 +1,197 @@
+// Baton's database source: who holds each PostgreSQL advisory lock of a server. The files, in the
+// order a read uses them:
+//   database-config.ts      the `kind: "database"` settings (zod) and their one-line errors
+//   advisory-keys.ts        key text, the configured names and the libraries' hashes of names
+//   database-client.ts      one connection; every read read-only with a statement timeout
+//   advisory-lock-rows.ts   the one query of a read: pg_locks joined to pg_stat_activity
+//   lock-observation.ts     the rows of one lock -> the shared HoldObservation
+// There is no change signal (PostgreSQL notifies nobody of lock changes): polls only. Each read
+// is the whole server's advisory locks, so a read finds new locks itself; discovery is the same
+// read, and tells which are gone. How a hold ended: checkHolders asks pg_stat_activity whether
+// the old holder's session (pid and backend start) still exists. No Next and no Prisma here.
+
+import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
+import type { HoldSource, LockRef } from "@/lib/poller/contract/hold-source";
+
+import { ADVISORY_LOCKS_SQL, type AdvisoryLockRawRow, type AdvisoryLockRow, SESSIONS_SQL, STATS_PRIVILEGE_SQL, toAdvisoryLockRow } from "./advisory-lock-rows";
+import { type KeyName, nameKeys } from "./advisory-keys";
+import { type DatabaseConnection, describeDatabaseError, openDatabaseConnection } from "./database-client";
+import type { DatabaseClusterConfig } from "./database-config";
+import { groupRows, type LockGroup, parseSessionToken, patternOf, resourceKeyOf, toFreeObservation, toHoldObservation } from "./lock-observation";
+
+export { databaseClusterSchema, parseDatabaseClusterConfig } from "./database-config";
+export type { DatabaseClusterConfig, DatabaseClusterInput } from "./database-config";
+export type { DatabaseLockDetails } from "./lock-observation";
+
+/** A discovery's read serves the read that follows it in the same cycle when at most this old. */
+const READ_REUSE_MS = 1_000;
+
+/** What the last read cost: rows, and the query's time as the client measured it. */
+export type ReadCost = { rows: number; locks: number; durationMs: number };
+
+export type DatabaseHoldSource = HoldSource & {
+  lastReadCost(): ReadCost | null;
+  /** Whether the role sees other sessions in full (pg_read_all_stats); null before the first check. */
+  canReadStats(): boolean | null;
+};
+
+type Read = { groups: Map<string, LockGroup>; rows: number; observedMs: number };
+
+export function createDatabaseHoldSource(config: DatabaseClusterConfig, options: { log?: (line: string) => void } = {}): DatabaseHoldSource {
+  const log = options.log ?? (() => {});
+  const connection: DatabaseConnection = openDatabaseConnection(config, (error) =>
+    log(`database ${config.name}: ${describeDatabaseError(error, config)} (an idle connection; the next read connects again)`),
+  );
+  const names = new Map<string, Map<string, KeyName>>();
+  const namesOf = (database: string) => {
+    let map = names.get(database);
+    if (map === undefined) {
+      map = nameKeys(config.locks, database);
+      names.set(database, map);
+    }
+    return map;
+  };
+  let requests = 0;
+  let fresh: { read: Read; atMs: number } | null = null;
+  let lastCost: ReadCost | null = null;
+  let statsVisible: boolean | null = null;
+  /** Every lock the last read found, for patternOf and for the free locks' details. */
+  let known = new Map<string, LockGroup>();
+  let wasFailing = false;
+  /**
+   * The holders' tokens whose sessions end at every release: npm advisory-lock closes its
+   * connection right after pg_advisory_unlock, so a session gone says nothing of how the hold
+   * ended and checkHolders does not answer for them. Two reads' worth: the read that saw a hold
+   * end no longer has its token, the one before it does.
+   */
+  let endsSessionOnUnlock = { previous: new Set<string>(), current: new Set<string>() };
+
+  /**
+   * The named locks that must be held, in each configured database: watched even while nobody
+   * holds them (else a lock that should always be held would be missing, not flagged free).
+   */
+  function expectedLocks(): Map<string, LockGroup> {
+    const expected = new Map<string, LockGroup>();
+    for (const database of config.databases ?? []) {
+      for (const [key, name] of namesOf(database)) {
+        if (!name.mustBeHeld) continue;
+        const resourceKey = resourceKeyOf(database, key, name);
+        expected.set(resourceKey, { resourceKey, pattern: patternOf(name), database, key, keyForm: key.includes(",") ? 2 : 1, name, rows: [] });
+      }
+    }
+    return expected;
+  }
+
+  async function checkStats(): Promise<void> {
+    if (statsVisible !== null) return;
+    requests += 1;
+    const [row] = await connection.read<{ can_read_stats: boolean; role: string }>(STATS_PRIVILEGE_SQL, []);
+    statsVisible = row?.can_read_stats === true;
+    if (!statsVisible) {
+      log(
+        `database ${config.name}: role ${row?.role ?? "?"} is not in pg_read_all_stats (or pg_monitor): other sessions' client address, start times and state are hidden; holders are told apart by pid alone (GRANT pg_monitor TO ${row?.role ?? "<role>"})`,
+      );
+    }
+  }
+
+  async function readLocks(): Promise<Read> {
+    await checkStats();
+    const startedMs = performance.now();
+    requests += 1;
+    const raw = await connection.read<AdvisoryLockRawRow>(ADVISORY_LOCKS_SQL, [config.databases ?? null]);
+    const durationMs = performance.now() - startedMs;
+    const observedMs = Date.now();
+    const rows: AdvisoryLockRow[] = raw.map(toAdvisoryLockRow);
+    const groups = groupRows(rows, { namesOf });
+    lastCost = { rows: rows.length, locks: groups.size, durationMs };
+    for (const [key, group] of groups) known.set(key, group);
+    if (wasFailing) log(`database ${config.name}: reads answer again (${groups.size} advisory locks)`);
+    wasFailing = false;
+    return { groups, rows: rows.length, observedMs };
+  }
+
+  function describeFailure(error: unknown): string {
+    const line = describeDatabaseError(error, config);
+    // One line per outage, not one per read.
+    if (!wasFailing) log(`database ${config.name}: ${line}; its locks are stale until a read answers`);
+    wasFailing = true;
+    // The role may change while the server is away.
+    statsVisible = null;
+    return line;
+  }
+
+  return {
+    async discover() {
+      let read: Read;
+      try {
+        read = await readLocks();
+      } catch (error) {
+        return { keys: [], errors: [{ message: describeFailure(error) }], isComplete: false };
+      }
+      fresh = { read, atMs: Date.now() };
+      known = new Map([...expectedLocks(), ...read.groups]);
+      return { keys: [...known.values()].map((group) => ({ key: group.resourceKey, pattern: group.pattern })), errors: [], isComplete: true };
+    },
+
+    async observe(refs: LockRef[]) {
+      let read: Read;
+      if (fresh !== null && Date.now() - fresh.atMs <= READ_REUSE_MS) {
+        read = fresh.read;
+      } else {
+        try {
+          read = await readLocks();
+        } catch (error) {
+          // Unread is not free: every lock goes stale.
+          const message = describeFailure(error);
+          return { observations: [], errors: refs.map((ref) => ({ key: ref.key, message })) };
+        }
+      }
+      fresh = null;
+      const context = { namesOf, idleInTransactionMaxMs: config.idleInTransactionMaxMs, observedMs: read.observedMs };
+      endsSessionOnUnlock = { previous: endsSessionOnUnlock.current, current: new Set() };
+      const observations: HoldObservation[] = refs.map((ref) => {
+        const group = read.groups.get(ref.key);
+        if (group === undefined) return toFreeObservation(ref, read.observedMs, known.get(ref.key));
+        const observation = toHoldObservation(group, context);
+        if (observation.holderToken !== null && group.name?.library === "advisory-lock") endsSessionOnUnlock.current.add(observation.holderToken);
+        return observation;
+      });
+      return { observations, errors: [] };
+    },
+
+    async checkHolders(tokens) {
+      const sessions = tokens.flatMap((token) => {
+        if (endsSessionOnUnlock.previous.has(token) || endsSessionOnUnlock.current.has(token)) return [];
+        const parsed = parseSessionToken(token);
+        return parsed === null ? [] : [{ token, ...parsed }];
+      });
+      if (sessions.length === 0) return new Map();
+      requests += 1;
+      const rows = await connection.read<{ pid: number; backend_start: Date | null }>(SESSIONS_SQL, [sessions.map((s) => s.pid)]);
+      const startOf = new Map(rows.map((row) => [row.pid, row.backend_start?.toISOString() ?? null]));
+      // A pid that is there with another backend start is another session: the holder's is gone.
+      return new Map(
+        sessions.map(({ token, pid, backendStart }) => {
+          const isAlive = startOf.has(pid) && (backendStart === null || startOf.get(pid) === null || startOf.get(pid) === backendStart);
+          return [token, isAlive ? "alive" : "gone"] as const;
+        }),
+      );
+    },
+
+    patternOf: (key) => known.get(key)?.pattern ?? null,
+
+    async watch() {
+      // PostgreSQL signals no lock change: every read is a poll.
+      return { mode: "none", stop: async () => {} };
+    },
+
+    takeRequestCount() {
+      const count = requests;
+      requests = 0;
+      return count;
+    },
+    lastReadCost: () => lastCost,
+    canReadStats: () => statsVisible,
+    close: () => connection.close(),
+  };
+}

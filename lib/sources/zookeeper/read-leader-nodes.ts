@@ -1,0 +1,80 @@
+import type { HoldReadError, LockRef } from "@/lib/poller/contract/hold-source";
+
+import type { LeaderNodeReading } from "./leader-observation";
+import type { SystemRole } from "./systems/system-role";
+import type { ZookeeperConnection } from "./zookeeper-connection";
+
+// One read of nodes that are themselves the lock: `exists` with a watch (it fires when the node
+// is created, deleted or rewritten, also for a node not there yet), then getData of a node that
+// exists; with the system's standbys (getChildren) and its own election count (getData) beside.
+// A node deleted between the two reads is free: its watch has fired, and the next read says so.
+
+export type LeaderReadOptions = {
+  roleOf: (ref: LockRef) => SystemRole | null;
+  watch?: (event: { path: string; type: string }) => void;
+};
+
+/** Reads of the node between two equal counts, at most. */
+const MAX_COUNT_READS = 3;
+
+function parseCount(data: Buffer | null): number | null {
+  const text = data?.toString("utf8").trim() ?? "";
+  return /^\d+$/.test(text) ? Number(text) : null;
+}
+
+export async function readLeaderNodes(
+  connection: ZookeeperConnection,
+  refs: LockRef[],
+  options: LeaderReadOptions,
+): Promise<{ readings: LeaderNodeReading[]; errors: HoldReadError[] }> {
+  const readings: LeaderNodeReading[] = [];
+  const errors: HoldReadError[] = [];
+  async function readOne(ref: LockRef): Promise<void> {
+    const role = options.roleOf(ref);
+    const standbysPath = role?.standbys?.path(ref.key);
+    const countPath = role?.electionCount?.path(ref.key);
+    const readCount = async () => (countPath === undefined ? null : parseCount((await connection.getData(countPath))?.data ?? null));
+    // The node and the system's count are read between two reads of the count: an election
+    // between them (Kafka writes its controller node and epoch in one transaction) would pair a
+    // holder with a count that is not its own, and the tally would call a seen election missed.
+    let count: number | null = null;
+    let stat: Awaited<ReturnType<ZookeeperConnection["exists"]>> = null;
+    let node: Awaited<ReturnType<ZookeeperConnection["getData"]>> = null;
+    let children: string[] | null = null;
+    for (let attempt = 0; attempt < MAX_COUNT_READS; attempt++) {
+      const before = await readCount();
+      [stat, children] = await Promise.all([
+        connection.exists(ref.key, options.watch),
+        standbysPath === undefined ? null : connection.getChildren(standbysPath),
+      ]);
+      node = stat === null ? null : await connection.getData(ref.key);
+      count = await readCount();
+      if (count === before) break;
+      // Still moving after the last try: no count this time (the tally waits for the next read).
+      if (attempt === MAX_COUNT_READS - 1) count = null;
+    }
+    const standbys = children === null ? null : children.flatMap((child) => role?.standbys?.name(child) ?? []).sort();
+    readings.push({
+      path: ref.key,
+      pattern: ref.pattern,
+      node,
+      standbys,
+      electionCount: count,
+      observedAt: new Date().toISOString(),
+    });
+  }
+  try {
+    await connection.ready();
+  } catch (error) {
+    const message = (error as Error).message;
+    return { readings: [], errors: [{ message }, ...refs.map((ref) => ({ key: ref.key, message }))] };
+  }
+  await Promise.all(
+    refs.map((ref) =>
+      readOne(ref).catch((error: unknown) => {
+        errors.push({ key: ref.key, message: (error as Error).message });
+      }),
+    ),
+  );
+  return { readings, errors };
+}
