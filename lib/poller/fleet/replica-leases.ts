@@ -127,16 +127,22 @@ async function takeLeases(client: LockSession, options: ReplicaLeasesOptions, or
   return result.rows.map((row) => ({ clusterId: row.cluster_id, epoch: BigInt(row.epoch), previous: row.previous }));
 }
 
-/** Why a lease came to this replica: the previous holder's fate, as the fleet's rows and the server's sessions tell it. */
+/** Why a lease came to this replica: the previous holder's fate, as the fleet's rows and the server's locks tell it. */
 async function describeTakes(client: LockSession, taken: Taken[]): Promise<Map<number, string>> {
   const previous = [...new Set(taken.flatMap((t) => (t.previous === null ? [] : [t.previous])))];
   const { rows } =
     previous.length === 0
       ? { rows: [] }
       : await client.query<{ replica_id: string; stopped: boolean; alive: boolean }>(
-          `select replica_id, stopped_at is not null as stopped, exists (select 1 from pg_stat_activity a where a.pid = r.lock_pid) as alive
+          // Alive: its lock connection still holds the fleet's membership lock. (pg_stat_activity
+          // may still list a backend that is exiting and has already released its locks.)
+          `select replica_id, stopped_at is not null as stopped,
+             exists (
+               select 1 from pg_locks k
+               where k.pid = r.lock_pid and k.locktype = 'advisory' and k.granted and k.classid = $2::bigint::oid and k.objid = r.fleet_key::bigint::oid
+             ) as alive
            from worker_replica r where replica_id = any($1)`,
-          [previous],
+          [previous, REPLICA_LOCK_CLASS],
         );
   const fate = new Map(
     rows.map((row) => [

@@ -24,6 +24,8 @@ afterAll(async () => {
   await stopRedisServers(server ? [server] : []);
 });
 
+const RESUMED_TO_BOTH = /^lock change signals: both \(resumed; were (none|notifications|tracking)\)$/;
+
 describe("lock change signals after Redis comes back", () => {
   it("logs 'none' at start, then that they resumed, once", async () => {
     const config = {
@@ -44,12 +46,15 @@ describe("lock change signals after Redis comes back", () => {
         running.commit(await running.run());
         return logs;
       },
-      (lines) => lines.some((line) => line.startsWith("lock change signals: both (resumed; were none)")),
+      (lines) => lines.some((line) => RESUMED_TO_BOTH.test(line)),
       { description: "the log to say the signals resumed", maxAttempts: 150 },
     );
-    expect(logs.filter((line) => line.startsWith("lock change signals:"))).toEqual([
-      "lock change signals: none",
-      "lock change signals: both (resumed; were none)",
-    ]);
+    // The two signals (keyspace notifications and client tracking) come back on connections of
+    // their own: together, or one before the other on a loaded machine. Each change is said once.
+    const modes = logs.filter((line) => line.startsWith("lock change signals:"));
+    expect(modes[0]).toBe("lock change signals: none");
+    expect(modes.at(-1)).toMatch(RESUMED_TO_BOTH);
+    expect(modes.slice(1).every((line) => line.includes("(resumed; were "))).toBe(true);
+    expect(new Set(modes).size).toBe(modes.length);
   });
 });
