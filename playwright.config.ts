@@ -139,7 +139,8 @@ export default defineConfig({
       // broker and the health e2e's live locks only (the shared test broker is nobody's to poll here).
       name: "worker",
       command: "npm run worker",
-      wait: { stdout: /polling as poller/ },
+      // The fleet logs each lease it takes (lib/poller/fleet/replica-leases.ts).
+      wait: { stdout: /lease taken: / },
       reuseExistingServer: false,
       timeout: 60_000,
       env: {
