@@ -3,7 +3,7 @@ import os from "node:os";
 
 import { expect, test } from "@playwright/test";
 
-import { getListenSettings, loadConfig } from "@/lib/config";
+import type { AccessMode } from "@/lib/http/listen-address";
 import { startBatonWeb } from "@/tests/support/baton-web";
 import { buildServeWebArgs } from "@/tools/serve-web-args";
 import { findFreePort } from "@/tools/free-port";
@@ -29,9 +29,10 @@ function probe(host: string, port: number): Promise<string> {
   });
 }
 
-async function startInMode(env: Record<string, string>) {
+/** The web server as `npm start` starts it for these settings (tools/start.ts: lib/config.ts's listen settings, then buildServeWebArgs). */
+async function startInMode(env: Record<string, string>, listen: { listenHost: string | null; accessMode: AccessMode }) {
   const port = await findFreePort();
-  const serveArgs = buildServeWebArgs(getListenSettings(loadConfig(env), port)).slice(1);
+  const serveArgs = buildServeWebArgs({ port, ...listen }).slice(1);
   return startBatonWeb({ env: { ...env, DATABASE_URL: process.env.BATON_TEST_DATABASE_URL ?? "" }, port, serveArgs });
 }
 
@@ -40,7 +41,7 @@ test.describe("where Baton's web server listens", () => {
   test.describe.configure({ mode: "serial" });
 
   test("open, with nothing configured: loopback only, and the start-up line says how to change it", async () => {
-    const web = await startInMode({});
+    const web = await startInMode({}, { listenHost: null, accessMode: "open" });
     try {
       expect(await probe("127.0.0.1", web.port)).toBe("answered 200");
       expect(await probe(OUTSIDE_IPV4!, web.port)).toBe("ECONNREFUSED");
@@ -51,7 +52,7 @@ test.describe("where Baton's web server listens", () => {
   });
 
   test("open, told BATON_LISTEN_HOST=0.0.0.0: every interface, said loudly", async () => {
-    const web = await startInMode({ BATON_LISTEN_HOST: "0.0.0.0" });
+    const web = await startInMode({ BATON_LISTEN_HOST: "0.0.0.0" }, { listenHost: "0.0.0.0", accessMode: "open" });
     try {
       expect(await probe(OUTSIDE_IPV4!, web.port)).toBe("answered 200");
       expect(web.output()).toContain("(BATON_LISTEN_HOST=0.0.0.0; open mode: no sign-in)");
@@ -61,7 +62,10 @@ test.describe("where Baton's web server listens", () => {
   });
 
   test("behind the trusted proxy: every interface by default", async () => {
-    const web = await startInMode({ BATON_AUTH_PROXY_HEADER: "X-Forwarded-Email", BATON_AUTH_TRUSTED_PROXIES: "127.0.0.1" });
+    const web = await startInMode(
+      { BATON_AUTH_PROXY_HEADER: "X-Forwarded-Email", BATON_AUTH_TRUSTED_PROXIES: "127.0.0.1" },
+      { listenHost: null, accessMode: "proxy" },
+    );
     try {
       expect(await probe(OUTSIDE_IPV4!, web.port)).toBe("answered 200");
     } finally {

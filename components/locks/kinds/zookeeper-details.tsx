@@ -1,3 +1,4 @@
+import { ExactTime } from "@/components/board/time-text";
 import { Fact, OtherFacts } from "@/components/locks/kinds/detail-list";
 import type { KindDetailsProps } from "@/components/locks/kinds/kind-details-props";
 import { describeDetailValue, describeMissedElections, readZookeeperWaiters, zookeeperSequence } from "@/components/locks/kinds/kind-facts";
@@ -60,7 +61,8 @@ export function ZookeeperDetails({ details, waiters, expiresAt, lastReadAt, nowM
         <Fact label="Leader node">
           {details.lockNodeExists === true ? (
             <span className="mono">
-              created {typeof details.holderNodeCreatedAt === "string" ? details.holderNodeCreatedAt : "—"}, zxid {describeDetailValue(details.holderNodeCzxid)}
+              created {typeof details.holderNodeCreatedAt === "string" ? <ExactTime iso={details.holderNodeCreatedAt} /> : "—"}, zxid{" "}
+              {describeDetailValue(details.holderNodeCzxid)}
             </span>
           ) : (
             <span className="muted">does not exist</span>
