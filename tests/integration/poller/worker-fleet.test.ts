@@ -180,40 +180,51 @@ describe("a fleet of worker replicas", () => {
     expect(taker?.output.find((l) => l.includes(`lease taken: ${prefix}-3 `))).toContain(`death of replica ${victim.id}`);
   });
 
-  it("a replica frozen past the bound loses its clusters; woken, it writes nothing under the epochs it lost", async () => {
-    const before = await db.pollerLease.findMany({
-      where: { clusterId: { in: [...clusterIds.keys()] } },
-      select: { clusterId: true, pollerId: true, epoch: true },
-    });
-    const frozen = replicas.find((r) => r.process.exitCode === null && r.process.signalCode === null && before.some((l) => l.pollerId === r.id))!;
-    const lost = before.filter((l) => l.pollerId === frozen.id);
-    process.kill(-frozen.process.pid!, "SIGSTOP");
-    const deposedAt = await waitFor(
-      async () => {
-        const now = await db.pollerLease.findMany({ where: { clusterId: { in: lost.map((l) => l.clusterId) } }, select: { pollerId: true } });
-        return now.every((l) => l.pollerId !== frozen.id) ? new Date() : null;
-      },
-      (at) => at !== null,
-      `${frozen.id}'s clusters to be taken by the others`,
-      300,
-    );
-    process.kill(-frozen.process.pid!, "SIGCONT");
-    // Woken, it finds its lock connection gone (the server ended it) and says so for each lease.
-    await waitFor(
-      async () => frozen.output.filter((line) => /lease lost: /.test(line)).length,
-      (n) => n >= lost.length,
-      `${frozen.id} to notice it lost its leases`,
-      300,
-    );
-    const lateRuns = await db.pollRun.count({
-      where: { OR: lost.map((l) => ({ clusterId: l.clusterId, pollerEpoch: l.epoch })), finishedAt: { gt: deposedAt! } },
-    });
-    expect(lateRuns).toBe(0);
-    const lateChanges = await db.holderChange.count({
-      where: { OR: lost.map((l) => ({ clusterId: l.clusterId, pollerEpoch: l.epoch })), newSeenAt: { gt: deposedAt! } },
-    });
-    expect(lateChanges).toBe(0);
-  });
+  // Under libfaketime (npm test's clock pass) PostgreSQL's own idle_session_timeout never fires,
+  // so a frozen replica's session, and its leases, would stay: the subject here is PostgreSQL's
+  // timer, not a date of Baton's.
+  it.skipIf(process.env.FAKETIME !== undefined)(
+    "a replica frozen past the bound loses its clusters; woken, it writes nothing under the epochs it lost",
+    async () => {
+      const before = await db.pollerLease.findMany({
+        where: { clusterId: { in: [...clusterIds.keys()] } },
+        select: { clusterId: true, pollerId: true, epoch: true },
+      });
+      const frozen = replicas.find((r) => r.process.exitCode === null && r.process.signalCode === null && before.some((l) => l.pollerId === r.id))!;
+      const lost = before.filter((l) => l.pollerId === frozen.id);
+      process.kill(-frozen.process.pid!, "SIGSTOP");
+      let deposedAt: Date | null;
+      try {
+        deposedAt = await waitFor(
+          async () => {
+            const now = await db.pollerLease.findMany({ where: { clusterId: { in: lost.map((l) => l.clusterId) } }, select: { pollerId: true } });
+            return now.every((l) => l.pollerId !== frozen.id) ? new Date() : null;
+          },
+          (at) => at !== null,
+          `${frozen.id}'s clusters to be taken by the others`,
+          300,
+        );
+      } finally {
+        // Woken whatever happened: a replica left stopped would hang every later test.
+        process.kill(-frozen.process.pid!, "SIGCONT");
+      }
+      // Woken, it finds its lock connection gone (the server ended it) and says so for each lease.
+      await waitFor(
+        async () => frozen.output.filter((line) => /lease lost: /.test(line)).length,
+        (n) => n >= lost.length,
+        `${frozen.id} to notice it lost its leases`,
+        300,
+      );
+      const lateRuns = await db.pollRun.count({
+        where: { OR: lost.map((l) => ({ clusterId: l.clusterId, pollerEpoch: l.epoch })), finishedAt: { gt: deposedAt! } },
+      });
+      expect(lateRuns).toBe(0);
+      const lateChanges = await db.holderChange.count({
+        where: { OR: lost.map((l) => ({ clusterId: l.clusterId, pollerEpoch: l.epoch })), newSeenAt: { gt: deposedAt! } },
+      });
+      expect(lateChanges).toBe(0);
+    },
+  );
 
   it("a SIGTERMed replica hands its clusters over and exits 0", async () => {
     const holders = await spread();
