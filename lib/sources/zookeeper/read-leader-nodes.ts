@@ -2,6 +2,7 @@ import type { HoldReadError, LockRef } from "@/lib/poller/contract/hold-source";
 
 import type { LeaderNodeReading } from "./leader-observation";
 import type { SystemRole } from "./systems/system-role";
+import { readEachRef } from "./read-each-ref";
 import type { ZookeeperConnection } from "./zookeeper-connection";
 
 // One read of nodes that are themselves the lock: `exists` with a watch (it fires when the node
@@ -27,9 +28,7 @@ export async function readLeaderNodes(
   refs: LockRef[],
   options: LeaderReadOptions,
 ): Promise<{ readings: LeaderNodeReading[]; errors: HoldReadError[] }> {
-  const readings: LeaderNodeReading[] = [];
-  const errors: HoldReadError[] = [];
-  async function readOne(ref: LockRef): Promise<void> {
+  async function readOne(ref: LockRef): Promise<LeaderNodeReading> {
     const role = options.roleOf(ref);
     const standbysPath = role?.standbys?.path(ref.key);
     const countPath = role?.electionCount?.path(ref.key);
@@ -54,27 +53,14 @@ export async function readLeaderNodes(
       if (attempt === MAX_COUNT_READS - 1) count = null;
     }
     const standbys = children === null ? null : children.flatMap((child) => role?.standbys?.name(child) ?? []).sort();
-    readings.push({
+    return {
       path: ref.key,
       pattern: ref.pattern,
       node,
       standbys,
       electionCount: count,
       observedAt: new Date().toISOString(),
-    });
+    };
   }
-  try {
-    await connection.ready();
-  } catch (error) {
-    const message = (error as Error).message;
-    return { readings: [], errors: [{ message }, ...refs.map((ref) => ({ key: ref.key, message }))] };
-  }
-  await Promise.all(
-    refs.map((ref) =>
-      readOne(ref).catch((error: unknown) => {
-        errors.push({ key: ref.key, message: (error as Error).message });
-      }),
-    ),
-  );
-  return { readings, errors };
+  return readEachRef(connection, refs, readOne);
 }

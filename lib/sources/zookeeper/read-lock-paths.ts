@@ -3,6 +3,7 @@ import type { HoldReadError, LockRef } from "@/lib/poller/contract/hold-source";
 import type { ContenderReading, LockReading } from "./lock-observation";
 import { isSemaphoreMutex, orderContenders, SEMAPHORE_LEASES } from "./recipe-layout";
 import type { ZookeeperRecipe } from "./zookeeper-config";
+import { readEachRef } from "./read-each-ref";
 import type { ZookeeperConnection } from "./zookeeper-connection";
 
 // One read of lock nodes: getChildren (arming the change watch) and getData of the holder and
@@ -21,9 +22,7 @@ export async function readLockPaths(
   refs: LockRef[],
   options: ReadOptions,
 ): Promise<{ readings: LockReading[]; errors: HoldReadError[] }> {
-  const readings: LockReading[] = [];
-  const errors: HoldReadError[] = [];
-  async function readOne(ref: LockRef): Promise<void> {
+  async function readOne(ref: LockRef): Promise<LockReading> {
     const recipe = options.recipeOf(ref);
     let children = await connection.getChildren(ref.key, options.watch);
     let contenderDir = ref.key;
@@ -39,21 +38,8 @@ export async function readLockPaths(
         contenders.set(contender.name, await connection.getData(`${contenderDir}/${contender.name}`));
       }),
     );
-    readings.push({ path: ref.key, pattern: ref.pattern, recipe, contenderDir, children, contenders, observedAt: new Date().toISOString() });
+    return { path: ref.key, pattern: ref.pattern, recipe, contenderDir, children, contenders, observedAt: new Date().toISOString() };
   }
 
-  try {
-    await connection.ready();
-  } catch (error) {
-    const message = (error as Error).message;
-    return { readings: [], errors: [{ message }, ...refs.map((ref) => ({ key: ref.key, message }))] };
-  }
-  await Promise.all(
-    refs.map((ref) =>
-      readOne(ref).catch((error: unknown) => {
-        errors.push({ key: ref.key, message: (error as Error).message });
-      }),
-    ),
-  );
-  return { readings, errors };
+  return readEachRef(connection, refs, readOne);
 }
