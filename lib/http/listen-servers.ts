@@ -6,6 +6,16 @@ import type { AddressInfo } from "node:net";
 
 import type { ListenOutcome, ListenPlan } from "@/lib/http/listen-address";
 
+/**
+ * How long an idle keep-alive connection stays open. Node's default (5 s) closes it just as a
+ * client polling every few seconds, or a reverse proxy keeping its upstream connections (nginx
+ * and cloud load balancers: 60 s), sends its next request on it: that request meets a reset
+ * connection. Longer than those, the client closes first.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** Above the keep-alive timeout, as Node requires for the two to work together. */
+const HEADERS_TIMEOUT_MS = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+
 /** Errors of an address family this machine lacks (::1 without IPv6): an optional address is then left out. */
 const MISSING_FAMILY_CODES = new Set(["EADDRNOTAVAIL", "EAFNOSUPPORT"]);
 
@@ -40,6 +50,8 @@ export async function listenOnPlan(plan: ListenPlan, createServer: () => Server)
   try {
     for (const target of plan.targets) {
       const server = createServer();
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      server.headersTimeout = HEADERS_TIMEOUT_MS;
       try {
         await listenOne(server, port, target.host);
       } catch (error) {

@@ -127,7 +127,8 @@ function processesUsing(dataDir: string): string[] {
 }
 
 async function readJson<T>(page: Page, url: string): Promise<T> {
-  const response = await page.request.get(url);
+  // A GET is safe to send again when the connection it went out on was reset.
+  const response = await page.request.get(url, { maxRetries: 2 });
   expect(response.ok()).toBe(true);
   return (await response.json()) as T;
 }

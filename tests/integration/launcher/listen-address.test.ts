@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PEER_ADDRESS_HEADER } from "@/lib/auth/peer-address-mark";
 import { getListenSettings, loadConfig } from "@/lib/config";
 import { planListen } from "@/lib/http/listen-address";
-import { closeServers, listenOnPlan } from "@/lib/http/listen-servers";
+import { closeServers, KEEP_ALIVE_TIMEOUT_MS, listenOnPlan } from "@/lib/http/listen-servers";
 import { startWebServer, type WebServer } from "@/tools/start-web-server";
 
 // Where Baton's web server really listens, in each mode: started as tools/serve-web.ts starts it
@@ -123,6 +123,30 @@ describe("trusted-proxy mode, BATON_LISTEN_HOST unset: every interface", () => {
     const { web, addresses } = await startBaton({ ...TRUSTED_PROXY, BATON_LISTEN_HOST: "127.0.0.1" });
     expect(addresses).toEqual(["127.0.0.1"]);
     expect(await probe(OUTSIDE_IPV4, web.port)).toBe("ECONNREFUSED");
+  });
+});
+
+describe("keep-alive", () => {
+  // A client polling every 5 s, or a proxy holding its upstream connections for 60 s, must not
+  // send a request on a connection the server is closing at that moment (Node's default closes
+  // idle connections after 5 s): the server keeps them longer, and tells the client how long.
+  it("keeps an idle connection open for longer than a proxy's minute, and says so in the Keep-Alive header", async () => {
+    const { web } = await startBaton({});
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
+        http
+          .get({ host: "127.0.0.1", port: web.port, path: "/", agent }, (response) => {
+            response.resume();
+            response.on("end", () => resolve(response.headers["keep-alive"]));
+          })
+          .on("error", reject);
+      });
+      expect(keepAlive).toBe(`timeout=${KEEP_ALIVE_TIMEOUT_MS / 1000}`);
+      expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(60_000);
+    } finally {
+      agent.destroy();
+    }
   });
 });
 
