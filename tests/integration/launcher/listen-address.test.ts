@@ -134,11 +134,11 @@ describe("keep-alive", () => {
     const { web } = await startBaton({});
     const agent = new http.Agent({ keepAlive: true });
     try {
-      const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
+      const keepAlive = await new Promise<string>((resolve, reject) => {
         http
           .get({ host: "127.0.0.1", port: web.port, path: "/", agent }, (response) => {
             response.resume();
-            response.on("end", () => resolve(response.headers["keep-alive"]));
+            response.on("end", () => resolve(String(response.headers["keep-alive"])));
           })
           .on("error", reject);
       });
