@@ -1,6 +1,6 @@
 import type pg from "pg";
 
-// COPY ... FROM STDIN over a pg connection, without pg-copy-streams (not installed): pg accepts
+// COPY ... FROM STDIN over a pg connection, without pg-copy-streams: pg accepts
 // any "submittable" object, hands it the connection, and calls it back on the protocol
 // messages. On CopyInResponse the data goes out as CopyData messages followed by CopyDone;
 // the server answers CommandComplete and ReadyForQuery, or an error. This is the same wire
@@ -14,7 +14,6 @@ class CopyFromStdin implements pg.Submittable {
   readonly done: Promise<number>;
   private resolve!: (rows: number) => void;
   private reject!: (error: Error) => void;
-  private failure: Error | null = null;
 
   constructor(
     private readonly text: string,
@@ -40,13 +39,14 @@ class CopyFromStdin implements pg.Submittable {
     this.rowCount = Number(message.text.split(" ")[1] ?? 0);
   }
 
+  // pg calls this and forgets the query, with no ReadyForQuery after it: for an error of the
+  // server (bad data, a constraint, a statement timeout) and for a connection that died.
   handleError(error: Error): void {
-    this.failure = error;
+    this.reject(error);
   }
 
   handleReadyForQuery(): void {
-    if (this.failure) this.reject(this.failure);
-    else this.resolve(this.rowCount);
+    this.resolve(this.rowCount);
   }
 
   // The protocol handlers pg may call for other message types; COPY FROM sends none of them.
@@ -56,7 +56,7 @@ class CopyFromStdin implements pg.Submittable {
   handlePortalSuspended(): void {}
 }
 
-/** Runs `COPY <target> FROM STDIN` with the given text-format data; resolves with the row count. */
+/** Runs `COPY <target> FROM STDIN` with the given data (text or binary, as the statement says); resolves with the row count. */
 export function copyFromStdin(client: pg.Client | pg.PoolClient, copyStatement: string, data: readonly Buffer[]): Promise<number> {
   const copy = new CopyFromStdin(copyStatement, data);
   client.query(copy);

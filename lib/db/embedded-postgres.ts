@@ -22,6 +22,8 @@ type Options = {
   log?: (line: string) => void;
   /** The caller stops the server itself on Ctrl-C (see loadEmbeddedPostgres). */
   isShutdownOrdered?: boolean;
+  /** Server settings (`name=value`) on top of Baton's own, e.g. a benchmark's pg_stat_statements. */
+  extraSettings?: readonly string[];
 };
 
 function isProcessAlive(pid: number): boolean {
@@ -146,7 +148,7 @@ export async function startEmbeddedPostgres(options: Options): Promise<EmbeddedP
     user: EMBEDDED_USER,
     password: EMBEDDED_PASSWORD,
     persistent: true,
-    postgresFlags: SERVER_SETTINGS.flatMap((setting) => ["-c", setting]),
+    postgresFlags: [...SERVER_SETTINGS, ...(options.extraSettings ?? [])].flatMap((setting) => ["-c", setting]),
     // The server's own output goes to a file: it is for debugging, not for the console.
     onLog: (message) => appendFileSync(logFile, `${String(message).trimEnd()}\n`),
     onError: (message) => appendFileSync(logFile, `${String(message instanceof Error ? message.message : message).trimEnd()}\n`),

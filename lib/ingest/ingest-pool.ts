@@ -5,8 +5,8 @@ import pg from "pg";
 import { getConfig } from "@/lib/config";
 import { resolveDatabaseUrl } from "@/lib/db/database-url";
 
-/** What the ingest write needs from a connection: a pg Pool, PoolClient or Client. */
-export type IngestDb = Pick<pg.Pool, "query">;
+/** What the ingest write needs: a pg Pool (a connection of its own for each batch's transaction, and plain queries). */
+export type IngestDb = Pick<pg.Pool, "query" | "connect">;
 
 // Connections for the ingest write: enough to keep PostgreSQL busy while requests parse and
 // validate, few enough not to thrash a small machine (measured in tests/bench).

@@ -16,12 +16,55 @@ function daysInMonth(year: number, month: number): number {
   return month === 2 && isLeapYear ? 29 : DAYS_IN_MONTH[month - 1]!;
 }
 
+const DIGIT_0 = 48;
+/** Where `YYYY-MM-DDTHH:MM:SS.sssZ` (Date.prototype.toISOString's form) has digits. */
+const CANONICAL_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22];
+const CANONICAL_SEPARATORS: [number, string][] = [
+  [4, "-"],
+  [7, "-"],
+  [10, "T"],
+  [13, ":"],
+  [16, ":"],
+  [19, "."],
+  [23, "Z"],
+];
+
+function digitsAt(text: string, from: number, count: number): number {
+  let value = 0;
+  for (let i = from; i < from + count; i++) value = value * 10 + text.charCodeAt(i) - DIGIT_0;
+  return value;
+}
+
+/**
+ * The ingest hot path's fast case: a string of exactly toISOString's form, read without a regular
+ * expression (the same checks as parseRfc3339). `undefined` when the text is not of that form.
+ */
+function parseCanonicalUtc(text: string): number | null | undefined {
+  if (text.length !== 24) return undefined;
+  for (const [at, separator] of CANONICAL_SEPARATORS) if (text[at] !== separator) return undefined;
+  for (const at of CANONICAL_DIGITS) {
+    const code = text.charCodeAt(at) - DIGIT_0;
+    if (code < 0 || code > 9) return undefined;
+  }
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 2);
+  const day = digitsAt(text, 8, 2);
+  const hour = digitsAt(text, 11, 2);
+  const minute = digitsAt(text, 14, 2);
+  const second = digitsAt(text, 17, 2);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  return Date.UTC(year, month - 1, day, hour, minute, second, digitsAt(text, 20, 3));
+}
+
 /**
  * The instant an RFC 3339 string names, or null when it is not one. Date.parse is not used: it
  * accepts forms RFC 3339 does not (no offset means local time) and rolls 2025-02-30 over to
  * March 2, so every field is checked here.
  */
 function parseRfc3339(text: string): number | null {
+  const canonical = parseCanonicalUtc(text);
+  if (canonical !== undefined) return canonical;
   const match = RFC3339.exec(text);
   if (!match) return null;
   const [, y, mo, d, h, mi, s, fraction, zulu, sign, oh, om] = match;

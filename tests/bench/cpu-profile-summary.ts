@@ -15,7 +15,10 @@ const STAGES: { name: string; matches(frame: ProfileNode["callFrame"]): boolean 
     name: "validation (lib/ingest/validate-*, check-*, safe-json)",
     matches: (f) => /lib\/ingest\/(validate-|check-|safe-json|timestamp|text-schema)/.test(f.url),
   },
-  { name: "statement parameters (write-events toColumns, array-literal)", matches: (f) => /lib\/ingest\/(write-events|array-literal)/.test(f.url) },
+  {
+    name: "COPY data and rollup counts (event-copy-data, binary-copy-writer, minute-counts)",
+    matches: (f) => /lib\/(ingest\/(write-events|event-copy-data|minute-counts)|db\/binary-copy-writer)/.test(f.url),
+  },
   { name: "reading the body (parse-events-body, web streams)", matches: (f) => /lib\/ingest\/parse-events-body|internal\/webstreams|undici/.test(f.url) },
   { name: "pg driver (protocol, sockets)", matches: (f) => /node_modules\/pg(-protocol)?\//.test(f.url) },
   { name: "HTTP server and response (node:http, route-server)", matches: (f) => /_http_|node:http|route-server|lib\/http\//.test(f.url) },

@@ -18,7 +18,7 @@ import pg from "pg";
 
 import { applyMigrations, MIGRATIONS_DIR } from "@/lib/db/migrate";
 import { buildLoadedRollups } from "@/tests/bench/build-loaded-rollups";
-import { copyFromStdin } from "@/tests/bench/copy-from-stdin";
+import { copyFromStdin } from "@/lib/db/copy-from-stdin";
 import { COPY_COLUMNS, makeStoredEvent, OLD_LAYOUT_COPY_COLUMNS, toCopyLine } from "@/tests/bench/event-generator";
 import { describeEventStoreSize } from "@/tests/bench/event-store-size";
 import { createOldLayoutMigrationsDir } from "@/tests/support/old-layout-migrations";

@@ -1,10 +1,11 @@
-// `npm run bench:ingest [-- --seconds 15 --clients 4 --copy-seconds 6 --database-url URL --stored-database-url URL --cpu-prof-dir DIR]`
+// `npm run bench:ingest [-- --seconds 15 --clients 4 --copy-seconds 6 --database-url URL --stored-database-url URL --cpu-prof-dir DIR --statements]`
 //
 // --database-url: run against a database of an existing server (created empty and migrated, and
 // dropped after) instead of a throwaway embedded PostgreSQL. --stored-database-url: a store
 // loaded by `npm run bench:event-store-load` (100 million events, say) on the same server: after
 // the empty store's phases, phase 1 and the COPY run again against it, in the same run, and the
-// ratio of the two ingest rates is printed.
+// ratio of the two ingest rates is printed. --statements: the throwaway PostgreSQL loads
+// pg_stat_statements, and the statements of phase 1 are printed by total time (docs/ingest.md).
 //
 // Sustained ingest through the HTTP API against a throwaway PostgreSQL, next to a raw COPY of
 // the same kind of rows into the same table in the same run:
@@ -31,7 +32,7 @@ import pg from "pg";
 
 import { createApiToken } from "@/lib/auth/create-api-token";
 import { createDb } from "@/lib/db/client";
-import { copyFromStdin } from "@/tests/bench/copy-from-stdin";
+import { copyFromStdin } from "@/lib/db/copy-from-stdin";
 import { parentPid, processCpuSeconds, processTreeCpuSeconds } from "@/tests/bench/cpu-usage";
 import { COPY_COLUMNS, makeBenchEvent, nextEventNumber, toCopyLine, toJson } from "@/tests/bench/event-generator";
 import { findFreePort } from "@/tools/free-port";
@@ -54,6 +55,7 @@ const { values: args } = parseArgs({
     "database-url": { type: "string" },
     "stored-database-url": { type: "string" },
     "cpu-prof-dir": { type: "string" },
+    statements: { type: "boolean", default: false },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -210,6 +212,31 @@ async function measureCopy(databaseUrl: string, connections: number, maxRows: nu
   }
 }
 
+/** pg_stat_statements, reset now; `read` lists what ran since, by total execution time. */
+async function startStatementStats(databaseUrl: string): Promise<{ read(): Promise<string[]> }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+  await client.query("SELECT pg_stat_statements_reset()");
+  return {
+    read: async () => {
+      try {
+        const { rows } = await client.query<{ calls: string; total_ms: number; mean_ms: number; rows: string; query: string }>(
+          `SELECT calls, total_exec_time AS total_ms, mean_exec_time AS mean_ms, rows, query FROM pg_stat_statements
+           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND calls > 10
+           ORDER BY total_exec_time DESC LIMIT 8`,
+        );
+        return rows.map(
+          (r) =>
+            `${r.total_ms.toFixed(0).padStart(7)} ms total, ${fmt(Number(r.calls)).padStart(6)} calls, ${r.mean_ms.toFixed(2).padStart(6)} ms each, ${fmt(Number(r.rows)).padStart(9)} rows: ${r.query.replace(/\s+/g, " ").slice(0, 90)}`,
+        );
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
@@ -271,7 +298,7 @@ async function startEmptyStore(): Promise<{ url: string; stop(): Promise<void> }
   const given = args["database-url"];
   if (!given) {
     log("starting a throwaway PostgreSQL...");
-    return startTestDatabase();
+    return startTestDatabase({ extraSettings: args.statements ? ["shared_preload_libraries=pg_stat_statements"] : [] });
   }
   assertLocalDatabaseUrl(given);
   const database = await createScratchDatabase(given, "bench_ingest_empty");
@@ -344,10 +371,12 @@ async function main(): Promise<void> {
     log(`warm-up (${WARM_UP_SECONDS} s, not counted)...`);
     await runPhase(server.url, token, warmUp.bodies, WARM_UP_SECONDS);
 
+    const statements = args.statements ? await startStatementStats(database.url) : null;
     log(`phase 1: unique events for ${SECONDS} s...`);
     const cpuBeforeUnique = cpu.read();
     const unique = await runPhase(server.url, token, uniqueEvents.bodies, SECONDS);
     const cpuAfterUnique = cpu.read();
+    const phase1Statements = await statements?.read();
 
     log(`COPY for about ${COPY_SECONDS} s on one connection, then on ${CLIENTS}...`);
     // Rows for COPY up to 4x the ingest rate (a ratio down to 25%) over the COPY window:
@@ -396,6 +425,10 @@ async function main(): Promise<void> {
     console.log(`                   batch latency ${describeLatency(halfDuplicates.latenciesMs)}`);
     console.log(`                   ${describeCpu(cpuBeforeDuplicates, cpuAfterDuplicates, halfDuplicates.accepted + halfDuplicates.duplicates)}`);
     console.log(`  check:           ${fmt(rows)} rows from HTTP in the table (warm-up included)`);
+    if (phase1Statements) {
+      console.log("  PostgreSQL's statements in phase 1 (pg_stat_statements), by total execution time:");
+      for (const line of phase1Statements) console.log(`    ${line}`);
+    }
     const storedUrl = args["stored-database-url"];
     if (storedUrl) {
       await server.stop();

@@ -60,9 +60,9 @@ export async function createScratchDatabase(baseUrl: string, prefix: string): Pr
 export type TestDatabase = { url: string; stop(): Promise<void> };
 
 /** A throwaway embedded PostgreSQL on a free port, migrated, in a temporary directory. */
-export async function startTestDatabase(): Promise<TestDatabase> {
+export async function startTestDatabase(options: { extraSettings?: readonly string[] } = {}): Promise<TestDatabase> {
   const baseDir = mkdtempSync(path.join(os.tmpdir(), "baton-test-pg-"));
-  const server = await startEmbeddedPostgres({ baseDir, port: await findFreePort(), database: "baton_test" });
+  const server = await startEmbeddedPostgres({ baseDir, port: await findFreePort(), database: "baton_test", extraSettings: options.extraSettings });
   await applyMigrations(server.url);
   return {
     url: server.url,

@@ -5,6 +5,17 @@ import { parseInstant, parseTimestamp } from "@/lib/ingest/timestamp";
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 
 describe("parseTimestamp", () => {
+  it("reads toISOString's form (its fast path) as the same instant as the offset form", () => {
+    let state = 7;
+    for (let i = 0; i < 2_000; i++) {
+      state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+      const ms = Date.UTC(2000, 0, 1) + Math.floor((state / 2 ** 31) * (NOW - Date.UTC(2000, 0, 1)));
+      const iso = new Date(ms).toISOString();
+      expect(parseTimestamp(iso, NOW)).toEqual({ isValid: true, ms });
+      expect(parseTimestamp(iso.replace("Z", "+00:00"), NOW)).toEqual({ isValid: true, ms });
+    }
+  });
+
   it.each([
     ["2026-11-22T10:15:30Z", Date.UTC(2026, 10, 22, 10, 15, 30)],
     ["2026-11-22T10:15:30.123Z", Date.UTC(2026, 10, 22, 10, 15, 30, 123)],
@@ -20,6 +31,17 @@ describe("parseTimestamp", () => {
 
   it.each([
     ["2025-02-29T00:00:00Z", /RFC 3339/],
+    // toISOString's own form, read by the fast path: the same checks.
+    ["2025-02-29T00:00:00.000Z", /RFC 3339/],
+    ["2026-04-31T00:00:00.000Z", /RFC 3339/],
+    ["2026-13-01T00:00:00.000Z", /RFC 3339/],
+    ["2026-00-01T00:00:00.000Z", /RFC 3339/],
+    ["2026-11-22T24:00:00.000Z", /RFC 3339/],
+    ["2026-11-22T10:60:00.000Z", /RFC 3339/],
+    ["2026-11-22T10:15:60.000Z", /RFC 3339/],
+    ["2026-11-22T10:15:3x.000Z", /RFC 3339/],
+    ["2026-11-22T10:15:30.000+", /RFC 3339/],
+    ["1999-12-31T23:59:59.999Z", /before 2000/],
     ["2026-02-30T00:00:00Z", /RFC 3339/],
     ["2026-13-01T00:00:00Z", /RFC 3339/],
     ["2026-11-22T24:00:00Z", /RFC 3339/],
