@@ -25,9 +25,12 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
  * - go-mutex: Go's concurrency.Mutex (and `etcdctl lock`): `<name>/<lease id hex>`, empty value
  * - etcd3-election: the Node etcd3 client's Election: `election/<name>/<lease id decimal>` = the value
  * - etcd3-lock: the Node etcd3 client's Lock: the key itself, empty value, bound to a lease; no queue
- * - auto: told apart key by key from the last path segment and the key's lease
+ * - patroni: Patroni's namespace (PostgreSQL high availability on etcd v3, `namespace` in its
+ *   settings, `/service/` by default): one lock per cluster (`<namespace><scope>`), held by the
+ *   member named in `<scope>/leader`; the other members (`<scope>/members/<name>`) are its standbys
+ * - auto: told apart key by key from the last path segment and the key's lease (never Patroni's)
  */
-export const etcdLayoutSchema = z.enum(["go-election", "go-mutex", "etcd3-election", "etcd3-lock", "auto"]);
+export const etcdLayoutSchema = z.enum(["go-election", "go-mutex", "etcd3-election", "etcd3-lock", "patroni", "auto"]);
 
 const etcdTlsSchema = z
   .object({
@@ -50,7 +53,11 @@ const watchedPrefixSchema = z
     /** Each election or lock under it must always have a holder: a free one is unhealthy. */
     mustBeHeld: z.boolean().default(false),
   })
-  .strict();
+  .strict()
+  .refine((watched) => watched.layout !== "patroni" || watched.prefix.endsWith("/"), {
+    message: 'must end with "/" for layout patroni: Patroni\'s namespace with a slash, e.g. "/service/" (its scopes are the next path segment)',
+    path: ["prefix"],
+  });
 
 export const etcdClusterSchema = z
   .object({

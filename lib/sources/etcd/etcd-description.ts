@@ -12,5 +12,6 @@ export const etcdDescription = describeKind({
   resourceKind: "ETCD_LOCK",
   describeHoldTerm: () => ({ term: "Lease", source: "the TTL granted to the holder's etcd lease" }),
   // The concurrency package's Election and Mutex queue by create revision: the next lowest takes over.
+  // A Patroni cluster's waiters come in the order Patroni would promote them (patroni-observation.ts).
   predictNextHolder: (waiters) => ({ holder: waiters[0] ?? null, reason: null, detail: null }),
 });

@@ -13,7 +13,7 @@ import { createEtcdHoldSource } from "./index";
 
 export type EtcdSourceConfig = EtcdClusterConfig & { pollIntervalMs: number };
 
-/** etcd elections and locks: Go's concurrency Election and Mutex (etcdctl elect/lock), the Node etcd3 client's Election and Lock. */
+/** etcd elections and locks: Go's concurrency Election and Mutex (etcdctl elect/lock), the Node etcd3 client's Election and Lock, Patroni's clusters. */
 export const etcdKind = defineSourceKind<EtcdClusterConfig, EtcdSourceConfig>({
   ...identityOf(etcdDescription, { movingDetails: ETCD_MOVING_DETAILS }),
   configSchema: etcdClusterSchema,

@@ -38,7 +38,8 @@ export function leaseHexOf(leaseId: string): string {
  * has one), or a name whose last segment is not its own lease id where the layout wants it.
  */
 export function toContender(kv: EtcdKeyValue, layout: EtcdLayout): Contender | null {
-  if (kv.leaseId === "0") return null;
+  // Patroni's keys make up clusters, not contenders one by one (patroni-layout.ts).
+  if (kv.leaseId === "0" || layout === "patroni") return null;
   const leaseHex = leaseHexOf(kv.leaseId);
   const parts = splitLast(kv.key);
   const isGoKey = parts !== null && parts.last === leaseHex;
@@ -63,7 +64,7 @@ export function toContender(kv: EtcdKeyValue, layout: EtcdLayout): Contender | n
  */
 export function resourceKeyOfName(key: string, layout: EtcdLayout): string {
   const parts = splitLast(key);
-  if (layout === "etcd3-lock" || parts === null) return key;
+  if (layout === "etcd3-lock" || layout === "patroni" || parts === null) return key;
   const isHex = /^[0-9a-f]{1,16}$/.test(parts.last);
   const isDecimal = /^\d{1,20}$/.test(parts.last);
   if (layout === "go-election" || layout === "go-mutex") return isHex ? parts.parent : key;
@@ -96,6 +97,7 @@ export function nameOf(contender: Contender): string {
  */
 export function rangeOfResource(resourceKey: string, layout: EtcdLayout): { prefix: string; isExact: boolean } {
   if (layout === "etcd3-lock") return { prefix: resourceKey, isExact: true };
+  if (layout === "patroni") return { prefix: `${resourceKey}/`, isExact: false };
   return layout === "auto" ? { prefix: resourceKey, isExact: false } : { prefix: `${resourceKey}/`, isExact: false };
 }
 

@@ -7,9 +7,10 @@ import { type Contender, nameOf } from "./etcd-layout";
 
 /**
  * The details that move on every read of an unchanged hold: the store revision the range was read
- * at (any write anywhere moves it) and the seconds the holder's lease has left.
+ * at (any write anywhere moves it) and the seconds the holder's lease has left; for Patroni, the
+ * primary's WAL position and its standbys' lag behind it.
  */
-export const ETCD_MOVING_DETAILS: readonly string[] = ["revision", "leaseTtlS"];
+export const ETCD_MOVING_DETAILS: readonly string[] = ["revision", "leaseTtlS", "xlogLocation", "lagBytes"];
 
 export type EtcdReading = {
   resourceKey: string;

@@ -8,6 +8,7 @@
 //   etcd-observation.ts  one election or lock's contenders -> the shared HoldObservation
 //   watch-holds.ts       a Watch per prefix from a known revision: hints, resumption, compaction
 //   key-index.ts         what the reads learned that the watch's DELETE events need
+//   patroni-*.ts         Patroni's clusters: their keys, their observation, how a primary's hold ended
 // No Next and no Prisma here: the poller owns storage.
 
 import type { HoldSource } from "@/lib/poller/contract/hold-source";
@@ -16,6 +17,7 @@ import type { EtcdClusterConfig } from "./etcd-config";
 import { isUnderPrefix } from "./etcd-layout";
 import { createEtcdTransport, resolveCredentials } from "./etcd-transport";
 import { createKeyIndex } from "./key-index";
+import { createPatroniMemory } from "./patroni-endings";
 import { createHoldReader } from "./read-holds";
 import { watchHolds } from "./watch-holds";
 
@@ -30,7 +32,8 @@ export { EtcdSourceError } from "./etcd-error";
 export function createEtcdHoldSource(config: EtcdClusterConfig & { pollIntervalMs: number }, log?: (line: string) => void): HoldSource {
   const transport = createEtcdTransport(config, resolveCredentials(config));
   const index = createKeyIndex();
-  const reader = createHoldReader(transport, config.prefixes, index, { leaseRereadMs: 2 * config.pollIntervalMs });
+  const patroni = createPatroniMemory();
+  const reader = createHoldReader(transport, config.prefixes, index, { leaseRereadMs: 2 * config.pollIntervalMs, patroni, log });
   // The longest prefix first: a held thing under two watched prefixes belongs to the narrower.
   const byLength = [...config.prefixes].sort((a, b) => b.prefix.length - a.prefix.length);
   const stops: (() => Promise<void>)[] = [];
@@ -39,7 +42,7 @@ export function createEtcdHoldSource(config: EtcdClusterConfig & { pollIntervalM
     observe: (refs) => reader.observe(refs),
     patternOf: (key) => byLength.find((watched) => isUnderPrefix(key, watched.prefix))?.prefix ?? null,
     async watch(onHints, onResync) {
-      const watcher = await watchHolds({ transport, prefixes: config.prefixes, index, onHints, onResync, log });
+      const watcher = await watchHolds({ transport, prefixes: config.prefixes, index, patroni, onHints, onResync, log });
       stops.push(() => watcher.stop());
       return watcher;
     },

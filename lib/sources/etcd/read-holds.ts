@@ -7,10 +7,14 @@ import { type Contender, groupContenders, rangeOfResource, toContender } from ".
 import { toHoldObservation } from "./etcd-observation";
 import type { EtcdTransport } from "./etcd-transport";
 import type { KeyIndex, KnownLease } from "./key-index";
+import type { PatroniMemory } from "./patroni-endings";
+import { isUnderPatroni, type PatroniCluster, toPatroniClusters } from "./patroni-layout";
+import { toPatroniObservation } from "./patroni-observation";
 
 // Discovery and reads of elections and locks: ranges over the watched prefixes (or over one
 // held thing's keys), then one LeaseTimeToLive per holder lease. A held thing whose range or
-// lease could not be read is an error, never free.
+// lease could not be read is an error, never free. Under a Patroni namespace a held thing is a
+// cluster (its leader key and members); keys under one are no contenders of any other prefix.
 
 /**
  * From this many held things asked under one prefix on, the whole prefix is read (pages of 1,000
@@ -23,7 +27,9 @@ export type HoldReader = {
   observe(refs: LockRef[]): Promise<{ observations: HoldObservation[]; errors: HoldReadError[] }>;
 };
 
-type Range = { contenders: Map<string, Contender[]>; revision: number; observedAt: string };
+/** A held thing's keys: its contenders in order (the first holds), and for Patroni the whole cluster. */
+type Group = { contenders: Contender[]; cluster?: PatroniCluster };
+type Range = { groups: Map<string, Group>; revision: number; observedAt: string };
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -41,24 +47,62 @@ export function isLeaseReadDue(known: KnownLease | undefined, nowMs: number, lea
   return known.expiresAtMs - nowMs < Math.max((known.grantedTtlSeconds * 1000) / 2, leaseRereadMs);
 }
 
-export function createHoldReader(transport: EtcdTransport, prefixes: EtcdWatchedPrefix[], index: KeyIndex, options: { leaseRereadMs: number }): HoldReader {
+export function createHoldReader(
+  transport: EtcdTransport,
+  prefixes: EtcdWatchedPrefix[],
+  index: KeyIndex,
+  options: { leaseRereadMs: number; patroni: PatroniMemory; log?: (line: string) => void },
+): HoldReader {
   const watchedOf = new Map(prefixes.map((watched) => [watched.prefix, watched]));
+  /** Member keys whose unreadable value was logged already: one line per key, not one per read. */
+  const loggedUnreadable = new Set<string>();
 
-  function contendersOf(kvs: Awaited<ReturnType<typeof readRange>>["kvs"], watched: EtcdWatchedPrefix): Map<string, Contender[]> {
-    const contenders = kvs.flatMap((kv) => toContender(kv, watched.layout) ?? []);
-    return groupContenders(contenders);
+  function groupsOf(kvs: Awaited<ReturnType<typeof readRange>>["kvs"], watched: EtcdWatchedPrefix): Map<string, Group> {
+    if (watched.layout === "patroni") {
+      const clusters = toPatroniClusters(kvs, watched.prefix);
+      return new Map([...clusters].map(([key, cluster]) => [key, { contenders: cluster.leader ? [cluster.leader] : [], cluster }]));
+    }
+    const contenders = kvs.flatMap((kv) => (isUnderPatroni(kv.key, prefixes) ? [] : (toContender(kv, watched.layout) ?? [])));
+    return new Map([...groupContenders(contenders)].map(([key, group]) => [key, { contenders: group }]));
   }
 
   async function readWholePrefix(watched: EtcdWatchedPrefix): Promise<Range> {
     const read = await readRange(transport, watched.prefix);
-    return { contenders: contendersOf(read.kvs, watched), revision: read.revision, observedAt: read.answeredAt };
+    return { groups: groupsOf(read.kvs, watched), revision: read.revision, observedAt: read.answeredAt };
   }
 
   async function readOne(ref: LockRef, watched: EtcdWatchedPrefix): Promise<Range> {
     const range = rangeOfResource(ref.key, watched.layout);
     const read = await readRange(transport, range.prefix, { isExact: range.isExact });
-    const own = contendersOf(read.kvs, watched).get(ref.key) ?? [];
-    return { contenders: new Map([[ref.key, own]]), revision: read.revision, observedAt: read.answeredAt };
+    const own = groupsOf(read.kvs, watched).get(ref.key) ?? { contenders: [] };
+    return { groups: new Map([[ref.key, own]]), revision: read.revision, observedAt: read.answeredAt };
+  }
+
+  /** A Patroni cluster's reading, with what the watch saw of how its last primary's hold ended. */
+  function observePatroni(
+    cluster: PatroniCluster,
+    reading: { ref: LockRef; revision: number; observedAt: string },
+    lease: LeaseTimeToLive | null,
+  ): HoldObservation {
+    const memory = options.patroni;
+    memory.noteFailover(cluster.resourceKey, cluster.failover, reading.revision);
+    if (cluster.leader) memory.noteLeader(cluster.resourceKey, cluster.leader.value, cluster.leader.createRevision);
+    for (const member of cluster.members) {
+      const memberKey = `${cluster.resourceKey}/members/${member.name}`;
+      if (!member.isUnreadable || loggedUnreadable.has(memberKey)) continue;
+      loggedUnreadable.add(memberKey);
+      options.log?.(
+        `etcd key ${memberKey} (Patroni member of cluster ${cluster.scope}) is no JSON object Patroni writes: shown as a standby with nothing known of it`,
+      );
+    }
+    return toPatroniObservation({
+      cluster,
+      pattern: reading.ref.pattern,
+      revision: reading.revision,
+      observedAt: reading.observedAt,
+      lease,
+      ending: memory.endingBefore(cluster.resourceKey, cluster.leader?.createRevision ?? null),
+    });
   }
 
   return {
@@ -70,7 +114,7 @@ export function createHoldReader(transport: EtcdTransport, prefixes: EtcdWatched
           try {
             // Keys only: discovery needs names, leases and revisions, not the proposals.
             const read = await readRange(transport, watched.prefix, { isKeysOnly: true });
-            for (const resourceKey of contendersOf(read.kvs, watched).keys()) keys.push({ key: resourceKey, pattern: watched.prefix });
+            for (const resourceKey of groupsOf(read.kvs, watched).keys()) keys.push({ key: resourceKey, pattern: watched.prefix });
           } catch (error) {
             errors.push({ message: `discovery under "${watched.prefix}": ${messageOf(error)}` });
           }
@@ -93,14 +137,14 @@ export function createHoldReader(transport: EtcdTransport, prefixes: EtcdWatched
         else byPrefix.set(watched, [ref]);
       }
 
-      const readings: { ref: LockRef; contenders: Contender[]; revision: number; observedAt: string }[] = [];
+      const readings: { ref: LockRef; contenders: Contender[]; cluster?: PatroniCluster; revision: number; observedAt: string }[] = [];
       await Promise.all(
         [...byPrefix].map(async ([watched, asked]) => {
           if (asked.length >= WHOLE_PREFIX_MIN) {
             try {
               const range = await readWholePrefix(watched);
               for (const ref of asked)
-                readings.push({ ref, contenders: range.contenders.get(ref.key) ?? [], revision: range.revision, observedAt: range.observedAt });
+                readings.push({ ref, ...(range.groups.get(ref.key) ?? { contenders: [] }), revision: range.revision, observedAt: range.observedAt });
             } catch (error) {
               for (const ref of asked) errors.push({ key: ref.key, message: messageOf(error) });
             }
@@ -110,7 +154,7 @@ export function createHoldReader(transport: EtcdTransport, prefixes: EtcdWatched
             asked.map(async (ref) => {
               try {
                 const range = await readOne(ref, watched);
-                readings.push({ ref, contenders: range.contenders.get(ref.key) ?? [], revision: range.revision, observedAt: range.observedAt });
+                readings.push({ ref, ...(range.groups.get(ref.key) ?? { contenders: [] }), revision: range.revision, observedAt: range.observedAt });
               } catch (error) {
                 errors.push({ key: ref.key, message: messageOf(error) });
               }
@@ -154,6 +198,10 @@ export function createHoldReader(transport: EtcdTransport, prefixes: EtcdWatched
         }
         for (const contender of reading.contenders) index.remember(contender.key, contender.resourceKey, contender.leaseId);
         index.retain(reading.ref.key, new Set(reading.contenders.map((c) => c.key)));
+        if (reading.cluster) {
+          observations.push(observePatroni(reading.cluster, reading, lease));
+          continue;
+        }
         observations.push(
           toHoldObservation({
             resourceKey: reading.ref.key,

@@ -7,6 +7,9 @@ import { type LeaseAtDelete, readLeasesAtDelete } from "./lease-at-delete";
 import { resourceKeyOfName, toContender } from "./etcd-layout";
 import type { EtcdTransport } from "./etcd-transport";
 import type { KeyIndex } from "./key-index";
+import type { PatroniMemory } from "./patroni-endings";
+import { toPatroniHint } from "./patroni-hint";
+import { isUnderPatroni } from "./patroni-layout";
 
 // Change signals between reads: one Watch per watched prefix, from a known revision, so no create
 // or delete is missed. After a disconnect the watch resumes from the revision after the last
@@ -22,6 +25,8 @@ export type WatchHoldsOptions = {
   transport: EtcdTransport;
   prefixes: EtcdWatchedPrefix[];
   index: KeyIndex;
+  /** What the watch learns of Patroni's leader keys and switchover requests, in order. */
+  patroni: PatroniMemory;
   onHints(hints: HoldHint[]): void;
   onResync(reason: string): void;
   log?: (line: string) => void;
@@ -114,6 +119,8 @@ export async function watchHolds(options: WatchHoldsOptions): Promise<HoldWatche
           if (Number(result.compact_revision) > 0) {
             // The revisions from nextRevision on are gone: what changed in between is unknown.
             const current = await readCurrentRevision(transport, watched.prefix);
+            // The order of Patroni's writes in between is lost with them.
+            if (watched.layout === "patroni") options.patroni.forget();
             options.onResync(`etcd compacted the history of "${watched.prefix}" to revision ${result.compact_revision}; watching again from ${current + 1}`);
             nextRevision = current + 1;
             break;
@@ -125,7 +132,11 @@ export async function watchHolds(options: WatchHoldsOptions): Promise<HoldWatche
           const leasesAtDelete = await readLeasesAtDelete(transport, events, options.index, options.log);
           const hints = events.flatMap((event) => {
             const leaseId = event.type === "DELETE" ? options.index.find(event.kv.key)?.leaseId : undefined;
-            return toHint(event, watched, options.index, nowMs, leaseId === undefined ? undefined : leasesAtDelete.get(leaseId)) ?? [];
+            const leaseAtDelete = leaseId === undefined ? undefined : leasesAtDelete.get(leaseId);
+            if (watched.layout === "patroni") return toPatroniHint(event, watched, options.index, options.patroni, nowMs, leaseAtDelete) ?? [];
+            // A Patroni key seen by a wider prefix's watch: its namespace's watch tells of it.
+            if (isUnderPatroni(event.kv.key, options.prefixes)) return [];
+            return toHint(event, watched, options.index, nowMs, leaseAtDelete) ?? [];
           });
           // A loop, not Math.max(...): a resumed watch can deliver a long backlog at once.
           for (const event of events) nextRevision = Math.max(nextRevision, event.kv.modRevision + 1);

@@ -1,0 +1,87 @@
+import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
+
+import type { LeaseTimeToLive } from "./etcd-api";
+import type { PatroniEnding } from "./patroni-endings";
+import type { PatroniCluster, PatroniMember } from "./patroni-layout";
+
+// One read of one Patroni cluster -> the observation the shared hold cycles compare. Pure.
+// The primary (the leader key's member) holds; the other members are its standbys, and those
+// Patroni may promote are the waiters, in the order it would pick them.
+
+export type PatroniReading = {
+  cluster: PatroniCluster;
+  pattern: string;
+  revision: number;
+  observedAt: string;
+  /** The leader's lease, read after the range; null when free. */
+  lease: LeaseTimeToLive | null;
+  /** How the previous primary's hold ended, where the watch saw it (patroni-endings.ts). */
+  ending: PatroniEnding | null;
+};
+
+const HEALTHY_STATES = new Set(["running", "streaming"]);
+
+/** Bytes of WAL a standby is behind the primary, as their last member keys say; null when unknown. */
+function lagOf(member: PatroniMember, primary: PatroniMember | undefined): number | null {
+  if (primary?.xlogLocation == null || member.xlogLocation === null) return null;
+  return Math.max(0, primary.xlogLocation - member.xlogLocation);
+}
+
+/**
+ * Who Patroni would promote, first to last: the member a pending switchover names, then running
+ * replicas by lag (least first), then the rest by name. Members tagged nofailover, and ones whose
+ * key could not be read, are standbys but never candidates.
+ */
+export function orderCandidates(standbys: PatroniMember[], lag: Map<string, number | null>, askedFor: string | null): PatroniMember[] {
+  const rank = (member: PatroniMember) => (member.name === askedFor ? 0 : HEALTHY_STATES.has(member.state ?? "") ? 1 : 2);
+  return standbys
+    .filter((member) => !member.isNoFailover && !member.isUnreadable)
+    .sort(
+      (a, b) =>
+        rank(a) - rank(b) || (lag.get(a.name) ?? Number.MAX_SAFE_INTEGER) - (lag.get(b.name) ?? Number.MAX_SAFE_INTEGER) || a.name.localeCompare(b.name),
+    );
+}
+
+export function toPatroniObservation(reading: PatroniReading): HoldObservation {
+  const { cluster, lease } = reading;
+  const leader = cluster.leader;
+  const primary = leader ? cluster.members.find((member) => member.name === leader.value) : undefined;
+  const standbys = cluster.members.filter((member) => member !== primary);
+  const lag = new Map(standbys.map((member) => [member.name, lagOf(member, primary)]));
+  const waiters = orderCandidates(standbys, lag, cluster.failover?.member ?? null).map((member) => member.name);
+  const shared = {
+    layout: "patroni",
+    scope: cluster.scope,
+    revision: reading.revision,
+    standbys: standbys.map(({ name, role, state, timeline, isNoFailover, isUnreadable }) => ({ name, role, state, timeline, isNoFailover, isUnreadable })),
+    lagBytes: Object.fromEntries(lag),
+    failover: cluster.failover && { leader: cluster.failover.leader, member: cluster.failover.member, scheduledAt: cluster.failover.scheduledAt },
+    // How the last primary's hold ended, as the watch saw it: on a free cluster the one that just
+    // ended, on a held one the one this primary followed.
+    previousPrimary: reading.ending && { name: reading.ending.leader, kind: reading.ending.kind, ending: reading.ending.ending, reason: reading.ending.reason },
+    history: cluster.history,
+  };
+  const base = { resourceKey: cluster.resourceKey, pattern: reading.pattern, observedAt: reading.observedAt, isSplit: false, isExpiryCoarse: true, waiters };
+  if (!leader) return { ...base, holder: null, holderToken: null, expiresAt: null, ttlMs: null, details: shared };
+  const ttlMs = lease === null ? null : Math.max(0, lease.ttlSeconds) * 1000;
+  return {
+    ...base,
+    holder: leader.value,
+    // A new leader key (a new election, even one the same member wins again) is a new hold.
+    holderToken: `${leader.leaseHex}@${leader.createRevision}`,
+    expiresAt: lease === null ? null : new Date(Date.parse(lease.answeredAt) + ttlMs!).toISOString(),
+    ttlMs,
+    details: {
+      ...shared,
+      key: leader.key,
+      leaseId: leader.leaseHex,
+      createRevision: leader.createRevision,
+      modRevision: leader.modRevision,
+      leaseGrantedTtlS: lease?.grantedTtlSeconds ?? null,
+      leaseTtlS: lease?.ttlSeconds ?? null,
+      primary: primary ? { role: primary.role, state: primary.state, timeline: primary.timeline, apiUrl: primary.apiUrl } : null,
+      timeline: primary?.timeline ?? null,
+      xlogLocation: primary?.xlogLocation ?? null,
+    },
+  };
+}
