@@ -1,4 +1,5 @@
 import { ensureCuratorContenderBuilt } from "@/tools/curator/build-contender";
+import { ensureDbLockContenderBuilt } from "@/tools/db-lock-contender/build-contender";
 import { ensureDynamodbContenderBuilt } from "@/tools/dynamodb-contender/build-contender";
 import { ensureDynamodbServerBuilt } from "@/tools/dynamodb-server/build-server";
 import { ensureContenderBuilt as ensureRedissonContenderBuilt } from "@/tools/redisson/build-contender";
@@ -49,6 +50,7 @@ export async function buildJavaParts(log: (line: string) => void): Promise<void>
     ensureRedissonContenderBuilt,
     ensureDynamodbServerBuilt,
     ensureDynamodbContenderBuilt,
+    ensureDbLockContenderBuilt,
     ensureJavaClientBuilt,
     ensureKafkaBrokerBuilt,
     ensureHelixBuilt,

@@ -308,7 +308,8 @@ export const KIND_ETCD: Descriptions = {
       '`[{ "prefix": "elections/", "layout": "auto", "mustBeHeld": false }]`: each prefix is read with everything under it. An empty prefix is refused (it would be the whole keyspace).',
   },
   "prefixes[].layout": {
-    meaning: "`go-election`, `go-mutex`, `etcd3-election`, `etcd3-lock` or `auto` (told apart key by key: [kinds/etcd.md](kinds/etcd.md)).",
+    meaning:
+      "`go-election`, `go-mutex`, `etcd3-election`, `etcd3-lock`, `patroni` (Patroni's namespace, e.g. `/service/`: one lock per cluster, its standbys as waiters) or `auto` (told apart key by key). See [kinds/etcd.md](kinds/etcd.md).",
     default: "`auto`",
   },
   "prefixes[].mustBeHeld": { meaning: "Every election or lock under the prefix should always have a holder.", default: "`false`" },
@@ -346,7 +347,7 @@ export const KIND_DYNAMODB: Descriptions = {
 export const KIND_DATABASE: Descriptions = {
   kind: { meaning: '`"database"`.' },
   name: { meaning: "1-63 letters, digits, `.`, `_`, `-`." },
-  engine: { meaning: "The database server: `postgresql` (advisory locks). The only one so far." },
+  engine: { meaning: "The database server: `postgresql` (advisory locks and lock tables). The only one so far." },
   url: {
     meaning:
       "`postgres://role:password@host:5432/database`: where Baton connects (any database of the server: `pg_locks` shows them all). The role needs no grant to see the locks; `pg_monitor` (or `pg_read_all_stats`) to see holders beyond their pid and application name.",
@@ -356,10 +357,18 @@ export const KIND_DATABASE: Descriptions = {
     meaning:
       'Names for keys, which are integers: `{ "key": "42", "name": "daily-report" }` (one bigint key, or `"7,12"` for two int4 keys), `{ "library": "advisory-lock", "name": "my-mutex" }` (npm advisory-lock: the name it is given), `{ "library": "pg-boss", "schema": "pgboss" }` (pg-boss\'s maintenance lock, held for a transaction at a time), `{ "library": "with_advisory_lock", "name": "sync-users", "prefix": 0 }` (Rails); a key or an advisory-lock name may say `"mustBeHeld": true`. Keys without a name show as their numbers. See [kinds/database.md](kinds/database.md).',
   },
+  tables: {
+    meaning:
+      'Lock tables read over the same connection, in the url\'s database (the role needs `SELECT` on each): `{ "format": "shedlock", "table": "public.shedlock", "timeZone": "UTC" }` (ShedLock; `timeZone`: the zone its `TIMESTAMP` columns are written in, the JVM\'s for the JDBC provider) and `{ "format": "spring-integration", "table": "public.int_lock", "regions": ["DEFAULT"], "names": ["daily-report"], "ttlMs": 10000 }` (Spring Integration\'s `JdbcLockRegistry`; `names`: the lock names the applications use, whose name-based UUIDs are the `LOCK_KEY`s; `ttlMs`: the registry\'s TTL, needed by the 6.x table, which has no `EXPIRED_AFTER`). Defaults: `table` `shedlock` / `int_lock`, `timeZone` `UTC`, `regions` `["DEFAULT"]`. A table that cannot be read makes its locks stale, not the others. See [kinds/database.md](kinds/database.md).',
+    default: "none",
+  },
   idleInTransactionMaxMs: {
     meaning: "A holder `idle in transaction` longer than this is marked as a stuck lock in the lock's details (needs `pg_read_all_stats`).",
   },
-  pollIntervalMs: { meaning: "How often the server's advisory locks are read (one query).", default: "`BATON_POLL_INTERVAL_MS`" },
+  pollIntervalMs: {
+    meaning: "How often the server's advisory locks are read (one query), and each of `tables` (one query each).",
+    default: "`BATON_POLL_INTERVAL_MS`",
+  },
   discoveryIntervalMs: { meaning: "How often a read also tells which locks are gone (every read already finds new ones)." },
   statementTimeoutMs: { meaning: "The statement timeout of every read (`SET LOCAL statement_timeout` in a read-only transaction)." },
   connectTimeoutMs: { meaning: "Timeout of connecting to the server." },

@@ -8,8 +8,11 @@ import { describeServer } from "./database-config";
 // answering (a statement timeout is the server's, and needs a server that answers).
 
 export type DatabaseConnection = {
-  /** Runs `sql` in a read-only transaction with SET LOCAL statement_timeout. */
-  read<R extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<R[]>;
+  /**
+   * Runs `sql` in a read-only transaction with SET LOCAL statement_timeout (and SET LOCAL
+   * TimeZone with `timeZone`: how TIMESTAMP columns written without a zone read as instants).
+   */
+  read<R extends pg.QueryResultRow>(sql: string, values: unknown[], options?: { timeZone?: string }): Promise<R[]>;
   close(): Promise<void>;
 };
 
@@ -31,11 +34,13 @@ export function openDatabaseConnection(
   pool.on("error", onIdleError);
   const timeoutMs = Math.trunc(config.statementTimeoutMs);
   return {
-    async read<R extends pg.QueryResultRow>(sql: string, values: unknown[]) {
+    async read<R extends pg.QueryResultRow>(sql: string, values: unknown[], options: { timeZone?: string } = {}) {
       const client = await pool.connect();
       try {
-        // A literal: SET takes no parameters, and the figure is an integer the schema checked.
-        await client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}`);
+        // Literals: SET takes no parameters. The figure is an integer the schema checked; the
+        // zone a name the schema checked to hold only letters, digits, "_", "+", "-" and "/".
+        const zone = options.timeZone === undefined ? "" : `; SET LOCAL TimeZone = '${options.timeZone.replaceAll("'", "")}'`;
+        await client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}${zone}`);
         const result = await client.query<R>(sql, values);
         await client.query("COMMIT");
         client.release();

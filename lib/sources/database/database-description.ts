@@ -1,7 +1,8 @@
-// Database locks (PostgreSQL advisory locks) as the lists and the pages name them. Client-safe:
+// Database locks (PostgreSQL advisory locks, ShedLock and Spring Integration lock tables) as the lists and the pages name them. Client-safe:
 // the board's filters, the lock page and the read API's enums derive from it
 // (lib/sources/kind-descriptions.ts).
 
+import { cannotPredict } from "@/lib/poller/next-holder";
 import { describeKind } from "@/lib/sources/kind-description";
 
 export const databaseDescription = describeKind({
@@ -11,7 +12,19 @@ export const databaseDescription = describeKind({
   boardWords: "database locks",
   shape: "hold",
   resourceKind: "DATABASE_LOCK",
-  describeHoldTerm: () => ({ term: "No TTL", source: "held until unlock, transaction end or session end" }),
-  // PostgreSQL grants an advisory lock to its waiters first come, first served: the one waiting longest.
-  predictNextHolder: (waiters) => ({ holder: waiters[0] ?? null, reason: null, detail: null }),
+  describeHoldTerm: (details) => {
+    if (details.format === "shedlock") return { term: "lockAtMostFor", source: "the row's lock_until: held until then unless released" };
+    if (details.format === "spring-integration") {
+      return details.schema === "6.x"
+        ? { term: "TTL", source: "CREATED_DATE plus the configured ttlMs (the registry's TTL; 6.x keeps it in the application)" }
+        : { term: "TTL", source: "the row's EXPIRED_AFTER" };
+    }
+    return { term: "No TTL", source: "held until unlock, transaction end or session end" };
+  },
+  // PostgreSQL grants an advisory lock to its waiters first come, first served: the one waiting
+  // longest. A lock table has no queue: its contenders try again on their schedule.
+  predictNextHolder: (waiters, details) =>
+    typeof details.format === "string"
+      ? cannotPredict("no-queue", "a lock table has no queue: the next node to try after its expiry or release takes it")
+      : { holder: waiters[0] ?? null, reason: null, detail: null },
 });

@@ -6,24 +6,31 @@ import { identityOf } from "@/lib/sources/kind-identity";
 import { type DatabaseClusterConfig, databaseClusterSchema, type DatabaseSourceConfig, describeServer } from "./database-config";
 import { databaseDescription } from "./database-description";
 import { DATABASE_MOVING_DETAILS, UNNAMED_PATTERN } from "./lock-observation";
+import { tablePattern } from "./lock-table-rows";
 
-/** Database locks: PostgreSQL advisory locks (pg_locks joined to pg_stat_activity). */
+/** Database locks: PostgreSQL advisory locks (pg_locks joined to pg_stat_activity), and lock tables (ShedLock, Spring Integration). */
 export const databaseKind = defineSourceKind<DatabaseClusterConfig, DatabaseSourceConfig>({
   ...identityOf(databaseDescription, { movingDetails: DATABASE_MOVING_DETAILS }),
   configSchema: databaseClusterSchema,
   resolveConfig: (config, _setting, defaultPollIntervalMs) => ({ ...config, pollIntervalMs: config.pollIntervalMs ?? defaultPollIntervalMs }),
-  describe: (config) => ({
-    endpoint: `postgresql://${describeServer(config.url)}`,
-    scope: `advisory locks of ${config.databases === undefined ? "every database" : config.databases.join(", ")} (${config.locks.length} named)`,
-    budget: `one query per read, statement timeout ${config.statementTimeoutMs} ms`,
-    auth: `role ${decodeURIComponent(new URL(config.url).username) || "(the connecting user)"}`,
-    note: "the role needs pg_read_all_stats (or pg_monitor) to see holders beyond their pid and application name",
-  }),
+  describe: (config) => {
+    const tables = config.tables ?? [];
+    return {
+      endpoint: `postgresql://${describeServer(config.url)}`,
+      scope: `advisory locks of ${config.databases === undefined ? "every database" : config.databases.join(", ")} (${config.locks.length} named)${
+        tables.length === 0 ? "" : `; lock tables ${tables.map((table) => `${table.table} (${table.format})`).join(", ")}`
+      }`,
+      budget: `${tables.length === 0 ? "one query" : `${1 + tables.length} queries (one per lock table)`} per read, statement timeout ${config.statementTimeoutMs} ms`,
+      auth: `role ${decodeURIComponent(new URL(config.url).username) || "(the connecting user)"}`,
+      note: `the role needs pg_read_all_stats (or pg_monitor) to see holders beyond their pid and application name${tables.length === 0 ? "" : ", and SELECT on each lock table"}`,
+    };
+  },
   scopeOf: (config) => ({
     // Each named lock is its own pattern (its key in any watched database); the unnamed keys share one.
     patterns: [
       ...config.locks.map((lock) => ({ match: `*/${lock.name}`, layout: "library" in lock ? lock.library : "advisory-key", mustBeHeld: lock.mustBeHeld })),
       { match: UNNAMED_PATTERN, layout: "advisory-key", mustBeHeld: false },
+      ...(config.tables ?? []).map((table) => ({ match: tablePattern(table), layout: table.format, mustBeHeld: false })),
     ],
     engine: config.engine,
     databases: config.databases ?? null,

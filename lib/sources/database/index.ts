@@ -1,14 +1,20 @@
-// Baton's database source: who holds each PostgreSQL advisory lock of a server. The files, in the
-// order a read uses them:
-//   database-config.ts      the `kind: "database"` settings (zod) and their one-line errors
-//   advisory-keys.ts        key text, the configured names and the libraries' hashes of names
-//   database-client.ts      one connection; every read read-only with a statement timeout
-//   advisory-lock-rows.ts   the one query of a read: pg_locks joined to pg_stat_activity
-//   lock-observation.ts     the rows of one lock -> the shared HoldObservation
+// Baton's database source: who holds each PostgreSQL advisory lock of a server, and each lock of
+// the configured lock tables (ShedLock, Spring Integration INT_LOCK). The files, in the order a
+// read uses them:
+//   database-config.ts         the `kind: "database"` settings (zod) and their one-line errors
+//   lock-table-config.ts       one entry of `tables`
+//   advisory-keys.ts           key text, the configured names and the libraries' hashes of names
+//   database-client.ts         one connection; every read read-only with a statement timeout
+//   advisory-lock-rows.ts      the one query of a read: pg_locks joined to pg_stat_activity
+//   lock-observation.ts        the rows of one lock -> the shared HoldObservation
+//   lock-tables.ts             each table's read, alone in its transaction; its failures
+//   lock-table-rows.ts         where a table is, its query, its rows made uniform
+//   lock-table-observation.ts  a table's row -> HoldObservation, and the ending the rows tell
 // There is no change signal (PostgreSQL notifies nobody of lock changes): polls only. Each read
-// is the whole server's advisory locks, so a read finds new locks itself; discovery is the same
-// read, and tells which are gone. How a hold ended: checkHolders asks pg_stat_activity whether
-// the old holder's session (pid and backend start) still exists. No Next and no Prisma here.
+// is the whole server's advisory locks and every table, so a read finds new locks itself;
+// discovery is the same read, and tells which are gone. How an advisory hold ended: checkHolders
+// asks pg_stat_activity whether the old holder's session (pid and backend start) still exists; a
+// table's hold: its rows (lock-table-observation.ts). No Next and no Prisma here.
 
 import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
 import type { HoldSource, LockRef } from "@/lib/poller/contract/hold-source";
@@ -18,6 +24,7 @@ import { type KeyName, nameKeys } from "./advisory-keys";
 import { type DatabaseConnection, describeDatabaseError, openDatabaseConnection } from "./database-client";
 import type { DatabaseClusterConfig } from "./database-config";
 import { groupRows, type LockGroup, parseSessionToken, patternOf, resourceKeyOf, toFreeObservation, toHoldObservation } from "./lock-observation";
+import { createLockTables, type TableRead } from "./lock-tables";
 
 export { databaseClusterSchema, parseDatabaseClusterConfig } from "./database-config";
 export type { DatabaseClusterConfig, DatabaseClusterInput } from "./database-config";
@@ -35,13 +42,14 @@ export type DatabaseHoldSource = HoldSource & {
   canReadStats(): boolean | null;
 };
 
-type Read = { groups: Map<string, LockGroup>; rows: number; observedMs: number };
+type Read = { groups: Map<string, LockGroup>; tables: TableRead[]; rows: number; observedMs: number };
 
 export function createDatabaseHoldSource(config: DatabaseClusterConfig, options: { log?: (line: string) => void } = {}): DatabaseHoldSource {
   const log = options.log ?? (() => {});
   const connection: DatabaseConnection = openDatabaseConnection(config, (error) =>
     log(`database ${config.name}: ${describeDatabaseError(error, config)} (an idle connection; the next read connects again)`),
   );
+  const tables = createLockTables(config, connection, log);
   const names = new Map<string, Map<string, KeyName>>();
   const namesOf = (database: string) => {
     let map = names.get(database);
@@ -107,7 +115,9 @@ export function createDatabaseHoldSource(config: DatabaseClusterConfig, options:
     for (const [key, group] of groups) known.set(key, group);
     if (wasFailing) log(`database ${config.name}: reads answer again (${groups.size} advisory locks)`);
     wasFailing = false;
-    return { groups, rows: rows.length, observedMs };
+    // After the advisory read: a server that does not answer fails that read, and every lock goes stale.
+    const tableReads = await tables.read();
+    return { groups, tables: tableReads, rows: rows.length, observedMs };
   }
 
   function describeFailure(error: unknown): string {
@@ -130,7 +140,12 @@ export function createDatabaseHoldSource(config: DatabaseClusterConfig, options:
       }
       fresh = { read, atMs: Date.now() };
       known = new Map([...expectedLocks(), ...read.groups]);
-      return { keys: [...known.values()].map((group) => ({ key: group.resourceKey, pattern: group.pattern })), errors: [], isComplete: true };
+      const tableRefs = tables.refsOf(read.tables);
+      return {
+        keys: [...[...known.values()].map((group) => ({ key: group.resourceKey, pattern: group.pattern })), ...tableRefs.keys],
+        errors: tableRefs.errors,
+        isComplete: true,
+      };
     },
 
     async observe(refs: LockRef[]) {
@@ -149,14 +164,17 @@ export function createDatabaseHoldSource(config: DatabaseClusterConfig, options:
       fresh = null;
       const context = { namesOf, idleInTransactionMaxMs: config.idleInTransactionMaxMs, observedMs: read.observedMs };
       endsSessionOnUnlock = { previous: endsSessionOnUnlock.current, current: new Set() };
-      const observations: HoldObservation[] = refs.map((ref) => {
+      const tableRefs = refs.filter((ref) => tables.owns(ref.key));
+      const advisoryRefs = refs.filter((ref) => !tables.owns(ref.key));
+      const fromTables = tables.observe(tableRefs, read.tables);
+      const observations: HoldObservation[] = advisoryRefs.map((ref) => {
         const group = read.groups.get(ref.key);
         if (group === undefined) return toFreeObservation(ref, read.observedMs, known.get(ref.key));
         const observation = toHoldObservation(group, context);
         if (observation.holderToken !== null && group.name?.library === "advisory-lock") endsSessionOnUnlock.current.add(observation.holderToken);
         return observation;
       });
-      return { observations, errors: [] };
+      return { observations: [...observations, ...fromTables.observations], errors: fromTables.errors };
     },
 
     async checkHolders(tokens) {
@@ -178,7 +196,7 @@ export function createDatabaseHoldSource(config: DatabaseClusterConfig, options:
       );
     },
 
-    patternOf: (key) => known.get(key)?.pattern ?? null,
+    patternOf: (key) => known.get(key)?.pattern ?? tables.patternOf(key),
 
     async watch() {
       // PostgreSQL signals no lock change: every read is a poll.
@@ -186,7 +204,7 @@ export function createDatabaseHoldSource(config: DatabaseClusterConfig, options:
     },
 
     takeRequestCount() {
-      const count = requests;
+      const count = requests + tables.takeRequestCount();
       requests = 0;
       return count;
     },

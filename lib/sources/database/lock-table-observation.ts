@@ -1,0 +1,85 @@
+import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
+
+import type { TableLockRow } from "./lock-table-rows";
+
+// A lock table's rows -> hold observations, and how each hold ended, told from the rows
+// themselves. A row is held while its expiry (lock_until, EXPIRED_AFTER, CREATED_DATE + ttl) is
+// after the database's clock of the same read; expiresAt is that expiry, ttlMs what is left of it.
+//
+// Endings, from what the last read saw of the lock and what this one sees:
+// - the same hold, its expiry moved earlier (ShedLock's release: lock_until set to the unlock
+//   instant, or to lockAtLeastFor's end): released, and free once that passes -> RELEASED;
+// - the same hold, its expiry passed unchanged -> EXPIRED;
+// - the row gone (Spring's release DELETEs it) before its expiry -> RELEASED (after it: the
+//   shared rule tells it by the clock);
+// - a new hold (new locked_at or locked_by; new CLIENT_ID): the old one was taken over by an
+//   UPDATE that only succeeds once it expired (ShedLock's `lock_until <= now`, Spring's
+//   `EXPIRED_AFTER < now`, CREATED_DATE kept on 7.x) -> EXPIRED, unless it began before the old
+//   expiry (a release, then a new take) -> RELEASED.
+// Pure, but for the memory of the last read, which the caller keeps per lock.
+
+/** What a read saw of one lock, kept for the next read's endings. */
+export type TableLockMemory = {
+  token: string;
+  startedMs: number;
+  /** The latest expiry this hold had (an extension or a renewal moves it later). */
+  maxExpiresMs: number;
+  /** The expiry the read saw. Earlier than maxExpiresMs: released (ShedLock). */
+  expiresMs: number;
+  isHeld: boolean;
+};
+
+/** The memory of a lock after a read that saw `row`. */
+export function rememberRow(previous: TableLockMemory | undefined, row: TableLockRow, dbNowMs: number): TableLockMemory {
+  const isSameHold = previous !== undefined && previous.token === row.token;
+  return {
+    token: row.token,
+    startedMs: row.startedMs,
+    maxExpiresMs: isSameHold ? Math.max(previous.maxExpiresMs, row.expiresMs) : row.expiresMs,
+    expiresMs: row.expiresMs,
+    isHeld: row.expiresMs > dbNowMs,
+  };
+}
+
+/** How the hold the last read saw ended, as this read's row (or its absence) tells; undefined where the rows do not say. */
+export function endingOf(previous: TableLockMemory | undefined, row: TableLockRow | undefined, dbNowMs: number): "RELEASED" | "EXPIRED" | undefined {
+  if (previous === undefined || !previous.isHeld) return undefined;
+  const wasReleased = previous.expiresMs < previous.maxExpiresMs;
+  if (row === undefined) return wasReleased || dbNowMs < previous.expiresMs ? "RELEASED" : undefined;
+  if (row.token === previous.token) {
+    if (row.expiresMs > dbNowMs) return undefined;
+    return wasReleased || row.expiresMs < previous.maxExpiresMs ? "RELEASED" : "EXPIRED";
+  }
+  // Another hold: taken by an UPDATE of the expired row (CREATED_DATE kept), or after a release.
+  if (row.startedMs === previous.startedMs) return "EXPIRED";
+  return wasReleased || row.startedMs < previous.maxExpiresMs ? "RELEASED" : "EXPIRED";
+}
+
+/** One table lock as this read saw it: held until its expiry, then free with its last row in the details. */
+export function toTableObservation(
+  ref: { key: string; pattern: string },
+  row: TableLockRow | undefined,
+  context: { dbNowMs: number; observedMs: number; previous: TableLockMemory | undefined; lastDetails: Record<string, unknown> | undefined },
+): HoldObservation {
+  const ending = endingOf(context.previous, row, context.dbNowMs);
+  const isHeld = row !== undefined && row.expiresMs > context.dbNowMs;
+  const isReleasedEarly = isHeld && context.previous?.token === row.token && row.expiresMs < context.previous.maxExpiresMs;
+  return {
+    resourceKey: ref.key,
+    pattern: ref.pattern,
+    holder: isHeld ? row.holder : null,
+    holderToken: isHeld ? row.token : null,
+    expiresAt: isHeld ? new Date(row.expiresMs).toISOString() : null,
+    ttlMs: isHeld ? row.expiresMs - context.dbNowMs : null,
+    waiters: [],
+    observedAt: new Date(context.observedMs).toISOString(),
+    isSplit: false,
+    details: {
+      ...(row?.details ?? context.lastDetails ?? {}),
+      // Released, but ShedLock's lockAtLeastFor keeps the name until lock_until.
+      ...(isReleasedEarly ? { isReleased: true } : {}),
+      ...(row === undefined ? { isRowGone: true } : {}),
+    },
+    ...(ending !== undefined ? { previousEnding: ending } : {}),
+  };
+}
