@@ -2,6 +2,7 @@ import { ensureCuratorContenderBuilt } from "@/tools/curator/build-contender";
 import { ensureDbLockContenderBuilt } from "@/tools/db-lock-contender/build-contender";
 import { ensureDynamodbContenderBuilt } from "@/tools/dynamodb-contender/build-contender";
 import { ensureDynamodbServerBuilt } from "@/tools/dynamodb-server/build-server";
+import { ensureQuartzContenderBuilt } from "@/tools/quartz-contender/build-contender";
 import { ensureContenderBuilt as ensureRedissonContenderBuilt } from "@/tools/redisson/build-contender";
 import { ensureBrokerBuilt, PULSAR_VERSIONS, type PulsarVersion } from "@/tools/pulsar/build-launcher";
 import { ensureZookeeperServerBuilt } from "@/tools/zookeeper/build-server";
@@ -51,6 +52,7 @@ export async function buildJavaParts(log: (line: string) => void): Promise<void>
     ensureDynamodbServerBuilt,
     ensureDynamodbContenderBuilt,
     ensureDbLockContenderBuilt,
+    ensureQuartzContenderBuilt,
     ensureJavaClientBuilt,
     ensureKafkaBrokerBuilt,
     ensureHelixBuilt,

@@ -7,7 +7,7 @@ import { parseAdvisoryKey } from "./advisory-keys";
 import { lockTableEntry } from "./lock-table-config";
 
 // The settings of one database server (`kind: "database"`): PostgreSQL advisory locks, and the
-// lock tables of ShedLock and Spring Integration read over the same connection.
+// lock tables of ShedLock, Spring Integration and Quartz read over the same connection.
 // A plain zod object, so lib/config.ts lists it as one member of the union on `kind` and its
 // issues keep their paths (one-line errors that name the setting). The observer's role needs no
 // grant to see the locks; `pg_read_all_stats` (or `pg_monitor`, which includes it) to see who
@@ -103,7 +103,7 @@ export const databaseClusterSchema = z
     databases: z.array(z.string().min(1)).min(1, { message: "must name at least one database, or be left out for all" }).optional(),
     /** Names of keys: integer keys, or the names an application passes to a library that hashes them. */
     locks: z.array(namedLock).default([]),
-    /** Lock tables read over the same connection, in the url's database: ShedLock's, Spring Integration's INT_LOCK. None when absent. */
+    /** Lock tables read over the same connection, in the url's database: ShedLock's, Spring Integration's INT_LOCK, Quartz's clustered JobStore. None when absent. */
     tables: z.array(lockTableEntry).optional(),
     /** A holder "idle in transaction" longer than this is flagged as a stuck lock in the lock's details. */
     idleInTransactionMaxMs: positiveInt(1_000, 86_400_000).default(DEFAULT_IDLE_IN_TRANSACTION_MAX_MS),
@@ -125,8 +125,13 @@ export const databaseClusterSchema = z
     const tables = new Map<string, number>();
     for (const [index, table] of (config.tables ?? []).entries()) {
       const first = tables.get(table.table.toLowerCase());
-      if (first !== undefined) ctx.addIssue({ code: "custom", message: `names the same table as tables[${first}]`, path: ["tables", index, "table"] });
-      else tables.set(table.table.toLowerCase(), index);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          message: `names the same table as tables[${first}]`,
+          path: ["tables", index, table.format === "quartz" ? "tablePrefix" : "table"],
+        });
+      } else tables.set(table.table.toLowerCase(), index);
     }
   });
 

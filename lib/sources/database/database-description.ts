@@ -1,4 +1,4 @@
-// Database locks (PostgreSQL advisory locks, ShedLock and Spring Integration lock tables) as the lists and the pages name them. Client-safe:
+// Database locks (PostgreSQL advisory locks, ShedLock, Spring Integration and Quartz lock tables) as the lists and the pages name them. Client-safe:
 // the board's filters, the lock page and the read API's enums derive from it
 // (lib/sources/kind-descriptions.ts).
 
@@ -19,10 +19,17 @@ export const databaseDescription = describeKind({
         ? { term: "TTL", source: "CREATED_DATE plus the configured ttlMs (the registry's TTL; 6.x keeps it in the application)" }
         : { term: "TTL", source: "the row's EXPIRED_AFTER" };
     }
+    if (details.format === "quartz") {
+      return {
+        term: "check-in interval + 7.5 s",
+        source: "the instance's last check-in (QRTZ_SCHEDULER_STATE) plus its CHECKIN_INTERVAL and 7.5 s: then Quartz declares it failed and recovers its jobs",
+      };
+    }
     return { term: "No TTL", source: "held until unlock, transaction end or session end" };
   },
   // PostgreSQL grants an advisory lock to its waiters first come, first served: the one waiting
-  // longest. A lock table has no queue: its contenders try again on their schedule.
+  // longest. A lock table has no queue: its contenders try again on their schedule (Quartz: the
+  // next firing goes to whichever node acquires the trigger first).
   predictNextHolder: (waiters, details) =>
     typeof details.format === "string"
       ? cannotPredict("no-queue", "a lock table has no queue: the next node to try after its expiry or release takes it")

@@ -8,7 +8,7 @@ import { databaseDescription } from "./database-description";
 import { DATABASE_MOVING_DETAILS, UNNAMED_PATTERN } from "./lock-observation";
 import { tablePattern } from "./lock-table-rows";
 
-/** Database locks: PostgreSQL advisory locks (pg_locks joined to pg_stat_activity), and lock tables (ShedLock, Spring Integration). */
+/** Database locks: PostgreSQL advisory locks (pg_locks joined to pg_stat_activity), and lock tables (ShedLock, Spring Integration, Quartz). */
 export const databaseKind = defineSourceKind<DatabaseClusterConfig, DatabaseSourceConfig>({
   ...identityOf(databaseDescription, { movingDetails: DATABASE_MOVING_DETAILS }),
   configSchema: databaseClusterSchema,

@@ -1,6 +1,6 @@
 // Baton's database source: who holds each PostgreSQL advisory lock of a server, and each lock of
-// the configured lock tables (ShedLock, Spring Integration INT_LOCK). The files, in the order a
-// read uses them:
+// the configured lock tables (ShedLock, Spring Integration INT_LOCK, Quartz's clustered
+// JobStore: a lock per job). The files, in the order a read uses them:
 //   database-config.ts         the `kind: "database"` settings (zod) and their one-line errors
 //   lock-table-config.ts       one entry of `tables`
 //   advisory-keys.ts           key text, the configured names and the libraries' hashes of names

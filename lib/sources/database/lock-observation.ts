@@ -13,7 +13,7 @@ import type { AdvisoryLockRow } from "./advisory-lock-rows";
 // served).
 
 /** The detail that moves on every read of an unchanged hold. */
-export const DATABASE_MOVING_DETAILS: readonly string[] = ["idleInTransactionForMs"];
+export const DATABASE_MOVING_DETAILS: readonly string[] = ["idleInTransactionForMs", "schedulerInstances"];
 
 /** The pattern of the keys no configured name covers. */
 export const UNNAMED_PATTERN = "*";

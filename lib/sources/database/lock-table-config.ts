@@ -6,7 +6,7 @@ import { positiveInt } from "@/lib/sources/config-fields";
 // the cluster's connection, in the url's database. Picked by its `format`, as `locks` picks by
 // `library`, so an error names the field that is wrong rather than "matches none".
 
-export const LOCK_TABLE_FORMATS = ["shedlock", "spring-integration"] as const;
+export const LOCK_TABLE_FORMATS = ["shedlock", "spring-integration", "quartz"] as const;
 export type LockTableFormat = (typeof LOCK_TABLE_FORMATS)[number];
 
 /** `table` or `schema.table`, each part a plain identifier (folded to lower case, as PostgreSQL does) or a "quoted" one. */
@@ -63,16 +63,40 @@ const springIntegrationTable = z
   })
   .strict();
 
-const TABLE_SCHEMAS = { shedlock: shedlockTable, "spring-integration": springIntegrationTable } as const;
+/** Quartz's `org.quartz.jobStore.tablePrefix`, optionally after a schema: "qrtz_", "jobs.QRTZ_". */
+const QUARTZ_PREFIX = /^(?:(?:"[^"]+"|[A-Za-z_][A-Za-z0-9_$]*)\.)?[A-Za-z_][A-Za-z0-9_$]*$/;
+
+const quartzTable = z
+  .object({
+    /** Quartz's clustered JDBC JobStore: <prefix>FIRED_TRIGGERS rows in EXECUTING, <prefix>SCHEDULER_STATE check-ins. */
+    format: z.literal("quartz"),
+    tablePrefix: z
+      .string()
+      .trim()
+      .refine((value) => QUARTZ_PREFIX.test(value), { message: 'must be a table prefix: "qrtz_" or "jobs.qrtz_"' })
+      .default("qrtz_"),
+    /** org.quartz.scheduler.instanceName (SCHED_NAME): only this scheduler's jobs. Default: every scheduler in the tables. */
+    schedulerName: z
+      .string()
+      .min(1, { message: "must not be empty" })
+      .max(120, { message: "must be at most 120 characters (SCHED_NAME is VARCHAR(120))" })
+      .optional(),
+  })
+  .strict()
+  // `table`: the table read for the jobs, under which the locks are keyed and errors named.
+  .transform((entry) => ({ ...entry, table: `${entry.tablePrefix}fired_triggers`, timeZone: "UTC" }));
+
+const TABLE_SCHEMAS = { shedlock: shedlockTable, "spring-integration": springIntegrationTable, quartz: quartzTable } as const;
 
 export type ShedlockTableEntry = z.output<typeof shedlockTable>;
 export type SpringIntegrationTableEntry = z.output<typeof springIntegrationTable>;
-export type LockTableEntry = ShedlockTableEntry | SpringIntegrationTableEntry;
+export type QuartzTableEntry = z.output<typeof quartzTable>;
+export type LockTableEntry = ShedlockTableEntry | SpringIntegrationTableEntry | QuartzTableEntry;
 
 export const lockTableEntry = z.unknown().transform((value, ctx): LockTableEntry => {
   const format = value !== null && typeof value === "object" ? (value as { format?: unknown }).format : undefined;
   if (!(typeof format === "string" && Object.hasOwn(TABLE_SCHEMAS, format))) {
-    ctx.addIssue({ code: "custom", message: 'must be "shedlock" or "spring-integration"', path: ["format"] });
+    ctx.addIssue({ code: "custom", message: 'must be "shedlock", "spring-integration" or "quartz"', path: ["format"] });
     return z.NEVER;
   }
   const schema: z.ZodType<LockTableEntry> = TABLE_SCHEMAS[format as LockTableFormat];

@@ -16,6 +16,10 @@ import type { TableLockRow } from "./lock-table-rows";
 //   UPDATE that only succeeds once it expired (ShedLock's `lock_until <= now`, Spring's
 //   `EXPIRED_AFTER < now`, CREATED_DATE kept on 7.x) -> EXPIRED, unless it began before the old
 //   expiry (a release, then a new take) -> RELEASED.
+// Quartz (the read says which instances still check in): the execution's row gone, or another
+// execution now the holder, while its instance still checks in -> RELEASED (it completed); its
+// instance stopped checking in (check-in interval + 7.5 s passed: the row stays until another node
+// recovers it, deleting it) -> EXPIRED, the ending Quartz's own recovery uses.
 // Pure, but for the memory of the last read, which the caller keeps per lock.
 
 /** What a read saw of one lock, kept for the next read's endings. */
@@ -27,6 +31,8 @@ export type TableLockMemory = {
   /** The expiry the read saw. Earlier than maxExpiresMs: released (ShedLock). */
   expiresMs: number;
   isHeld: boolean;
+  /** Quartz: the holder's instance, "<sched_name>/<instance_name>". */
+  holderInstance?: string;
 };
 
 /** The memory of a lock after a read that saw `row`. */
@@ -38,12 +44,22 @@ export function rememberRow(previous: TableLockMemory | undefined, row: TableLoc
     maxExpiresMs: isSameHold ? Math.max(previous.maxExpiresMs, row.expiresMs) : row.expiresMs,
     expiresMs: row.expiresMs,
     isHeld: row.expiresMs > dbNowMs,
+    ...(row.holderInstance !== undefined ? { holderInstance: row.holderInstance } : {}),
   };
 }
 
 /** How the hold the last read saw ended, as this read's row (or its absence) tells; undefined where the rows do not say. */
-export function endingOf(previous: TableLockMemory | undefined, row: TableLockRow | undefined, dbNowMs: number): "RELEASED" | "EXPIRED" | undefined {
+export function endingOf(
+  previous: TableLockMemory | undefined,
+  row: TableLockRow | undefined,
+  dbNowMs: number,
+  checkingIn?: ReadonlySet<string>,
+): "RELEASED" | "EXPIRED" | undefined {
   if (previous === undefined || !previous.isHeld) return undefined;
+  if (previous.holderInstance !== undefined && checkingIn !== undefined) {
+    if (row !== undefined && row.token === previous.token) return row.expiresMs > dbNowMs ? undefined : "EXPIRED";
+    return checkingIn.has(previous.holderInstance) ? "RELEASED" : "EXPIRED";
+  }
   const wasReleased = previous.expiresMs < previous.maxExpiresMs;
   if (row === undefined) return wasReleased || dbNowMs < previous.expiresMs ? "RELEASED" : undefined;
   if (row.token === previous.token) {
@@ -59,9 +75,16 @@ export function endingOf(previous: TableLockMemory | undefined, row: TableLockRo
 export function toTableObservation(
   ref: { key: string; pattern: string },
   row: TableLockRow | undefined,
-  context: { dbNowMs: number; observedMs: number; previous: TableLockMemory | undefined; lastDetails: Record<string, unknown> | undefined },
+  context: {
+    dbNowMs: number;
+    observedMs: number;
+    previous: TableLockMemory | undefined;
+    lastDetails: Record<string, unknown> | undefined;
+    /** Quartz: the instances that still check in at this read. */
+    checkingIn?: ReadonlySet<string>;
+  },
 ): HoldObservation {
-  const ending = endingOf(context.previous, row, context.dbNowMs);
+  const ending = endingOf(context.previous, row, context.dbNowMs, context.checkingIn);
   const isHeld = row !== undefined && row.expiresMs > context.dbNowMs;
   const isReleasedEarly = isHeld && context.previous?.token === row.token && row.expiresMs < context.previous.maxExpiresMs;
   return {

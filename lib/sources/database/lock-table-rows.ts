@@ -15,6 +15,12 @@ import type { LockTableEntry } from "./lock-table-config";
 // UUID.nameUUIDFromBytes(name as UTF-8); take INSERTs or `UPDATE SET CLIENT_ID, EXPIRED_AFTER WHERE
 // ... (CLIENT_ID = ? OR EXPIRED_AFTER < ?)` (CREATED_DATE kept); release DELETEs the row. 6.x has
 // no EXPIRED_AFTER: its take and renew rewrite CREATED_DATE, and the TTL lives in the application.
+// Quartz clustered JobStore (quartz 2.5.2, tables_postgres.sql): a QRTZ_FIRED_TRIGGERS row in state
+// EXECUTING names the instance running a job now (ENTRY_ID = instance id + a counter); it is deleted
+// when the execution completes, or by another node's recovery once the instance stopped checking
+// in: QRTZ_SCHEDULER_STATE.LAST_CHECKIN_TIME (epoch ms) older than CHECKIN_INTERVAL + 7.5 s
+// (JobStoreSupport.calcFailedIfAfter). A job without @DisallowConcurrentExecution may have
+// several EXECUTING rows at once: one lock per job, every execution a holder.
 
 /** Spring Integration's LOCK_KEY of a lock name: a name-based (version 3, MD5) UUID, as Java's UUID.nameUUIDFromBytes. */
 export function springLockKeyOf(name: string): string {
@@ -40,6 +46,16 @@ export type ResolvedTable = { schema: string; table: string; columns: string[] }
 export const REQUIRED_COLUMNS: Record<LockTableEntry["format"], readonly string[]> = {
   shedlock: ["name", "lock_until", "locked_at", "locked_by"],
   "spring-integration": ["lock_key", "region", "client_id", "created_date"],
+  quartz: ["sched_name", "entry_id", "instance_name", "job_name", "job_group", "fired_time", "sched_time", "state", "is_nonconcurrent", "requests_recovery"],
+};
+
+/** How long after its last check-in Quartz declares an instance failed, past its check-in interval (JobStoreSupport.calcFailedIfAfter). */
+export const QUARTZ_FAILED_AFTER_MS = 7_500;
+
+const FORMAT_LABELS: Record<LockTableEntry["format"], string> = {
+  shedlock: "ShedLock",
+  "spring-integration": "Spring Integration INT_LOCK",
+  quartz: "Quartz QRTZ_FIRED_TRIGGERS",
 };
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -48,8 +64,7 @@ const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 export function checkColumns(entry: LockTableEntry, resolved: ResolvedTable): string | null {
   const missing = REQUIRED_COLUMNS[entry.format].filter((column) => !resolved.columns.includes(column));
   const where = `${resolved.schema}.${resolved.table}`;
-  if (missing.length > 0)
-    return `${where} has no column ${missing.join(", ")}: is it a ${entry.format === "shedlock" ? "ShedLock" : "Spring Integration INT_LOCK"} table?`;
+  if (missing.length > 0) return `${where} has no column ${missing.join(", ")}: is it a ${FORMAT_LABELS[entry.format]} table?`;
   if (entry.format === "spring-integration" && !resolved.columns.includes("expired_after") && entry.ttlMs === undefined) {
     return `${where} has no EXPIRED_AFTER column (the Spring Integration 6.x schema): set ttlMs to the registry's TTL`;
   }
@@ -65,6 +80,25 @@ export function tableReadQuery(entry: LockTableEntry, resolved: ResolvedTable): 
 FROM (SELECT 1) AS one
 LEFT JOIN (SELECT name::text AS name, locked_by::text AS locked_by, locked_at::timestamptz AS locked_at, lock_until::timestamptz AS lock_until FROM ${from}) AS t ON true`,
       values: [],
+    };
+  }
+  if (entry.format === "quartz") {
+    // QRTZ_SCHEDULER_STATE beside QRTZ_FIRED_TRIGGERS, with the same prefix (a missing one fails the read: 42P01).
+    const state = `${quoteIdent(resolved.schema)}.${quoteIdent(resolved.table.replace(/fired_triggers$/i, "scheduler_state"))}`;
+    return {
+      sql: `SELECT now() AS db_now, current_database() AS database,
+  (SELECT coalesce(json_agg(json_build_object('schedName', s.sched_name::text, 'instanceName', s.instance_name::text,
+                                              'lastCheckinMs', s.last_checkin_time::float8, 'checkinIntervalMs', s.checkin_interval::float8)
+                            ORDER BY s.sched_name, s.instance_name), '[]'::json)
+   FROM ${state} AS s WHERE $1::text IS NULL OR s.sched_name = $1) AS instances,
+  t.sched_name, t.entry_id, t.instance_name, t.job_group, t.job_name, t.fired_time, t.sched_time, t.is_nonconcurrent, t.requests_recovery
+FROM (SELECT 1) AS one
+LEFT JOIN (SELECT sched_name::text AS sched_name, entry_id::text AS entry_id, instance_name::text AS instance_name, job_group::text AS job_group,
+                  job_name::text AS job_name, fired_time::float8 AS fired_time, sched_time::float8 AS sched_time,
+                  is_nonconcurrent::boolean AS is_nonconcurrent, requests_recovery::boolean AS requests_recovery
+           FROM ${from} WHERE state = 'EXECUTING' AND job_name IS NOT NULL AND ($1::text IS NULL OR sched_name = $1)) AS t ON true
+ORDER BY t.sched_name, t.job_group, t.job_name, t.fired_time, t.entry_id`,
+      values: [entry.schedulerName ?? null],
     };
   }
   const expiredAfter = resolved.columns.includes("expired_after") ? "expired_after::timestamptz" : "NULL::timestamptz";
@@ -97,6 +131,21 @@ export type SpringRawRow = {
   expired_after: Date | null;
 };
 
+export type QuartzRawRow = {
+  db_now: Date;
+  database: string;
+  instances: { schedName: string; instanceName: string; lastCheckinMs: number; checkinIntervalMs: number }[];
+  sched_name: string | null;
+  entry_id: string | null;
+  instance_name: string | null;
+  job_group: string | null;
+  job_name: string | null;
+  fired_time: number | null;
+  sched_time: number | null;
+  is_nonconcurrent: boolean | null;
+  requests_recovery: boolean | null;
+};
+
 /** One row of a lock table, whichever the format: who, since when, until when. */
 export type TableLockRow = {
   resourceKey: string;
@@ -110,9 +159,17 @@ export type TableLockRow = {
   /** lock_until; EXPIRED_AFTER (7.x) or CREATED_DATE + ttlMs (6.x). */
   expiresMs: number;
   details: Record<string, unknown>;
+  /** Quartz: "<sched_name>/<instance_name>" of the holder, looked up in TableRows.checkingIn to tell how its hold ended. */
+  holderInstance?: string;
 };
 
-export type TableRows = { database: string; dbNowMs: number; rows: TableLockRow[] };
+export type TableRows = {
+  database: string;
+  dbNowMs: number;
+  rows: TableLockRow[];
+  /** Quartz: the instances ("<sched_name>/<instance_name>") whose last check-in is within their interval + 7.5 s at this read. */
+  checkingIn?: ReadonlySet<string>;
+};
 
 /** The prefix of a table's resource keys: "<database>/<table as configured>/". */
 export function tableKeyPrefix(database: string, entry: LockTableEntry): string {
@@ -187,4 +244,100 @@ export function toSpringRows(entry: Extract<LockTableEntry, { format: "spring-in
     });
   }
   return { database: first.database, dbNowMs: first.db_now.getTime(), rows };
+}
+
+/** One Quartz scheduler instance as a read saw its check-ins. */
+export type QuartzInstanceFacts = {
+  instanceName: string;
+  lastCheckinAt: string;
+  checkinIntervalMs: number;
+  checkinAgeMs: number;
+  isCheckingIn: boolean;
+};
+
+/** One EXECUTING row of QRTZ_FIRED_TRIGGERS. */
+export type QuartzExecutionFacts = {
+  instanceName: string;
+  entryId: string;
+  firedAt: string;
+  scheduledFor: string | null;
+  isNonConcurrent: boolean;
+  requestsRecovery: boolean;
+};
+
+/**
+ * Quartz's EXECUTING rows, one lock per job ("<sched_name>/<job_group>.<job_name>"): the holder is
+ * the oldest execution whose instance still checks in (else the oldest), its token the ENTRY_ID,
+ * its expiry the instance's last check-in + interval + 7.5 s; the other executions are listed
+ * as `sharedHolders` (a job without @DisallowConcurrentExecution running twice at once).
+ */
+export function toQuartzRows(entry: Extract<LockTableEntry, { format: "quartz" }>, raw: QuartzRawRow[]): TableRows {
+  const first = raw[0]!;
+  const dbNowMs = first.db_now.getTime();
+  const instances = new Map<string, QuartzInstanceFacts & { schedName: string; expiresMs: number }>();
+  for (const instance of first.instances) {
+    const ageMs = Math.max(0, dbNowMs - instance.lastCheckinMs);
+    const expiresMs = instance.lastCheckinMs + instance.checkinIntervalMs + QUARTZ_FAILED_AFTER_MS;
+    instances.set(`${instance.schedName}/${instance.instanceName}`, {
+      schedName: instance.schedName,
+      instanceName: instance.instanceName,
+      lastCheckinAt: new Date(instance.lastCheckinMs).toISOString(),
+      checkinIntervalMs: instance.checkinIntervalMs,
+      checkinAgeMs: ageMs,
+      isCheckingIn: expiresMs > dbNowMs,
+      expiresMs,
+    });
+  }
+  const jobs = new Map<string, { schedName: string; group: string; name: string; rows: QuartzRawRow[] }>();
+  for (const row of raw) {
+    if (row.sched_name === null || row.entry_id === null || row.job_group === null || row.job_name === null || row.fired_time === null) continue;
+    const id = `${row.sched_name}/${row.job_group}.${row.job_name}`;
+    const job = jobs.get(id) ?? { schedName: row.sched_name, group: row.job_group, name: row.job_name, rows: [] };
+    job.rows.push(row);
+    jobs.set(id, job);
+  }
+  const rows: TableLockRow[] = [];
+  for (const [id, job] of jobs) {
+    const instanceOf = (row: QuartzRawRow) => instances.get(`${job.schedName}/${row.instance_name ?? ""}`);
+    // Rows come ordered by fired_time: a live instance's execution first, then the oldest.
+    const ordered = [...job.rows].sort((a, b) => Number(instanceOf(b)?.isCheckingIn ?? false) - Number(instanceOf(a)?.isCheckingIn ?? false));
+    const executions: QuartzExecutionFacts[] = ordered.map((row) => ({
+      instanceName: row.instance_name ?? "",
+      entryId: row.entry_id!,
+      firedAt: new Date(row.fired_time!).toISOString(),
+      scheduledFor: row.sched_time === null ? null : new Date(row.sched_time).toISOString(),
+      isNonConcurrent: row.is_nonconcurrent === true,
+      requestsRecovery: row.requests_recovery === true,
+    }));
+    const holder = ordered[0]!;
+    const holderFacts = executions[0]!;
+    const schedulerInstances = [...instances.values()]
+      .filter((instance) => instance.schedName === job.schedName)
+      .map(({ schedName: _sched, expiresMs: _expires, ...facts }) => facts);
+    rows.push({
+      resourceKey: `${tableKeyPrefix(first.database, entry)}${id}`,
+      name: id,
+      holder: holderFacts.instanceName,
+      token: `quartz:${holderFacts.entryId}`,
+      startedMs: holder.fired_time!,
+      // An instance without a state row was declared failed: its execution's hold is over.
+      expiresMs: instanceOf(holder)?.expiresMs ?? Math.min(holder.fired_time!, dbNowMs),
+      holderInstance: `${job.schedName}/${holderFacts.instanceName}`,
+      details: {
+        database: first.database,
+        table: entry.table,
+        format: "quartz",
+        schedulerName: job.schedName,
+        jobGroup: job.group,
+        jobName: job.name,
+        ...holderFacts,
+        ttl: "check-in interval + 7.5 s",
+        executions,
+        ...(executions.length > 1 ? { sharedHolders: executions.slice(1) } : {}),
+        schedulerInstances,
+      },
+    });
+  }
+  const checkingIn = new Set([...instances].filter(([, instance]) => instance.isCheckingIn).map(([key]) => key));
+  return { database: first.database, dbNowMs, rows, checkingIn };
 }

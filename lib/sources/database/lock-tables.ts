@@ -8,6 +8,7 @@ import { type TableLockMemory, rememberRow, toTableObservation } from "./lock-ta
 import {
   checkColumns,
   RESOLVE_TABLE_SQL,
+  type QuartzRawRow,
   type ResolvedTable,
   type ShedlockRawRow,
   type SpringRawRow,
@@ -15,6 +16,7 @@ import {
   type TableRows,
   tablePattern,
   tableReadQuery,
+  toQuartzRows,
   toShedlockRows,
   toSpringRows,
 } from "./lock-table-rows";
@@ -56,10 +58,13 @@ export function createLockTables(config: DatabaseClusterConfig, connection: Data
     const failure = error as { code?: string; message?: string };
     const message = (failure.message ?? String(error)).split("\n")[0] ?? "";
     const role = decodeURIComponent(new URL(config.url).username) || "<role>";
-    if (failure.code === "42P01") return `${entry.format} table ${entry.table} (${settingOf(index, "table")}): it does not exist (${message})`;
-    if (failure.code === "42703") return `${entry.format} table ${entry.table} (${settingOf(index, "table")}): a column is missing (${message})`;
+    // Quartz's tables are named by their prefix.
+    const tableField = entry.format === "quartz" ? "tablePrefix" : "table";
+    const grantOn = entry.format === "quartz" ? `${entry.tablePrefix}fired_triggers, ${entry.tablePrefix}scheduler_state` : entry.table;
+    if (failure.code === "42P01") return `${entry.format} table ${entry.table} (${settingOf(index, tableField)}): it does not exist (${message})`;
+    if (failure.code === "42703") return `${entry.format} table ${entry.table} (${settingOf(index, tableField)}): a column is missing (${message})`;
     if (failure.code === "42501") {
-      return `${entry.format} table ${entry.table} (${settingOf(index, "table")}): permission denied to the url's role (GRANT SELECT ON ${entry.table} TO ${role}): ${message}`;
+      return `${entry.format} table ${entry.table} (${settingOf(index, tableField)}): permission denied to the url's role (GRANT SELECT ON ${grantOn} TO ${role}): ${message}`;
     }
     if (failure.code === "22023" && /time ?zone/i.test(message)) return `${entry.format} table ${entry.table} (${settingOf(index, "timeZone")}): ${message}`;
     return `${entry.format} table ${entry.table} (${settingOf(index)}): ${describeDatabaseError(error, config)}`;
@@ -86,6 +91,7 @@ export function createLockTables(config: DatabaseClusterConfig, connection: Data
     const table = await resolve(index, entry);
     const query = tableReadQuery(entry, table);
     requests += 1;
+    if (entry.format === "quartz") return toQuartzRows(entry, await connection.read<QuartzRawRow>(query.sql, query.values));
     if (entry.format === "shedlock") return toShedlockRows(entry, await connection.read<ShedlockRawRow>(query.sql, query.values, { timeZone: entry.timeZone }));
     const raw = await connection.read<SpringRawRow>(query.sql, query.values, { timeZone: entry.timeZone });
     return toSpringRows(entry, table.columns.includes("expired_after"), raw);
@@ -144,7 +150,15 @@ export function createLockTables(config: DatabaseClusterConfig, connection: Data
         }
         const row = read.byKey.get(ref.key);
         const previous = memory.get(ref.key);
-        observations.push(toTableObservation(ref, row, { dbNowMs: read.rows.dbNowMs, observedMs: read.observedMs, previous, lastDetails: lock.lastDetails }));
+        observations.push(
+          toTableObservation(ref, row, {
+            dbNowMs: read.rows.dbNowMs,
+            observedMs: read.observedMs,
+            previous,
+            lastDetails: lock.lastDetails,
+            checkingIn: read.rows.checkingIn,
+          }),
+        );
         if (row === undefined) memory.delete(ref.key);
         else memory.set(ref.key, rememberRow(previous, row, read.rows.dbNowMs));
       }

@@ -471,8 +471,8 @@ describe("the tables setting", () => {
   const load = (tables: unknown[]) => () => loadConfig({ BATON_CLUSTERS: JSON.stringify([entry(tables)]) });
 
   it.each([
-    [[{ format: "quartz" }], /tables\[0\]\.format must be "shedlock" or "spring-integration"/],
-    [[{ table: "shedlock" }], /tables\[0\]\.format must be "shedlock" or "spring-integration"/],
+    [[{ format: "flyway" }], /tables\[0\]\.format must be "shedlock", "spring-integration" or "quartz"/],
+    [[{ table: "shedlock" }], /tables\[0\]\.format must be "shedlock", "spring-integration" or "quartz"/],
     [[{ format: "shedlock", table: "a.b.c" }], /tables\[0\]\.table must be a table name/],
     [[{ format: "shedlock", timeZone: "Mars/Olympus" }], /tables\[0\]\.timeZone must be a time zone name/],
     [[{ format: "spring-integration", regions: [] }], /tables\[0\]\.regions must name at least one region/],
