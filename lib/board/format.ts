@@ -105,3 +105,15 @@ export function formatPreciseClock(iso: string, timeZone?: string): string {
   const time = clockFormat({ hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }, timeZone).format(ms);
   return `${time}.${String(((ms % 1000) + 1000) % 1000).padStart(3, "0")}`;
 }
+
+/** A size in bytes in the largest unit that keeps it at least 1: "0 B", "512 B", "16.0 MB" (powers of 1,024). */
+export function formatBytes(bytes: number): string {
+  const units = ["B", "KB", "MB", "GB", "TB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
+}

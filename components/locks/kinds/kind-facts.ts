@@ -102,10 +102,13 @@ function describeKindChangeWords(
       return joinParts(parts);
     }
     case "etcd": {
+      // A Patroni cluster: how the last primary's hold ended, in Patroni's words, first.
+      const patroniEnding = describePatroniEnding(record(after?.previousPrimary), change.fromHolder);
       const lease = text(after?.leaseId) ?? tokenAfter?.split("@")[0] ?? null;
       const revision = count(after?.createRevision) ?? (tokenAfter?.includes("@") ? Number(tokenAfter.split("@")[1]) : null);
       const ttlBefore = count(before?.leaseTtlS);
       const parts = [
+        patroniEnding,
         change.toHolder !== null && lease ? `lease ${lease}` : null,
         change.toHolder !== null && revision !== null && Number.isFinite(revision) ? `create revision ${revision}` : null,
         change.fromHolder !== null && ttlBefore !== null ? `the previous lease had ${ttlBefore} s left` : null,
@@ -129,6 +132,24 @@ function describeKindChangeWords(
     default:
       return null;
   }
+}
+
+/**
+ * How a Patroni primary's hold ended, as the etcd kind saw it (details.previousPrimary of the
+ * change's hold after): "released: switchover to pg1", "expired: failover", "released: pg0 deleted
+ * its leader key". Null when the change is not the end of that primary's hold.
+ */
+export function describePatroniEnding(previous: Record<string, unknown> | null, fromHolder: string | null): string | null {
+  const name = text(previous?.name);
+  if (previous === null || name === null || name !== fromHolder) return null;
+  // A switchover or failover someone asked for (patronictl): the primary let go of its key.
+  const candidate = /to (\S+) requested$/.exec(text(previous.reason) ?? "")?.[1];
+  const to = candidate ? ` to ${candidate}` : "";
+  if (previous.kind === "switchover") return `released: switchover${to}`;
+  if (previous.kind === "failover" && previous.ending === "RELEASED") return `released: manual failover${to}`;
+  if (previous.kind === "failover") return `expired: failover (${name}'s lease ran out)`;
+  if (previous.kind === "released") return `released: ${name} deleted its leader key`;
+  return text(previous.reason);
 }
 
 /**
@@ -171,7 +192,14 @@ export function summarizeKindDetails(kind: string, details: Record<string, unkno
       // (a reading of the last poll beside it said two different "left" figures).
       const granted = count(details.leaseGrantedTtlS) ?? count(details.leaseTtlS);
       const revision = count(details.modRevision) ?? count(details.createRevision);
-      return joinParts([revision === null ? null : `rev ${revision}`, granted === null ? null : `lease ${granted} s`]);
+      const standbys = Array.isArray(details.standbys) ? details.standbys.length : null;
+      return joinParts([
+        // What the lock is to its system first ("Patroni cluster batman").
+        text(details.role),
+        standbys === null ? null : `${standbys} standby${standbys === 1 ? "" : "s"}`,
+        revision === null ? null : `rev ${revision}`,
+        granted === null ? null : `lease ${granted} s`,
+      ]);
     }
     case "redis": {
       if (details.redlock === true) {

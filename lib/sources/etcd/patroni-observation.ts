@@ -51,6 +51,9 @@ export function toPatroniObservation(reading: PatroniReading): HoldObservation {
   const waiters = orderCandidates(standbys, lag, cluster.failover?.member ?? null).map((member) => member.name);
   const shared = {
     layout: "patroni",
+    // What the lock is to its system, as the ZooKeeper kind's systems say it (the board leads with it).
+    system: "patroni",
+    role: `Patroni cluster ${cluster.scope}`,
     scope: cluster.scope,
     revision: reading.revision,
     standbys: standbys.map(({ name, role, state, timeline, isNoFailover, isUnreadable }) => ({ name, role, state, timeline, isNoFailover, isUnreadable })),

@@ -11,6 +11,7 @@ import { createEtcdHoldSource, parseEtcdClusterConfig } from "@/lib/sources/etcd
 import { startEtcdServer, stopEtcdServers, type TestEtcdServer } from "@/tests/support/etcd-servers";
 import { pollUntil } from "@/tests/support/poll-until";
 import { type PatroniPair, startPatroniPair } from "@/tools/patroni/patroni-pair";
+import { describeKindChange, summarizeKindDetails } from "@/components/locks/kinds/kind-facts";
 
 // Patroni (PostgreSQL high availability) on a real etcd 3.4, two members from Debian's Patroni
 // 3.0.2 on PostgreSQL 15 (tools/patroni/), read by the etcd kind's `patroni` layout through the
@@ -122,8 +123,11 @@ describe("Patroni on etcd v3", () => {
       ending: "RELEASED",
       details: { sourceAfter: { previousPrimary: { name: "pg0", kind: "switchover", reason: "switchover to pg1 requested" } } },
     });
+    // The change list's words for it, from the stored change.
+    expect(describeKindChange("etcd", ending!)?.words).toMatch(/^released: switchover to pg1/);
     expect(changes.at(-1)).toMatchObject({ toHolder: "pg1" });
     expect(state.waiters).toEqual(["pg0"]);
+    expect(summarizeKindDetails("etcd", state.details)).toMatch(new RegExp(`^Patroni cluster ${scope}, 1 standby`));
     expect(state.details.previousPrimary).toMatchObject({ name: "pg0", kind: "switchover", ending: "RELEASED" });
   });
 
@@ -138,6 +142,7 @@ describe("Patroni on etcd v3", () => {
       ending: "EXPIRED",
       details: { sourceAfter: { previousPrimary: { name: "pg1", kind: "failover", reason: "failover: pg1's lease expired" } } },
     });
+    expect(describeKindChange("etcd", ending!)?.words).toMatch(/^expired: failover \(pg1's lease ran out\)/);
     expect(changes.at(-1)).toMatchObject({ toHolder: "pg0" });
   });
 

@@ -92,6 +92,64 @@ describe("etcd details", () => {
   });
 });
 
+describe("a Patroni cluster on etcd", () => {
+  const cluster = {
+    layout: "patroni",
+    system: "patroni",
+    role: "Patroni cluster batman",
+    scope: "batman",
+    key: "/service/batman/leader",
+    leaseId: "2e46a24db8212809",
+    createRevision: 25,
+    modRevision: 25,
+    leaseTtlS: 19,
+    leaseGrantedTtlS: 20,
+    timeline: 2,
+    primary: { role: "master", state: "running", timeline: 2 },
+    standbys: [
+      { name: "pg1", role: "replica", state: "streaming", timeline: 2 },
+      { name: "pg2", role: "replica", state: "running", timeline: 2, isNoFailover: true },
+    ],
+    lagBytes: { pg1: 0, pg2: 16_777_216 },
+    previousPrimary: { name: "pg0", kind: "switchover", ending: "RELEASED", reason: "switchover to pg1 requested" },
+  };
+
+  it("leads the board's cell with the system, then its standbys", () => {
+    expect(summarizeKindDetails("etcd", cluster)).toBe("Patroni cluster batman, 2 standbys, rev 25, lease 20 s");
+  });
+
+  it("shows the primary, each standby with its lag, and how the last primary's hold ended", () => {
+    const html = panel("etcd", cluster);
+    expect(html).toContain("Patroni cluster batman");
+    expect(html).toContain("master, running, timeline 2");
+    expect(html).toContain("pg1: replica, streaming, timeline 2, 0 B behind");
+    expect(html).toContain("pg2: replica, running, timeline 2, 16.0 MB behind (nofailover: never promoted)");
+    expect(html).toContain("pg0: released: switchover to pg1");
+    // Patroni's own fields are read, not listed again as unknown ones.
+    expect(html).not.toContain("lagBytes");
+  });
+
+  it("words a switchover, a manual failover, a lost lease and a stop as Patroni's, on the change that ended that primary's hold", () => {
+    const change = (previousPrimary: Record<string, unknown>, toHolder: string | null = "pg1") =>
+      describeKindChange("etcd", {
+        kind: toHolder ? "HOLDER_CHANGED" : "HOLDER_LOST",
+        fromHolder: "pg0",
+        toHolder,
+        details: { sourceAfter: { previousPrimary } },
+      })?.words;
+    expect(change({ name: "pg0", kind: "switchover", ending: "RELEASED", reason: "switchover to pg1 requested" })).toBe("released: switchover to pg1");
+    expect(change({ name: "pg0", kind: "failover", ending: "RELEASED", reason: "failover to pg1 requested" })).toBe("released: manual failover to pg1");
+    expect(change({ name: "pg0", kind: "failover", ending: "EXPIRED", reason: "failover: pg0's lease expired" })).toBe(
+      "expired: failover (pg0's lease ran out)",
+    );
+    expect(change({ name: "pg0", kind: "released", ending: "RELEASED", reason: "pg0 deleted its leader key" }, null)).toBe(
+      "released: pg0 deleted its leader key",
+    );
+    // The previous primary was another member: not this change's ending.
+    expect(change({ name: "pgX", kind: "failover", ending: "EXPIRED", reason: "failover: pgX's lease expired" }, null)).toBeUndefined();
+  });
+});
+
 describe("Redis, DynamoDB and unknown kinds", () => {
   it("lists a Redlock group's token per master and a Redisson lock's reentrancy", () => {
     const redlock = panel("redis", {
