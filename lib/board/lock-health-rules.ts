@@ -78,8 +78,15 @@ export function listEndedFindings(lock: LockSnapshot, ctx: Pick<LockRuleContext,
   return ended;
 }
 
-/** Held for more than STUCK_HOLD_FACTOR times the longest hold that ended (not for leader elections, which are held for good). */
+/**
+ * Stuck: the kind's own records say so (its description's describeStuckHolder: a PostgreSQL
+ * session idle in a transaction past its bound), or the holder has held it for more than
+ * STUCK_HOLD_FACTOR times the longest hold that ended (not for leader elections, which are held
+ * for good).
+ */
 export function checkStuckHolder(lock: LockSnapshot, nowMs: number): HealthFlag | null {
+  if (lock.holder !== null && lock.stuckWords !== null)
+    return flag("stuck-holder", "warning", "Stuck holder", `${lock.holder}: ${lock.stuckWords}`, isoOrNull(lock.holderSince));
   if (lock.isMustBeHeld || lock.holder === null || lock.holderSince === null || lock.stats.longestHoldMs <= 0) return null;
   const held = nowMs - lock.holderSince;
   if (held <= STUCK_HOLD_FACTOR * lock.stats.longestHoldMs) return null;

@@ -41,6 +41,8 @@ export type LockSnapshot = {
   /** Holder changes (changed, lost, appeared, hidden flap) inside the flapping window. */
   changesInWindow: number;
   lastExpiry: ExpirySnapshot | null;
+  /** Why the kind's own records say the holder is stuck (its description's describeStuckHolder), or null. */
+  stuckWords: string | null;
 };
 
 /** A finding that has ended (the lock recovered), told in words with when it happened. */

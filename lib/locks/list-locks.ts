@@ -11,6 +11,8 @@ import type { HoldDetails } from "@/lib/poller/hold-rows";
 import { NO_HOLD_STATS } from "@/lib/poller/hold-state";
 import type { ChangeKind, HoldEnding } from "@/lib/poller/change";
 import { LAST_OBSERVED_AT, OBSERVATION_SWEEP_JOIN } from "@/lib/held-resources/last-observed-sql";
+import type { LockKindDescription } from "@/lib/sources/kind-description";
+import { lockDescriptionOf } from "@/lib/sources/kind-descriptions";
 
 export type LocksQuery = {
   cluster: string | null;
@@ -146,6 +148,9 @@ export async function listLocks(
   const sourceKinds = new Map(clusters.map((c) => [c.name, c.kind.toLowerCase() as LockSourceKind]));
   const loaded: LoadedLock[] = locks.map((r) => {
     const pattern = r.details.pattern ?? "";
+    const sourceKind = sourceKinds.get(r.cluster)!;
+    const details = r.details.source ?? {};
+    const description: LockKindDescription = lockDescriptionOf(sourceKind);
     const scope = findPatternScope(scopes.get(r.cluster) ?? [], pattern, r.resource_key);
     return {
       snapshot: {
@@ -176,12 +181,13 @@ export async function listLocks(
                 heldSince: r.ex_details?.heldSince ?? null,
                 expiresAtBefore: r.ex_details?.expiresAtBefore ?? null,
               },
+        stuckWords: r.holder === null ? null : (description.describeStuckHolder?.(details) ?? null),
       },
-      sourceKind: sourceKinds.get(r.cluster)!,
+      sourceKind,
       resourceKind: r.kind,
       layout: scope?.layout ?? null,
       holderToken: r.holder_token,
-      details: r.details.source ?? {},
+      details,
       firstSeenAt: r.first_seen_at.getTime(),
       lastChange: r.lc_at === null ? null : { kind: r.lc_kind!, ending: r.lc_ending, fromHolder: r.lc_from, toHolder: r.lc_to, at: r.lc_at.toISOString() },
       expiriesInHour: r.expiries,

@@ -44,6 +44,12 @@ export type LockKindDescription = CommonDescription & {
    * change scoring ask it the same question from the same state.
    */
   predictNextHolder: PredictNextHolder;
+  /**
+   * Where the kind's own records tell that the holder is stuck (a PostgreSQL session idle in a
+   * transaction past its bound keeps its locks until someone ends it): why, in words, from the
+   * hold's details; null when they do not. The board's stuck-holder finding, and its alert, use it.
+   */
+  describeStuckHolder?(details: Record<string, unknown>): string | null;
 };
 
 export type KindDescription = SubscriptionKindDescription | LockKindDescription;

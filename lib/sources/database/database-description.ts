@@ -30,6 +30,15 @@ export const databaseDescription = describeKind({
   // PostgreSQL grants an advisory lock to its waiters first come, first served: the one waiting
   // longest. A lock table has no queue: its contenders try again on their schedule (Quartz: the
   // next firing goes to whichever node acquires the trigger first).
+  // A holder idle in a transaction past idleInTransactionMaxMs (lock-observation.ts): the
+  // classic stuck lock, held until someone commits, rolls back or terminates that session.
+  describeStuckHolder: (details) => {
+    if (details.isStuckIdleInTransaction !== true) return null;
+    const idleMs = typeof details.idleInTransactionForMs === "number" ? details.idleInTransactionForMs : null;
+    const session = typeof details.holderSession === "object" && details.holderSession !== null ? (details.holderSession as Record<string, unknown>) : null;
+    const pid = typeof session?.pid === "number" ? ` (pid ${session.pid})` : "";
+    return `its session${pid} has been idle in a transaction${idleMs === null ? "" : ` for ${Math.round(idleMs / 1000)} s`}, past idleInTransactionMaxMs: it keeps the lock until that transaction ends (pg_terminate_backend ends it)`;
+  },
   predictNextHolder: (waiters, details) =>
     typeof details.format === "string"
       ? cannotPredict("no-queue", "a lock table has no queue: the next node to try after its expiry or release takes it")

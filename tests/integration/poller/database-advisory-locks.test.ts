@@ -4,8 +4,10 @@ import createMutex from "advisory-lock";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import type { BoardThresholds } from "@/lib/board/board-types";
 import { type ClusterConfig, loadConfig } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
+import { ALL_LOCKS, listLocks } from "@/lib/locks/list-locks";
 import { createDatabaseHoldSource } from "@/lib/sources/database";
 import type { DatabaseSourceConfig } from "@/lib/sources/database/database-config";
 import { databaseKind } from "@/lib/sources/database/database-kind";
@@ -22,6 +24,7 @@ import { findFreePort } from "@/tools/free-port";
 // holder idle in transaction past the bound, a server cut off mid-run (stale, never free), a
 // role without pg_read_all_stats and a URL nobody answers.
 
+const BOARD_THRESHOLDS: BoardThresholds = { flapChanges: 4, flapWindowMs: 600_000, stuckSamples: 3, recoveredAfterMs: null };
 const databaseUrl = getTestDatabaseUrl();
 const run = randomUUID().slice(0, 8);
 let db: Db;
@@ -262,6 +265,10 @@ describe("the poller on PostgreSQL advisory locks", () => {
       "the idle transaction to be flagged",
     );
     expect(stuck).toMatchObject({ holder: h.label, details: { source: { holderSession: { state: "idle in transaction" } } } });
+    // The board's finding (and so the "stuck" alert, which reads the same rules), in words.
+    const board = await listLocks(db, { clusterNames: [direct.cluster.name], thresholds: BOARD_THRESHOLDS, query: ALL_LOCKS });
+    const flag = board.locks.find((lock) => lock.key === key)?.flags.find((f) => f.rule === "stuck-holder");
+    expect(flag?.detail).toMatch(new RegExp(`^${h.label}: its session \\(pid \\d+\\) has been idle in a transaction for \\d+ s, past idleInTransactionMaxMs`));
     await h.client.query("commit");
     const changes = await waitFor(
       () => changesOf(direct.clusterId, key),

@@ -164,6 +164,7 @@ describe("the lock's card and its health", () => {
     lastChangeAt: TAKEN_AT,
     changesInWindow: 1,
     lastExpiry: expiry("sched-b"),
+    stuckWords: null,
   });
   const boardAt = (nowMs: number) =>
     buildLocksBoard({

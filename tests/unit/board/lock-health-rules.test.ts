@@ -43,6 +43,7 @@ function lock(patch: Partial<LockSnapshot> = {}): LockSnapshot {
     lastChangeAt: NOW - MINUTE,
     changesInWindow: 1,
     lastExpiry: null,
+    stuckWords: null,
     ...patch,
   };
 }
@@ -110,6 +111,18 @@ describe("lock rules, one at a time", () => {
       name: "stuck: within 3x",
       check: (l) => checkStuckHolder(l, NOW),
       lock: lock({ holderSince: NOW - 29 * MINUTE, stats: { tenureMaxTtlMs: null, nearExpiryCount: 0, longestHoldMs: 10 * MINUTE } }),
+      expected: null,
+    },
+    {
+      name: "stuck: the kind's own records say so (an advisory lock's session idle in a transaction), however short the hold",
+      check: (l) => checkStuckHolder(l, NOW),
+      lock: lock({ holderSince: NOW - 2 * MINUTE, stuckWords: "its session (pid 4242) has been idle in a transaction for 120 s, past idleInTransactionMaxMs" }),
+      expected: { rule: "stuck-holder", severity: "warning", detail: /^pod-a: its session \(pid 4242\) has been idle in a transaction for 120 s/ },
+    },
+    {
+      name: "stuck: the kind's words are not read while nobody holds it",
+      check: (l) => checkStuckHolder(l, NOW),
+      lock: lock({ holder: null, holderSince: null, stuckWords: "idle in a transaction" }),
       expected: null,
     },
     {
