@@ -19,8 +19,8 @@ function joinAsAlternatives(phrases: readonly string[]): string {
 type CauseSummary = { counts: CauseCounts; isTruncated: boolean; limit: number };
 
 /**
- * The page's lead: how many violations call for action (their causes: a stalled lock holder, a
- * stalled worker, or unexplained), then every cause with its count, adding up to the total, and
+ * The page's lead: how many violations call for action (their causes: two runs at once seen in a
+ * lock's records, a stalled lock holder, a stalled worker, or unexplained), then every cause with its count, adding up to the total, and
  * the trend of violations outside rollouts.
  */
 export function CauseHeadline({

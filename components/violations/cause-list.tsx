@@ -51,8 +51,9 @@ export function CauseList(props: {
         {VIOLATION_CAUSES.map((c) => option(c, CAUSE_LABEL[c]))}
       </div>
       <p className="vio-note">
-        Each violation has one cause, the first whose evidence holds: rollout, then holder stalled past its lock&apos;s TTL, then worker stalled while another
-        took its key, then failover overlap; unexplained otherwise, the ones to investigate first.
+        Each violation has one cause, the first whose evidence holds: rollout, then two runs at once seen by the lock&apos;s own records (Baton&apos;s poller
+        saw both), then holder stalled past its lock&apos;s TTL, then worker stalled while another took its key, then failover overlap; unexplained otherwise,
+        the ones to investigate first.
         {props.isTruncated ? " The counts cover the latest violations of the range only." : ""}
       </p>
       {props.violations.length === 0 ? (

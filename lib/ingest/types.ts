@@ -1,7 +1,7 @@
 import "server-only";
 
-/** How an event reached Baton (the `ingest_source` enum). */
-export type IngestSource = "HTTP" | "PULSAR_TOPIC";
+/** How an event reached Baton (the `ingest_source` enum): POLLER is Baton's own poller, recording a double run a lock's records showed. */
+export type IngestSource = "HTTP" | "PULSAR_TOPIC" | "POLLER";
 
 /** One item that was not written, and why. `field` is null when the item itself is at fault. */
 export type RejectedItem = { index: number; field: string | null; message: string };

@@ -72,7 +72,7 @@ function nextStats(prev: HoldState | undefined, obs: HoldObservation, isNewTenur
 }
 
 function buildState(obs: HoldObservation, fields: Pick<HoldState, "holderSince" | "lastChangeAt" | "stats" | "lastErrorAt">): HoldState {
-  const { observedAt, previousEnding: _ending, previousHolder: _holder, ...seen } = obs;
+  const { observedAt, previousEnding: _ending, previousHolder: _holder, concurrentHolds: _concurrent, ...seen } = obs;
   return { ...seen, ...fields, lastObservedAt: observedAt, staleSince: null, lastError: null, goneAt: null };
 }
 

@@ -1,5 +1,6 @@
 import "server-only";
 
+import { type ConcurrentHoldPair, pairsOf } from "@/lib/poller/concurrent-hold-events";
 import { detectHoldChanges } from "@/lib/poller/detect-hold-changes";
 import type { HoldChange, HoldState } from "@/lib/poller/hold-state";
 import { markGone, markStale } from "@/lib/poller/mark-gaps";
@@ -142,8 +143,10 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
       const previousHolders = await checkEndedHolders(source, read.observations, states);
       const touched: HoldState[] = [];
       const changes: HoldChange[] = [];
+      const concurrentHolds: ConcurrentHoldPair[] = [];
       const observedKeys = new Set<string>();
       for (const seen of read.observations) {
+        concurrentHolds.push(...pairsOf(seen));
         const endedToken = endedHolderToken(states.get(seen.resourceKey), seen);
         const liveness = endedToken === null ? undefined : previousHolders.get(endedToken);
         const obs = liveness === undefined ? seen : { ...seen, previousHolder: liveness };
@@ -192,6 +195,7 @@ export async function openHoldCycles(source: HoldSource, saved: HoldState[], opt
         requestCount: source.takeRequestCount(),
         retryAfterMs: 0,
         discoveryMs,
+        ...(concurrentHolds.length > 0 ? { concurrentHolds } : {}),
       };
     },
     commit(result) {

@@ -16,7 +16,7 @@ export type HoldStats = {
   longestHoldMs: number;
 };
 
-export type HoldState = Omit<HoldObservation, "observedAt" | "previousEnding" | "previousHolder"> & {
+export type HoldState = Omit<HoldObservation, "observedAt" | "previousEnding" | "previousHolder" | "concurrentHolds"> & {
   holderSince: string | null;
   lastObservedAt: string | null;
   staleSince: string | null;

@@ -2,6 +2,7 @@ import "server-only";
 
 import type { SqlDb } from "@/lib/db/sql-db";
 import { getProcessMetrics } from "@/lib/metrics/process-registry";
+import { createConcurrentHoldRecorder } from "@/lib/poller/record-concurrent-holds";
 import { loadCycleStates, saveCycle } from "@/lib/poller/resource-store";
 import { saveChangeSignal } from "@/lib/poller/save-change-signal";
 import type { BaseClusterConfig, SourceKind } from "@/lib/poller/contract/source-kind";
@@ -11,6 +12,8 @@ import { nextFailureStreak, NO_FAILURES } from "@/lib/poller/failure-streak";
 
 export type SourcePollerOptions<C extends BaseClusterConfig> = {
   db: SqlDb;
+  /** The same database's URL: the double runs a read sees are written through the ingest path, on a pool of its own. */
+  databaseUrl: string;
   cluster: C;
   /** The cluster's kind, resolved by the caller (the worker): the poller itself knows no kind. */
   kind: SourceKind<C>;
@@ -47,6 +50,8 @@ export async function runSourcePoller<C extends BaseClusterConfig>(options: Sour
   const saved = await loadCycleStates(db, clusterId, source.stored);
   const written = WrittenRows.from(saved, source.stored);
   const cycles = await source.openCycles(cluster, saved, (line) => log(`${cluster.name}: ${line}`));
+  // Written after the cycle's save: a deposed poller's read (its save throws) records nothing.
+  const doubleRuns = createConcurrentHoldRecorder({ databaseUrl: options.databaseUrl, cluster: cluster.name, log: (line) => log(`${cluster.name}: ${line}`) });
   let previousCycleStart: number | null = null;
   let nextCycleDueMs = Date.now();
   let failures = NO_FAILURES;
@@ -66,6 +71,7 @@ export async function runSourcePoller<C extends BaseClusterConfig>(options: Sour
         });
         cycles.commit(result);
         logChanges(log, cluster.name, result.changes);
+        if (result.concurrentHolds) await doubleRuns.record(result.concurrentHolds);
         if (cycles.describeSignal) await saveChangeSignal(db, clusterId, cycles.describeSignal());
         options.onRepoll?.({ changeCount, topicCount: result.targetCount });
         await cycles.waitForNext(nextCycleDueMs, signal);
@@ -96,6 +102,7 @@ export async function runSourcePoller<C extends BaseClusterConfig>(options: Sour
       });
       cycles.commit(result);
       logChanges(log, cluster.name, result.changes);
+      if (result.concurrentHolds) await doubleRuns.record(result.concurrentHolds);
       const streak = nextFailureStreak(failures, result.errors, new Date().toISOString());
       failures = streak.streak;
       if (streak.line !== null) log(`${cluster.name}: ${streak.line}`);
@@ -106,5 +113,6 @@ export async function runSourcePoller<C extends BaseClusterConfig>(options: Sour
     }
   } finally {
     await cycles.close();
+    await doubleRuns.close();
   }
 }

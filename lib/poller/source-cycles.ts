@@ -4,6 +4,7 @@
 
 import type { ResourceKind } from "@/lib/db/generated/enums";
 import type { DetectedChange } from "@/lib/poller/change";
+import type { ConcurrentHoldPair } from "@/lib/poller/concurrent-hold-events";
 import type { HoldState } from "@/lib/poller/hold-state";
 import type { ResourceState } from "@/lib/poller/contract/partition-state";
 
@@ -47,6 +48,8 @@ export type CycleResult = {
   isRepoll?: boolean;
   /** When the full cycle this result ends began, when it began before this call of run(). */
   startedAtMs?: number;
+  /** Holds of exclusive locks the reads saw running at once (each pair, every read that saw it): recorded as violations. */
+  concurrentHolds?: ConcurrentHoldPair[];
 };
 
 export type SourceCycles = {

@@ -64,7 +64,15 @@ export function withCauses(points: readonly ChartPoint[], classified: readonly C
     .map((v) => ({ at: Date.parse(v.observedAt), cause: v.cause }));
   return points.map((point) => {
     if (point.counts === null) return point;
-    const causes = { rollout: point.counts.inside, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 0, unclassified: 0 };
+    const causes = {
+      "two-hands": 0,
+      rollout: point.counts.inside,
+      "holder-stalled": 0,
+      "worker-stalled": 0,
+      "failover-overlap": 0,
+      unexplained: 0,
+      unclassified: 0,
+    };
     let left = point.counts.outside;
     for (const cause of VIOLATION_CAUSES) {
       if (cause === "rollout") continue;
@@ -79,6 +87,7 @@ export function withCauses(points: readonly ChartPoint[], classified: readonly C
 
 /** Bottom up: the causes to act on first, then handover noise, rollout, and what is not classified. */
 export const CAUSE_STACK_ORDER: readonly (ViolationCause | "unclassified")[] = [
+  "two-hands",
   "unexplained",
   "holder-stalled",
   "worker-stalled",
@@ -165,7 +174,17 @@ export function barSegments(point: ChartPoint, mode: "classification" | "service
   const counts = point.counts;
   const causes =
     point.causes ??
-    (counts ? { rollout: counts.inside, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 0, unclassified: counts.outside } : null);
+    (counts
+      ? {
+          "two-hands": 0,
+          rollout: counts.inside,
+          "holder-stalled": 0,
+          "worker-stalled": 0,
+          "failover-overlap": 0,
+          unexplained: 0,
+          unclassified: counts.outside,
+        }
+      : null);
   const parts: { label: string; value: number; color: string }[] =
     mode === "classification"
       ? CAUSE_STACK_ORDER.map((cause) => ({ label: cause, value: causes?.[cause] ?? 0, color: colors.causes[cause] }))

@@ -29,6 +29,11 @@ export function describeCause(explanation: ViolationExplanation, context: CauseC
   const label = CAUSE_LABEL[explanation.cause];
   const atMs = Date.parse(event.observedAt);
   switch (explanation.cause) {
+    case "two-hands": {
+      const other = explanation.othersInside[0];
+      const earlier = other ? `${other.worker} (running since ${formatInstant(other.enteredAt, timeZone)})` : "another holder";
+      return `${label}: ${event.worker} started ${event.key} while ${earlier} still ran it, both seen in the lock's own records by Baton's poller; the lock did not keep them apart.`;
+    }
     case "rollout": {
       const d = pick(explanation.insideDeploymentIds, context.deployments)[0];
       const what = d

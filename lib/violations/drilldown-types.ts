@@ -29,6 +29,8 @@ export type DrilldownEvent = {
   othersInside: OtherInside[] | null;
   /** The lock the work ran under, "<cluster>/<lock key>", when the client named it. */
   lock: string | null;
+  /** On a double run Baton's poller saw in the lock's own records: what saw it ("quartz"). Absent on clients' events. */
+  twoHands?: string;
 };
 
 /** A holder change of a lock an event names (the lock's own history, for the drill-down). */

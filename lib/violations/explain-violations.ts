@@ -166,6 +166,7 @@ export function explainViolations(input: {
           ? null
           : findWakeAfterMove({ worker: event.worker, observedAt: event.observedAt, moves: movesOf(owner, changes), isSilentBefore });
       const facts = causeFactsOf({
+        twoHands: event.twoHands,
         observedAt: event.observedAt,
         worker: event.worker,
         isSilentBefore,

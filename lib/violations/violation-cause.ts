@@ -4,7 +4,11 @@
 // The precedence (docs/http-api.md, "Violation causes"), first match wins:
 // 1. rollout: inside a deployment window of the violation's own service. The team declared
 //    that overlaps were expected then; the rollout's restarts explain whatever else coincides.
-//    (So the rollout count is exactly the "inside deployments" count of the charts' rollups.)
+//    (So the rollout count is exactly the "inside deployments" count of the charts' rollups,
+//    and the chart, the list and the violations alert, which counts outside deployments, agree.)
+// 1b. two-hands: Baton's poller saw the two holds itself, in the lock's own records (a Quartz
+//    job's executions on two nodes at once): a fact, not an inference, so no handover or stall
+//    explains it away.
 // 2. holder-stalled: the lock the work ran under expired while held within the window: the
 //    holder stalled past its TTL and kept working while another took the lock.
 // 3. worker-stalled: a worker inside the key had entered before its owner (partition leader or
@@ -27,6 +31,8 @@ import type { LeaderChangeMarker } from "@/lib/violations/violation-types";
 
 /** The evidence a cause is decided from. */
 export type CauseFacts = {
+  /** The violation is a double run the poller saw in the lock's own records (attributes.twoHands of a POLLER event). */
+  isTwoHands: boolean;
   isInsideDeployment: boolean;
   hasLockExpiredWhileHeld: boolean;
   hasWorkerStalledThroughMove: boolean;
@@ -38,6 +44,7 @@ export type { KeyMove };
 /** The cause: the first in precedence whose evidence holds. */
 export function classifyCause(facts: CauseFacts): ViolationCause {
   if (facts.isInsideDeployment) return "rollout";
+  if (facts.isTwoHands) return "two-hands";
   if (facts.hasLockExpiredWhileHeld) return "holder-stalled";
   if (facts.hasWorkerStalledThroughMove) return "worker-stalled";
   if (facts.hasOwnershipChange) return "failover-overlap";
@@ -133,11 +140,14 @@ export function causeFactsOf(input: {
   owner: ViolationOwner | null;
   /** Whether a worker was silent before an instant (absent: no wake-up is told). */
   isSilentBefore?: IsSilentBefore;
+  /** What saw the double run in the lock's own records ("quartz"), on an event Baton's poller wrote; absent otherwise. */
+  twoHands?: string | null;
 }): CauseFacts {
   const ownerChanged = input.owner?.isComputed === true && input.owner.change !== null;
   const moves = movesOf(input.owner, input.leaderChanges);
   const isSilentBefore = input.isSilentBefore;
   return {
+    isTwoHands: input.twoHands !== undefined && input.twoHands !== null,
     isInsideDeployment: input.isInsideDeployment,
     hasLockExpiredWhileHeld: input.lockChanges.some((c) => isExpiryBefore(c, input.observedAt)),
     hasWorkerStalledThroughMove:
@@ -170,7 +180,7 @@ export function classifyCauses(subjects: readonly CauseSubject[]): ViolationCaus
 }
 
 export function emptyCauseCounts(): CauseCounts {
-  return { rollout: 0, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 0 };
+  return { "two-hands": 0, rollout: 0, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 0 };
 }
 
 /** How many of each cause: every cause present, the counts summing to the number given. */

@@ -10,8 +10,9 @@ export const DEPLOYMENT_EDGE_COLOR = "#5aa9ff";
 export const LEADER_CHANGE_COLOR = "#a371f7";
 export const UNOBSERVED_FILL = "#4b5563";
 
-/** Per cause (lib/violations/violation-cause.ts): the incidents red and orange, the noise amber and violet. */
+/** Per cause (lib/violations/violation-cause.ts): the incidents red, crimson and orange, the noise amber and violet. */
 export const CAUSE_COLOR = {
+  "two-hands": "#b62324",
   rollout: INSIDE_COLOR,
   "holder-stalled": "#ff8b3d",
   "worker-stalled": "#db61a2",

@@ -40,7 +40,17 @@ export async function runPollerFleet(options: Options): Promise<void> {
     const done = (async () => {
       while (!stop.signal.aborted) {
         try {
-          await runSourcePoller({ db, cluster, kind: sourceKindOf(cluster), clusterId, epoch, pollerId: options.replicaId, signal: stop.signal, log });
+          await runSourcePoller({
+            db,
+            databaseUrl: options.databaseUrl,
+            cluster,
+            kind: sourceKindOf(cluster),
+            clusterId,
+            epoch,
+            pollerId: options.replicaId,
+            signal: stop.signal,
+            log,
+          });
           return;
         } catch (error) {
           // Deposed: the lease's next renewal finds the epoch superseded and says so.

@@ -231,7 +231,7 @@ test.describe("violations, drill-down and deployments", () => {
     const response = await request.get(`/api/v1/violations/causes?range=1h&service=${encodeURIComponent(service)}&cause=failover-overlap`);
     expect(response.status()).toBe(200);
     const body = await response.json();
-    expect(body.counts).toEqual({ rollout: 2, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 1, unexplained: 1 });
+    expect(body.counts).toEqual({ "two-hands": 0, rollout: 2, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 1, unexplained: 1 });
     expect(body.violations.map((v: { key: string }) => v.key)).toEqual([keys.failover]);
     const bad = await request.get("/api/v1/violations/causes?range=1h&cause=sideways");
     expect(bad.status()).toBe(400);

@@ -18,10 +18,9 @@ import { isoTime } from "@/lib/openapi/responses/shared-schemas";
 const countFields = {
   violations: z.number().int().meta({ description: "Events whose counter was above zero." }),
   inside: z.number().int().meta({ description: 'Violations inside a deployment window of the same service: the cause "rollout".' }),
-  outside: z
-    .number()
-    .int()
-    .meta({ description: "Violations outside every deployment window: every other cause (holder-stalled, worker-stalled, failover-overlap, unexplained)." }),
+  outside: z.number().int().meta({
+    description: "Violations outside every deployment window: every other cause (two-hands, holder-stalled, worker-stalled, failover-overlap, unexplained).",
+  }),
 };
 
 /** The causes, each with its meaning, in precedence order (the first whose evidence holds wins). */
@@ -33,6 +32,7 @@ const violationCauseSchema = z
   .register(responseComponents, { id: "ViolationCause" });
 const causeCountsSchema = z
   .object({
+    "two-hands": z.number().int(),
     rollout: z.number().int(),
     "holder-stalled": z.number().int(),
     "worker-stalled": z.number().int(),
@@ -236,6 +236,10 @@ export const keyDrilldownSchema = z
           .nullable()
           .meta({ description: "On a violation from a client that records who is inside: the workers inside when this one entered." }),
         lock: z.string().nullable().meta({ description: 'The lock the work ran under, "<cluster>/<lock key>", when the client named it.' }),
+        twoHands: z.string().optional().meta({
+          description:
+            'On a double run Baton\'s poller saw in a lock\'s own records (cause "two-hands"): what saw it, e.g. "quartz". Absent on every event a client sent.',
+        }),
       }),
     ),
     eventLimit: z.number(),

@@ -45,6 +45,23 @@ export type HoldObservation = {
    * where a hold changed; absent when the source cannot tell.
    */
   previousHolder?: HolderLiveness;
+  /**
+   * Other holds the source saw running at the same time as the holder, where the lock is meant to
+   * be exclusive (a Quartz job's executions on two nodes at once): each is a double run, which the
+   * shared cycles record as an exclusivity violation. Absent where the source saw none, or where
+   * sharing is legitimate (shared advisory locks).
+   */
+  concurrentHolds?: ConcurrentHolds;
+};
+
+/** Holds running at once on a lock meant to be exclusive, as one read saw them. */
+export type ConcurrentHolds = {
+  /** What saw them, in the kind's own short word ("quartz"): kept with the violation. */
+  seenBy: string;
+  /** When the holder's hold began, as the source tells it (not when Baton first saw it). */
+  holderSince: string;
+  /** The other holds, each with its readable holder, exact token and start. */
+  others: { holder: string; token: string; since: string }[];
 };
 
 /** Whether a holder's session or lease still exists, as the source tells it after a read. */

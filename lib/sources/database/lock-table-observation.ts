@@ -1,6 +1,6 @@
-import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
+import type { ConcurrentHolds, HoldObservation } from "@/lib/poller/contract/hold-observation";
 
-import type { TableLockRow } from "./lock-table-rows";
+import type { QuartzExecutionFacts, QuartzInstanceFacts, TableLockRow } from "./lock-table-rows";
 
 // A lock table's rows -> hold observations, and how each hold ended, told from the rows
 // themselves. A row is held while its expiry (lock_until, EXPIRED_AFTER, CREATED_DATE + ttl) is
@@ -71,6 +71,24 @@ export function endingOf(
   return wasReleased || row.startedMs < previous.maxExpiresMs ? "RELEASED" : "EXPIRED";
 }
 
+/**
+ * Quartz: the other executions of a held job running at once with the holder's (a job without
+ * @DisallowConcurrentExecution fired on two nodes, or twice on one), each a double run. An
+ * execution whose instance stopped checking in is not running any more (its row waits for
+ * recovery): not counted. Read from the details toQuartzRows built (its own types, not a vendor's).
+ */
+function quartzConcurrentHolds(row: TableLockRow): ConcurrentHolds | undefined {
+  if (row.details.format !== "quartz") return undefined;
+  const shared = (row.details.sharedHolders ?? []) as QuartzExecutionFacts[];
+  const instances = (row.details.schedulerInstances ?? []) as QuartzInstanceFacts[];
+  const live = new Set(instances.filter((instance) => instance.isCheckingIn).map((instance) => instance.instanceName));
+  const others = shared
+    .filter((execution) => live.has(execution.instanceName))
+    .map((execution) => ({ holder: execution.instanceName, token: `quartz:${execution.entryId}`, since: execution.firedAt }));
+  if (others.length === 0) return undefined;
+  return { seenBy: "quartz", holderSince: new Date(row.startedMs).toISOString(), others };
+}
+
 /** One table lock as this read saw it: held until its expiry, then free with its last row in the details. */
 export function toTableObservation(
   ref: { key: string; pattern: string },
@@ -87,6 +105,7 @@ export function toTableObservation(
   const ending = endingOf(context.previous, row, context.dbNowMs, context.checkingIn);
   const isHeld = row !== undefined && row.expiresMs > context.dbNowMs;
   const isReleasedEarly = isHeld && context.previous?.token === row.token && row.expiresMs < context.previous.maxExpiresMs;
+  const concurrentHolds = isHeld ? quartzConcurrentHolds(row) : undefined;
   return {
     resourceKey: ref.key,
     pattern: ref.pattern,
@@ -104,5 +123,6 @@ export function toTableObservation(
       ...(row === undefined ? { isRowGone: true } : {}),
     },
     ...(ending !== undefined ? { previousEnding: ending } : {}),
+    ...(concurrentHolds !== undefined ? { concurrentHolds } : {}),
   };
 }

@@ -18,6 +18,7 @@ import {
   summariseWorkers,
 } from "@/lib/violations/explain-violations";
 import { readWorkerSilences } from "@/lib/violations/queries/read-worker-silences";
+import { twoHandsSql } from "@/lib/violations/queries/two-hands-sql";
 import { serviceWindowsSql, windowEndSql } from "@/lib/deployments/window-sql";
 import { type BandRow, toBand } from "@/lib/deployments/list-deployment-bands";
 import { resourceRefOf } from "@/lib/violations/resource-ref";
@@ -57,13 +58,14 @@ type EventRow = {
   received_at: string;
   others_inside: { worker: string; enteredAt: number }[] | null;
   lock: string | null;
+  two_hands: string | null;
 };
 
 /** The key's latest events in the range (one more than shown, to tell a truncation), newest first. */
 function latestEventsSql(key: string, fromMs: number, toMs: number): Sql {
   return sql`
     select baton_id_text(event_id) as event_id, key, counter, service, worker, topic, subscription, partition, baton_id_text(trace_id) as trace_id,
-      observed_at, received_at, others_inside, lock
+      observed_at, received_at, others_inside, lock, ${twoHandsSql} as two_hands
     from exclusivity_event
     where key = ${key} and observed_at >= ${iso(fromMs)}::timestamptz and observed_at < ${iso(toMs)}::timestamptz
     order by observed_at desc, exclusivity_event.event_id desc
@@ -113,6 +115,7 @@ async function readEvents(
         othersInside:
           row.others_inside === null ? null : row.others_inside.map((other) => ({ worker: other.worker, enteredAt: new Date(other.enteredAt).toISOString() })),
         lock: row.lock,
+        ...(row.two_hands === null ? {} : { twoHands: row.two_hands }),
       }),
     );
   return { events, isTruncated: rows.length > DRILLDOWN_EVENT_LIMIT };

@@ -13,6 +13,7 @@ import { refMatches, resourceRefOf } from "@/lib/violations/resource-ref";
 import type { CauseCounts, ViolationCause } from "@/lib/violations/cause-words";
 import { causeFactsOf, classifyCauses, countCauses, movesOf, silenceProbesOf } from "@/lib/violations/violation-cause";
 import { readWorkerSilences } from "@/lib/violations/queries/read-worker-silences";
+import { twoHandsSql } from "@/lib/violations/queries/two-hands-sql";
 
 // The latest violations of a range, each with its cause (lib/violations/violation-cause.ts, the
 // one precedence the drill-down uses too) and its key's owner then: what the violations page
@@ -72,6 +73,7 @@ type Row = {
   lock: string | null;
   observed_at: string;
   others_inside: { worker: string; enteredAt: number }[] | null;
+  two_hands: string | null;
   inside: boolean;
 };
 
@@ -97,7 +99,7 @@ async function readViolations(db: SqlDb, query: ViolationCausesQuery, settings: 
   const [result] = await db.$queryRaw<{ rows: Row[] }[]>(sql`
     select coalesce(json_agg(x), '[]') as rows from (
       select baton_id_text(e.event_id) as event_id, e.key, e.service, e.worker, e.topic, e.subscription, e.partition, e.lock, e.observed_at, e.others_inside,
-        coalesce(e.observed_at <@ w.w, false) as inside
+        ${twoHandsSql} as two_hands, coalesce(e.observed_at <@ w.w, false) as inside
       from exclusivity_event e
       left join (${serviceWindowsSql(scope)}) w on w.service = e.service
       where ${join(conditions, " and ")}
@@ -124,6 +126,7 @@ export async function getViolationCauses(db: SqlDb, query: ViolationCausesQuery,
   const evidence = rows.slice(0, query.limit).map((row) => ({
     othersInside: (row.others_inside ?? []).map((o): OtherInside => ({ worker: o.worker, enteredAt: new Date(o.enteredAt).toISOString() })),
     isInsideDeployment: row.inside,
+    twoHands: row.two_hands,
     resource: resourceRefOf(row),
   }));
   const located = page.map((v, i) => ({ observedAt: v.observedAt, resource: evidence[i]!.resource }));
@@ -143,8 +146,9 @@ export async function getViolationCauses(db: SqlDb, query: ViolationCausesQuery,
   );
   const subjects = page.map((v, i) => {
     const atMs = Date.parse(v.observedAt);
-    const { othersInside, isInsideDeployment } = evidence[i]!;
+    const { othersInside, isInsideDeployment, twoHands } = evidence[i]!;
     const facts = causeFactsOf({
+      twoHands,
       observedAt: v.observedAt,
       worker: v.worker,
       othersInside,

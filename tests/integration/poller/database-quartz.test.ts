@@ -8,6 +8,7 @@ import type { Db } from "@/lib/db/client";
 import { lockTableEntry, type QuartzTableEntry } from "@/lib/sources/database/lock-table-config";
 import { rememberRow, toTableObservation } from "@/lib/sources/database/lock-table-observation";
 import { type QuartzRawRow, toQuartzRows } from "@/lib/sources/database/lock-table-rows";
+import { getViolationCauses } from "@/lib/violations/queries/get-violation-causes";
 import { type QuartzContender, startQuartzContender } from "@/tools/quartz-contender/quartz-contender";
 import { createTestDb, registerCluster, type RunningPoller, startPoller, waitFor } from "@/tests/support/poller-harness";
 import { createScratchDatabase, getTestDatabaseUrl } from "@/tests/support/test-database";
@@ -18,7 +19,8 @@ import { createScratchDatabase, getTestDatabaseUrl } from "@/tests/support/test-
 // the execution done (row deleted, its node checking in) is RELEASED; the node SIGKILLed
 // mid-job (it stops checking in: EXPIRED once its check-in interval + 7.5 s passed), the other
 // node then recovers the job and runs it; a job without @DisallowConcurrentExecution running on
-// both nodes at once has two holders. The jobs run until the test finishes them: no timing.
+// both nodes at once has two holders, and is recorded once as a "two-hands" violation. The jobs
+// run until the test finishes them: no timing.
 
 const databaseUrl = getTestDatabaseUrl();
 const run = randomUUID().slice(0, 8);
@@ -50,6 +52,24 @@ async function lockRow(key: string) {
     where: { clusterId_resourceKey: { clusterId, resourceKey: key } },
     select: { holder: true, holderToken: true, expiresAt: true, details: true, staleSince: true },
   });
+}
+
+/** The cluster's violations with their causes, read as GET /api/v1/violations/causes reads them. */
+async function violationsOfCluster() {
+  return getViolationCauses(
+    db,
+    { fromMs: Date.now() - 60 * 60_000, toMs: Date.now() + 60_000, service: cluster.name, subscription: null, cause: null, limit: 100 },
+    { windowMs: 60_000, graceMs: 0, producerRouting: {} },
+  );
+}
+
+/** How many cycles the cluster's pollers have saved so far. */
+const cycleCount = () => db.pollRun.count({ where: { clusterId } });
+
+/** Waits until the pollers saved `cycles` more full cycles than now: every lock read again that often. */
+async function waitForCycles(cycles: number, what: string): Promise<void> {
+  const start = await cycleCount();
+  await waitFor(cycleCount, (count) => count >= start + cycles, what);
 }
 
 const jobKey = (group: string, name: string) => `${scratchName}/${tablePrefix}fired_triggers/${schedulerName}/${group}.${name}`;
@@ -96,7 +116,12 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const poller of pollers) await poller.stop();
   for (const contender of contenders) await contender.kill().catch(() => undefined);
-  if (cluster) await db?.cluster.deleteMany({ where: { name: cluster.name } });
+  if (cluster) {
+    await db?.exclusivityEvent.deleteMany({ where: { service: cluster.name } });
+    await db?.violationMinute.deleteMany({ where: { service: cluster.name } });
+    await db?.violationHour.deleteMany({ where: { service: cluster.name } });
+    await db?.cluster.deleteMany({ where: { name: cluster.name } });
+  }
   await scratch?.drop();
   await db?.$disconnect();
 });
@@ -141,7 +166,7 @@ describe("the poller on Quartz's clustered JobStore", () => {
     expect(changes).toEqual([{ kind: "HOLDER_LOST", ending: "RELEASED", fromHolder: nodeA.instanceName, toHolder: null }]);
   });
 
-  it("a job without @DisallowConcurrentExecution running on both nodes at once: two holders, both listed", async () => {
+  it("a job without @DisallowConcurrentExecution running on both nodes at once: two holders, both listed, one two-hands violation", async () => {
     const [group, name] = ["sweeps", `sweep-${run}`];
     await nodeA.schedule(group, name, { isExclusive: false, requestsRecovery: false });
     const entryA = await nodeA.nextBegin(group, name);
@@ -167,6 +192,43 @@ describe("the poller on Quartz's clustered JobStore", () => {
     expect((source.schedulerInstances as { instanceName: string }[]).map((instance) => instance.instanceName).sort()).toEqual(
       [nodeA.instanceName, nodeB.instanceName].sort(),
     );
+
+    // The double run is an exclusivity violation with a cause of its own: node B entered while node
+    // A's execution ran, seen in Quartz's own rows (no counter in the jobs).
+    const recorded = await waitFor(violationsOfCluster, (answer) => answer.violations.length > 0, "the double run to be recorded as a violation");
+    expect(recorded.violations).toEqual([
+      expect.objectContaining({
+        key: jobKey(group, name),
+        service: cluster.name,
+        worker: nodeB.instanceName,
+        lock: `${cluster.name}/${jobKey(group, name)}`,
+        cause: "two-hands",
+      }),
+    ]);
+    expect(recorded.counts["two-hands"]).toBe(1);
+    const [event] = await db.exclusivityEvent.findMany({
+      where: { service: cluster.name },
+      select: { source: true, counter: true, attributes: true, othersInside: true, observedAt: true },
+    });
+    expect(event).toMatchObject({ source: "POLLER", counter: 1, attributes: { twoHands: "quartz" } });
+    expect(event!.othersInside).toEqual([{ worker: nodeA.instanceName, enteredAt: Date.parse(String(source.firedAt)) }]);
+    expect(event!.observedAt.toISOString()).toBe((source.sharedHolders as { firedAt: string }[])[0]!.firedAt);
+
+    // Read again and again while both still run, then by a restarted poller: no second event.
+    await waitForCycles(3, "three more cycles reading both executions");
+    const restarted = pollers.shift()!;
+    await restarted.stop();
+    pollers.push(startPoller({ databaseUrl, cluster, clusterId, pollerId: `pg-quartz-${run}-again`, logs }));
+    await waitFor(
+      () => db.pollRun.count({ where: { clusterId, pollerId: `pg-quartz-${run}-again` } }),
+      (count) => count >= 3,
+      "the restarted poller to read both executions three times",
+    );
+    expect(await db.exclusivityEvent.count({ where: { service: cluster.name } })).toBe(1);
+    const again = await violationsOfCluster();
+    expect(again.violations.map((v) => [v.eventId, v.cause])).toEqual([[recorded.violations[0]!.eventId, "two-hands"]]);
+    const minutes = await db.violationMinute.aggregate({ where: { service: cluster.name }, _sum: { violations: true, events: true } });
+    expect(minutes._sum).toEqual({ violations: 1, events: 1 });
 
     // A's execution completes: B's is now the holder, A's hold RELEASED (its node still checks in).
     await nodeA.finish(group, name);
@@ -283,6 +345,23 @@ describe("Quartz's rows, without a server", () => {
     expect(row).toMatchObject({ resourceKey: ref.key, holder: "node-1", token: "quartz:node-11", expiresMs: nowMs - 500 + 2_000 + 7_500 });
     expect(row!.details.sharedHolders).toEqual([expect.objectContaining({ instanceName: "node-2", entryId: "node-21" })]);
     expect([...rows.checkingIn!]).toEqual(["S/node-1"]);
+  });
+
+  it("the other executions of a held job, whose instances check in, are holds running at once; one of a silent instance is not", () => {
+    const live = [...instances.slice(0, 1), { schedName: "S", instanceName: "node-3", lastCheckinMs: nowMs - 200, checkinIntervalMs: 2_000 }];
+    const twice = toQuartzRows(entry, [
+      { ...execution("node-1", "node-11", nowMs - 3_000), instances: live },
+      { ...execution("node-3", "node-31", nowMs - 1_000), instances: live },
+    ]);
+    const context = { dbNowMs: nowMs, observedMs: nowMs, previous: undefined, lastDetails: undefined, checkingIn: twice.checkingIn };
+    expect(toTableObservation(ref, twice.rows[0], context).concurrentHolds).toEqual({
+      seenBy: "quartz",
+      holderSince: new Date(nowMs - 3_000).toISOString(),
+      others: [{ holder: "node-3", token: "quartz:node-31", since: new Date(nowMs - 1_000).toISOString() }],
+    });
+    // node-2 stopped checking in: its execution waits for recovery, it does not run.
+    const stale = toQuartzRows(entry, [execution("node-2", "node-21", nowMs - 9_000), execution("node-1", "node-11", nowMs - 3_000)]);
+    expect(toTableObservation(ref, stale.rows[0], { ...context, checkingIn: stale.checkingIn })).not.toHaveProperty("concurrentHolds");
   });
 
   it("no EXECUTING row: no lock, the clock still read", () => {

@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { GET as getCauses } from "@/app/api/v1/violations/causes/route";
 import { GET as getKey } from "@/app/api/v1/violations/key/route";
+import { writeEvents } from "@/lib/ingest/write-events";
 import type { KeyDrilldown } from "@/lib/violations/drilldown-types";
 import type { ViolationCauses } from "@/lib/violations/queries/get-violation-causes";
 import { VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/cause-words";
 import { createDeployment, getJson, MINUTE, openDb, openIngestPool, uniquePrefix, writeTestEvents } from "@/tests/integration/violations/violations-test-kit";
 
-// Every cause of a violation through the read API, from what a real database holds: a
-// deployment, a lock whose hold expired while held, a partition whose leader moved away from a
+// Every cause of a violation through the read API, from what a real database holds: a double
+// run Baton's poller recorded from a lock's own records, a deployment, a lock whose hold expired while held, a partition whose leader moved away from a
 // worker still inside, a routine leader change, and nothing at all. The /causes list and each
 // key's drill-down must name the same cause (one classification), and the counts add up.
 
@@ -22,6 +23,7 @@ const topic = `persistent://causes/ns/${uniquePrefix("orders")}`;
 const subscription = uniquePrefix("orders-sub");
 const LOCK_KEY = "scheduler:leader";
 const keys: Record<ViolationCause, string> = {
+  "two-hands": uniquePrefix("key-two-hands"),
   rollout: uniquePrefix("key-rollout"),
   "holder-stalled": uniquePrefix("key-lock"),
   "worker-stalled": uniquePrefix("key-stall"),
@@ -151,9 +153,42 @@ beforeAll(async () => {
       ...onPartition(2),
       othersInsideJson: inside("w-c", at(25, -2_500)),
     },
-    // Nothing around it.
-    { service, key: keys.unexplained, worker: "w-x", counter: 1, observedAtMs: at(5), ...onPartition(4), othersInsideJson: inside("w-y", at(5, -1_000)) },
+    // Nothing around it. A client's own `twoHands` attribute decides nothing: only the poller's rows say so.
+    {
+      service,
+      key: keys.unexplained,
+      worker: "w-x",
+      counter: 1,
+      observedAtMs: at(5),
+      ...onPartition(4),
+      othersInsideJson: inside("w-y", at(5, -1_000)),
+      attributesJson: JSON.stringify({ twoHands: "forged" }),
+    },
   ]);
+  // A double run the poller saw in a lock's records, on the partition whose leader moved 25
+  // minutes ago, outside any rollout: the
+  // lock's own records win over every explanation but a declared rollout (which the charts count
+  // as inside deployments).
+  const written = await writeEvents(
+    pool,
+    [
+      {
+        eventId: crypto.randomUUID(),
+        key: keys["two-hands"],
+        counter: 1,
+        service,
+        worker: "node-b",
+        ...onPartition(2),
+        traceId: null,
+        observedAtMs: at(25),
+        attributesJson: JSON.stringify({ twoHands: "quartz" }),
+        othersInsideJson: inside("node-a", at(25, -30_000)),
+        lock: `${lockCluster}/${LOCK_KEY}`,
+      },
+    ],
+    "POLLER",
+  );
+  if (written !== 1) throw new Error(`wrote ${written} of 1 poller event`);
 });
 
 afterAll(async () => {
@@ -173,7 +208,7 @@ describe("violation causes through the read API", () => {
     expect(Object.fromEntries(answer.violations.map((v) => [v.key, v.cause]))).toEqual(
       Object.fromEntries(VIOLATION_CAUSES.map((cause) => [keys[cause], cause])),
     );
-    expect(answer.counts).toEqual({ rollout: 1, "holder-stalled": 1, "worker-stalled": 1, "failover-overlap": 1, unexplained: 1 });
+    expect(answer.counts).toEqual({ "two-hands": 1, rollout: 1, "holder-stalled": 1, "worker-stalled": 1, "failover-overlap": 1, unexplained: 1 });
     expect(Object.values(answer.counts).reduce((a, b) => a + b, 0)).toBe(answer.violations.length);
     expect(answer.violations.find((v) => v.key === keys["holder-stalled"])).toMatchObject({ lock: `${lockCluster}/${LOCK_KEY}` });
 

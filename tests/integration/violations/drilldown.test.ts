@@ -79,7 +79,7 @@ describe("key drill-down", () => {
     expect(drilldown.leaderChanges).toEqual([]);
     expect(drilldown.deployments).toEqual([]);
     expect(drilldown.explanations.map((e) => e.cause)).toEqual(["unexplained"]);
-    expect(drilldown.causes).toEqual({ rollout: 0, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 1 });
+    expect(drilldown.causes).toEqual({ "two-hands": 0, rollout: 0, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 1 });
   });
 
   it("links traces through the template and knows who was inside", async () => {

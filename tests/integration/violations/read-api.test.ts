@@ -112,7 +112,7 @@ describe("violations read API", () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ key, counts: { events: 3, violations: 2, inside: 1, outside: 1 }, focusEventId: null });
     expect((body.explanations as { cause: string }[]).map((e) => e.cause)).toEqual(["rollout", "unexplained"]);
-    expect(body.causes).toEqual({ rollout: 1, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 1 });
+    expect(body.causes).toEqual({ "two-hands": 0, rollout: 1, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 1 });
     const event = await getJson(getEvent, `${BASE}/event?id=${encodeURIComponent(eventIds[1]!)}`);
     expect(event.status).toBe(200);
     expect(event.body).toMatchObject({ key, focusEventId: eventIds[1] });
@@ -133,7 +133,7 @@ describe("violations read API", () => {
     expect(body).toMatchObject({
       limit: 1000,
       isTruncated: false,
-      counts: { rollout: 1, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 1 },
+      counts: { "two-hands": 0, rollout: 1, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 0, unexplained: 1 },
     });
     expect(body.violations).toEqual([
       expect.objectContaining({ eventId: eventIds[2], cause: "unexplained", owner: { isComputed: false, reason: "no-resource", detail: expect.any(String) } }),
@@ -183,7 +183,7 @@ describe("violations read API", () => {
     ["leader-changes", "leader-changes?cluster=x", "cluster", "is not a known parameter", getLeaderChanges],
     ["deployments", "deployments?limit=501", "limit", "must be at most 500", listDeployments],
     ["causes", "causes?limit=10001", "limit", "must be at most 10000", getCauses],
-    ["causes", "causes?cause=sideways", "cause", "must be one of rollout, holder-stalled, worker-stalled, failover-overlap, unexplained", getCauses],
+    ["causes", "causes?cause=sideways", "cause", "must be one of rollout, two-hands, holder-stalled, worker-stalled, failover-overlap, unexplained", getCauses],
     ["causes", "causes?key=x", "key", "is not a known parameter", getCauses],
   ])("GET /%s answers 400 naming the parameter (?%s)", async (_name, query, field, message, handler) => {
     const { status, body } = await getJson(handler as never, `${BASE}/${query}`);

@@ -173,7 +173,7 @@ describe("findConditions", () => {
   });
 
   it("counts a violations alert's violations by cause, in the pages' words: those to act on first, at the rule's severity", () => {
-    const causes = { rollout: 3, "holder-stalled": 0, "worker-stalled": 1, "failover-overlap": 4, unexplained: 1 };
+    const causes = { "two-hands": 0, rollout: 3, "holder-stalled": 0, "worker-stalled": 1, "failover-overlap": 4, unexplained: 1 };
     const [condition] = findConditions(input({ violations: [{ service: "orders", outside: 6, causes }] }));
     expect(condition!.severity).toBe("critical");
     expect(condition!.annotations.description).toBe(
@@ -182,7 +182,7 @@ describe("findConditions", () => {
   });
 
   it("failover overlaps alone are a warning, never critical: the page counts them as not to act on", () => {
-    const causes = { rollout: 0, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 26, unexplained: 0 };
+    const causes = { "two-hands": 0, rollout: 0, "holder-stalled": 0, "worker-stalled": 0, "failover-overlap": 26, unexplained: 0 };
     const [condition] = findConditions(input({ violations: [{ service: "user-orchestrator", outside: 26, causes }] }));
     expect(condition!.severity).toBe("warning");
     expect(condition!.annotations.description).toBe(

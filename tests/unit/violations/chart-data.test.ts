@@ -74,6 +74,7 @@ describe("chart data", () => {
   it("stacks one segment per cause, the causes to act on at the bottom, or services in order, leaving out empty segments", () => {
     const colors = {
       causes: {
+        "two-hands": "crimson",
         rollout: "amber",
         "holder-stalled": "orange",
         "worker-stalled": "pink",
@@ -109,7 +110,15 @@ describe("chart data", () => {
       { observedAt: iso(12), cause: "unexplained", service: "a" },
       { observedAt: iso(5), cause: "failover-overlap", service: "b" },
     ]);
-    expect(points[0]!.causes).toEqual({ rollout: 1, "holder-stalled": 1, "worker-stalled": 0, "failover-overlap": 1, unexplained: 0, unclassified: 0 });
+    expect(points[0]!.causes).toEqual({
+      "two-hands": 0,
+      rollout: 1,
+      "holder-stalled": 1,
+      "worker-stalled": 0,
+      "failover-overlap": 1,
+      unexplained: 0,
+      unclassified: 0,
+    });
     expect(points[1]!.causes).toBeNull();
     expect(withCauses(toChartPoints(buckets, "a"), [{ observedAt: iso(5), cause: "failover-overlap", service: "b" }], "a")[0]!.causes).toMatchObject({
       "failover-overlap": 0,
@@ -123,9 +132,9 @@ describe("chart data", () => {
   });
 
   it("has a colour for every segment the classification chart draws", () => {
-    for (const part of ["rollout", "holder-stalled", "worker-stalled", "failover-overlap", "unexplained", "unclassified"] as const)
+    for (const part of ["two-hands", "rollout", "holder-stalled", "worker-stalled", "failover-overlap", "unexplained", "unclassified"] as const)
       expect(CAUSE_BAR_COLOR[part]).toMatch(/^#[0-9a-f]{6}$/);
-    expect(new Set(Object.values(CAUSE_BAR_COLOR)).size).toBe(6);
+    expect(new Set(Object.values(CAUSE_BAR_COLOR)).size).toBe(7);
   });
 
   it("finds the tallest bucket and picks at most the asked number of ticks", () => {

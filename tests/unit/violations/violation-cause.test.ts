@@ -62,7 +62,13 @@ function ownerMoved(from: string, changedAfterMs: number | null, changedAtMs: nu
   };
 }
 
-const NONE: CauseFacts = { isInsideDeployment: false, hasLockExpiredWhileHeld: false, hasWorkerStalledThroughMove: false, hasOwnershipChange: false };
+const NONE: CauseFacts = {
+  isTwoHands: false,
+  isInsideDeployment: false,
+  hasLockExpiredWhileHeld: false,
+  hasWorkerStalledThroughMove: false,
+  hasOwnershipChange: false,
+};
 
 describe("classifyCause: one precedence", () => {
   const cases: { name: string; facts: Partial<CauseFacts>; cause: ViolationCause }[] = [
@@ -84,6 +90,19 @@ describe("classifyCause: one precedence", () => {
     {
       name: "a deployment beats every stall",
       facts: { isInsideDeployment: true, hasLockExpiredWhileHeld: true, hasWorkerStalledThroughMove: true, hasOwnershipChange: true },
+      cause: "rollout",
+    },
+    { name: "two holds seen at once in the lock's own records", facts: { isTwoHands: true }, cause: "two-hands" },
+    { name: "a double run beats a failover", facts: { isTwoHands: true, hasOwnershipChange: true }, cause: "two-hands" },
+    {
+      name: "a double run beats every stall",
+      facts: { isTwoHands: true, hasLockExpiredWhileHeld: true, hasWorkerStalledThroughMove: true, hasOwnershipChange: true },
+      cause: "two-hands",
+    },
+    {
+      // Inside a declared rollout it counts as the rollout, as the charts' inside-deployments count and the alert do.
+      name: "a double run inside a deployment window of its service is the rollout's",
+      facts: { isTwoHands: true, isInsideDeployment: true },
       cause: "rollout",
     },
   ];
@@ -188,6 +207,12 @@ describe("causeFactsOf: the evidence", () => {
       },
       cause: "holder-stalled",
     },
+    {
+      name: "a double run the poller saw in the lock's records, during a handover",
+      input: { twoHands: "quartz", isInsideDeployment: false, lockChanges: [lockChange("RELEASED")], othersInside: [{ worker: "w1", enteredAt: iso(-9_000) }] },
+      cause: "two-hands",
+    },
+    { name: "no double run named (a client's event)", input: { twoHands: null, lockChanges: [lockChange("RELEASED")] }, cause: "failover-overlap" },
   ];
   for (const { name, input, cause } of cases) {
     it(`${name}: ${cause}`, () => expect(classifyCause(causeFactsOf({ ...base, ...input }))).toBe(cause));
