@@ -1,4 +1,5 @@
-// Two Patroni members (PostgreSQL high availability) on a given etcd v3, for the tests: pg0
+// Two Patroni members (PostgreSQL high availability) on a given etcd v3 or ZooKeeper (Patroni's
+// `etcd3:` or `zookeeper:` setting), for the tests: pg0
 // bootstraps the cluster and leads, pg1 follows as a streaming replica. Each member has its own
 // PostgreSQL data directory under one temporary directory and its own free ports (REST API,
 // PostgreSQL), and runs as the `postgres` user, as Patroni must. Each Patroni runs under a root
@@ -6,16 +7,17 @@
 // group), when our end of the shell's stdin closes: this process died, even of SIGKILL. (Not
 // process-guard's group kill on the way out: it would kill the shell first and leave the
 // postmaster running.)
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 
 import { findFreePort } from "@/tools/free-port";
 import { pollUntil } from "@/tools/poll-until";
 import { signalProcessGroup } from "@/tools/pulsar/process-guard";
 
-import { ensurePatroni, PATRONI_BINARY, PATRONICTL_BINARY, POSTGRES_BIN_DIR } from "./ensure-patroni";
+import { ensurePatroni, PATRONI_BINARY, PATRONICTL_BINARY, type PatroniDcs, POSTGRES_BIN_DIR } from "./ensure-patroni";
 import { withoutFakeClock } from "@/tools/without-fake-clock";
 
 export type PatroniMemberProcess = {
@@ -39,15 +41,29 @@ export type PatroniPair = {
   /** Patroni's `namespace` with its trailing slash, e.g. "/service/". */
   namespace: string;
   members: PatroniMemberProcess[];
-  /** Runs patronictl against the cluster (as root: it only talks to etcd and the REST APIs). */
+  /** Runs patronictl against the cluster (as root: it only talks to the store and the REST APIs). */
   patronictl(...args: string[]): string;
+  /** The same without blocking this process: what watches it meanwhile keeps running (a switchover takes seconds). */
+  runPatronictl(...args: string[]): Promise<string>;
   /** Stops every Patroni and postmaster it started (by pid) and removes the directory. */
   stop(): Promise<void>;
 };
 
-export type PatroniPairOptions = {
-  /** host:port of the etcd client URL (the gRPC JSON gateway Patroni's etcd3 driver speaks). */
-  etcdHost: string;
+/** Where Patroni keeps the cluster (its DCS): etcd v3, or ZooKeeper. */
+type PatroniStore = { etcd3: string } | { zookeeper: string[] };
+
+export type PatroniPairOptions = (
+  | {
+      /** host:port of the etcd client URL (the gRPC JSON gateway Patroni's etcd3 driver speaks). */
+      etcdHost: string;
+      zookeeperHosts?: undefined;
+    }
+  | {
+      /** The ZooKeeper servers' host:port; Kazoo's session timeout is `ttl` (the server clamps it). */
+      zookeeperHosts: string[];
+      etcdHost?: undefined;
+    }
+) & {
   scope: string;
   namespace?: string;
   /** The leader lease's TTL (Patroni's `ttl`): how long a dead primary keeps the lock. */
@@ -100,14 +116,20 @@ async function isHttpOk(url: string): Promise<boolean> {
   }
 }
 
+function dcsOf(store: PatroniStore): PatroniDcs {
+  return "etcd3" in store ? "etcd3" : "zookeeper";
+}
+
+type PatroniSettings = { store: PatroniStore; scope: string; namespace: string; ttl: number; loopWait: number; retryTimeout: number };
+
 /** Patroni's configuration as JSON (YAML's superset: Patroni reads it as is). */
-function configOf(options: Required<Omit<PatroniPairOptions, "log">>, member: { name: string; restPort: number; pgPort: number; dir: string }): object {
+function configOf(options: PatroniSettings, member: { name: string; restPort: number; pgPort: number; dir: string }): object {
   return {
     scope: options.scope,
     namespace: options.namespace,
     name: member.name,
     restapi: { listen: `127.0.0.1:${member.restPort}`, connect_address: `127.0.0.1:${member.restPort}` },
-    etcd3: { hosts: options.etcdHost },
+    ...("etcd3" in options.store ? { etcd3: { hosts: options.store.etcd3 } } : { zookeeper: { hosts: options.store.zookeeper } }),
     bootstrap: {
       dcs: {
         ttl: options.ttl,
@@ -138,9 +160,16 @@ function configOf(options: Required<Omit<PatroniPairOptions, "log">>, member: { 
 
 export async function startPatroniPair(input: PatroniPairOptions): Promise<PatroniPair> {
   const log = input.log ?? ((line: string) => process.stderr.write(`[patroni] ${line}\n`));
-  ensurePatroni(log);
-  const options = { namespace: "/service/", ttl: 12, loopWait: 2, retryTimeout: 3, ...input };
-  const { log: _log, ...settings } = options;
+  const store: PatroniStore = input.zookeeperHosts !== undefined ? { zookeeper: input.zookeeperHosts } : { etcd3: input.etcdHost };
+  ensurePatroni(dcsOf(store), log);
+  const settings: PatroniSettings = {
+    store,
+    scope: input.scope,
+    namespace: input.namespace ?? "/service/",
+    ttl: input.ttl ?? 12,
+    loopWait: input.loopWait ?? 2,
+    retryTimeout: input.retryTimeout ?? 3,
+  };
   const root = mkdtempSync(path.join(os.tmpdir(), "baton-patroni-"));
   const postgresUser = userIds("postgres");
   const started: { shell: ChildProcess; member: PatroniMemberProcess }[] = [];
@@ -165,8 +194,9 @@ export async function startPatroniPair(input: PatroniPairOptions): Promise<Patro
     const shell = spawn("sh", ["-c", script, "patroni-guard", configFile, logFile, dataDir], {
       stdio: ["pipe", "pipe", "ignore"],
       detached: true,
-      // On the real clock, as the etcd it talks to (a Go server libfaketime cannot reach): Patroni
-      // and its PostgreSQL are one outside system, whose leases etcd ends in real time.
+      // On the real clock, as the etcd it may talk to (a Go server libfaketime cannot reach):
+      // Patroni and its PostgreSQL are one outside system, whose leases etcd ends in real time. On
+      // ZooKeeper the server times the sessions, by its own clock: Patroni's clock does not matter.
       env: { ...withoutFakeClock(process.env), HOME: dir, LC_ALL: "C.UTF-8", PGPASSFILE: path.join(dir, "pgpass") },
     });
     if (shell.pid === undefined) throw new Error(`could not start a shell for Patroni ${name}`);
@@ -233,8 +263,8 @@ export async function startPatroniPair(input: PatroniPairOptions): Promise<Patro
     const pg1 = await startMember("pg1");
     await waitForRole(pg1, "replica");
     return {
-      scope: options.scope,
-      namespace: options.namespace,
+      scope: settings.scope,
+      namespace: settings.namespace,
       members: [pg0, pg1],
       patronictl: (...args) =>
         execFileSync(PATRONICTL_BINARY, ["-c", pg0.configFile, ...args], {
@@ -242,6 +272,13 @@ export async function startPatroniPair(input: PatroniPairOptions): Promise<Patro
           env: { ...withoutFakeClock(process.env), LC_ALL: "C.UTF-8" },
           stdio: ["ignore", "pipe", "pipe"],
         }),
+      runPatronictl: async (...args) =>
+        (
+          await promisify(execFile)(PATRONICTL_BINARY, ["-c", pg0.configFile, ...args], {
+            encoding: "utf8",
+            env: { ...withoutFakeClock(process.env), LC_ALL: "C.UTF-8" },
+          })
+        ).stdout,
       stop,
     };
   } catch (error) {

@@ -91,9 +91,12 @@ function describeKindChangeWords(
         sessionAfter !== null &&
         sessionBefore !== sessionAfter;
       const missed = describeMissedElections(after);
+      // A Patroni cluster: how the last primary's hold ended, in Patroni's words, first.
+      const patroniEnding = describePatroniEnding(record(after?.previousPrimary), change.fromHolder, "session");
       if (isNewSession)
         return `${NEW_SESSION_WORDS}: session ${sessionBefore} → ${sessionAfter}${sequence === null ? "" : `, node sequence ${sequence}`}${missed === null ? "" : `, ${missed}`}`;
       const parts = [
+        patroniEnding,
         sessionAfter ? `session ${sessionAfter}` : null,
         sequence === null ? null : `node sequence ${sequence}`,
         sessionBefore && change.fromHolder ? `was session ${sessionBefore}` : null,
@@ -103,7 +106,7 @@ function describeKindChangeWords(
     }
     case "etcd": {
       // A Patroni cluster: how the last primary's hold ended, in Patroni's words, first.
-      const patroniEnding = describePatroniEnding(record(after?.previousPrimary), change.fromHolder);
+      const patroniEnding = describePatroniEnding(record(after?.previousPrimary), change.fromHolder, "lease");
       const lease = text(after?.leaseId) ?? tokenAfter?.split("@")[0] ?? null;
       const revision = count(after?.createRevision) ?? (tokenAfter?.includes("@") ? Number(tokenAfter.split("@")[1]) : null);
       const ttlBefore = count(before?.leaseTtlS);
@@ -135,20 +138,21 @@ function describeKindChangeWords(
 }
 
 /**
- * How a Patroni primary's hold ended, as the etcd kind saw it (details.previousPrimary of the
- * change's hold after): "released: switchover to pg1", "expired: failover", "released: pg0 deleted
- * its leader key". Null when the change is not the end of that primary's hold.
+ * How a Patroni primary's hold ended, as the etcd or ZooKeeper kind saw it (details.previousPrimary
+ * of the change's hold after): "released: switchover to pg1", "expired: failover (pg0's lease ran
+ * out)", "released: pg0 deleted its leader key". `heldBy`: what a primary holds the leader by (an
+ * etcd lease, a ZooKeeper session). Null when the change is not the end of that primary's hold.
  */
-export function describePatroniEnding(previous: Record<string, unknown> | null, fromHolder: string | null): string | null {
+export function describePatroniEnding(previous: Record<string, unknown> | null, fromHolder: string | null, heldBy: "lease" | "session"): string | null {
   const name = text(previous?.name);
   if (previous === null || name === null || name !== fromHolder) return null;
   // A switchover or failover someone asked for (patronictl): the primary let go of its key.
-  const candidate = /to (\S+) requested$/.exec(text(previous.reason) ?? "")?.[1];
+  const candidate = /\bto (\S+) requested\b/.exec(text(previous.reason) ?? "")?.[1];
   const to = candidate ? ` to ${candidate}` : "";
   if (previous.kind === "switchover") return `released: switchover${to}`;
   if (previous.kind === "failover" && previous.ending === "RELEASED") return `released: manual failover${to}`;
-  if (previous.kind === "failover") return `expired: failover (${name}'s lease ran out)`;
-  if (previous.kind === "released") return `released: ${name} deleted its leader key`;
+  if (previous.kind === "failover") return `expired: failover (${name}'s ${heldBy} ran out)`;
+  if (previous.kind === "released") return `released: ${name} ${heldBy === "lease" ? "deleted its leader key" : "closed its session"}`;
   return text(previous.reason);
 }
 

@@ -2,6 +2,7 @@ import { ExactTime } from "@/components/board/time-text";
 import { Fact, OtherFacts } from "@/components/locks/kinds/detail-list";
 import type { KindDetailsProps } from "@/components/locks/kinds/kind-details-props";
 import { describeDetailValue, describeMissedElections, readZookeeperWaiters, zookeeperSequence } from "@/components/locks/kinds/kind-facts";
+import { PATRONI_DETAILS, PatroniFacts } from "@/components/locks/kinds/patroni-facts";
 import { TtlLeft } from "@/components/locks/ttl-left";
 import { formatDuration } from "@/lib/board/format";
 
@@ -25,6 +26,9 @@ const KNOWN: ReadonlySet<string> = new Set([
   "electionCount",
   "electionCountName",
   "electionsMissed",
+  // A Patroni cluster's (the patroni system).
+  "standbyMembers",
+  ...PATRONI_DETAILS,
 ]);
 
 const record = (value: unknown): Record<string, unknown> | null =>
@@ -54,6 +58,9 @@ export function ZookeeperDetails({ details, waiters, expiresAt, lastReadAt, nowM
   return (
     <dl className="facts kind-details" aria-label="ZooKeeper details">
       {role === null ? null : <Fact label="System">{role}</Fact>}
+      {details.system === "patroni" ? (
+        <PatroniFacts details={details} standbys={details.standbyMembers} isHeld={details.lockNodeExists === true} heldBy="session" />
+      ) : null}
       <Fact label="Recipe">
         {isLeaderNode ? "the node itself is the lock (held while it exists)" : typeof details.recipe === "string" ? details.recipe : "—"}
       </Fact>

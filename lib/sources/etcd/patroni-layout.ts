@@ -1,4 +1,11 @@
-import { z } from "zod";
+import {
+  type PatroniHistory,
+  type PatroniRequest,
+  type PatroniMember as SharedPatroniMember,
+  readPatroniHistory,
+  readPatroniMember,
+  readPatroniRequest,
+} from "@/lib/sources/patroni-members";
 
 import type { EtcdKeyValue } from "./etcd-api";
 import type { EtcdWatchedPrefix } from "./etcd-config";
@@ -35,36 +42,11 @@ export function isPatroniClusterKey(rest: string): boolean {
   return rest === "leader" || rest === "config" || rest === "initialize" || rest === "failover" || rest === "history" || rest.startsWith("members/");
 }
 
-const memberSchema = z
-  .object({
-    role: z.string().optional(),
-    state: z.string().optional(),
-    conn_url: z.string().optional(),
-    api_url: z.string().optional(),
-    timeline: z.number().int().optional(),
-    xlog_location: z.number().optional(),
-    tags: z.object({ nofailover: z.boolean().optional() }).passthrough().optional(),
-  })
-  .passthrough();
+/** A member, with the lease its key is on (it goes with the member's Patroni). */
+export type PatroniMember = SharedPatroniMember & { leaseHex: string | null };
 
-export type PatroniMember = {
-  name: string;
-  /** Patroni's words: master/primary, replica, standby_leader... null when its JSON could not be read. */
-  role: string | null;
-  /** running, streaming, stopped, starting... */
-  state: string | null;
-  timeline: number | null;
-  /** WAL position in bytes (a replica's: replayed), as Patroni last wrote it. */
-  xlogLocation: number | null;
-  apiUrl: string | null;
-  /** tags.nofailover: Patroni never promotes it. */
-  isNoFailover: boolean;
-  leaseHex: string | null;
-  /** The value was no JSON object Patroni writes: kept as a member with nothing known of it. */
-  isUnreadable: boolean;
-};
-
-export type FailoverRequest = { leader: string | null; member: string | null; scheduledAt: string | null; modRevision: number };
+/** A pending request and the revision of the `failover` key's last write (a read told apart from an older one). */
+export type FailoverRequest = PatroniRequest & { modRevision: number };
 
 export type PatroniCluster = {
   resourceKey: string;
@@ -75,56 +57,17 @@ export type PatroniCluster = {
   /** A switchover or failover asked for and not yet carried out; null when none is. */
   failover: FailoverRequest | null;
   /** Timelines Patroni recorded (one line per promotion after the first) and the last line's reason and leader. */
-  history: { entries: number; lastReason: string | null; lastLeader: string | null } | null;
+  history: PatroniHistory | null;
 };
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 export function toPatroniMember(name: string, kv: EtcdKeyValue): PatroniMember {
-  const parsed = memberSchema.safeParse(parseJson(kv.value));
-  const leaseHex = kv.leaseId === "0" ? null : leaseHexOf(kv.leaseId);
-  if (!parsed.success) {
-    return { name, role: null, state: null, timeline: null, xlogLocation: null, apiUrl: null, isNoFailover: false, leaseHex, isUnreadable: true };
-  }
-  const data = parsed.data;
-  return {
-    name,
-    role: data.role ?? null,
-    state: data.state ?? null,
-    timeline: data.timeline ?? null,
-    xlogLocation: data.xlog_location ?? null,
-    apiUrl: data.api_url ?? null,
-    isNoFailover: data.tags?.nofailover === true,
-    leaseHex,
-    isUnreadable: false,
-  };
+  return { ...readPatroniMember(name, kv.value), leaseHex: kv.leaseId === "0" ? null : leaseHexOf(kv.leaseId) };
 }
-
-const failoverSchema = z.object({ leader: z.string().optional(), member: z.string().optional(), scheduled_at: z.string().optional() }).passthrough();
 
 /** The request a `failover` value holds; null for `{}` (none pending), a deleted key or a value Patroni would not write. */
 export function toFailoverRequest(value: string, modRevision: number): FailoverRequest | null {
-  const parsed = failoverSchema.safeParse(parseJson(value));
-  if (!parsed.success || (parsed.data.leader === undefined && parsed.data.member === undefined)) return null;
-  return { leader: parsed.data.leader ?? null, member: parsed.data.member ?? null, scheduledAt: parsed.data.scheduled_at ?? null, modRevision };
-}
-
-function toHistory(value: string): PatroniCluster["history"] {
-  const parsed = parseJson(value);
-  if (!Array.isArray(parsed)) return null;
-  const last = parsed.at(-1) as unknown;
-  const line = Array.isArray(last) ? last : [];
-  return {
-    entries: parsed.length,
-    lastReason: typeof line[2] === "string" ? line[2] : null,
-    lastLeader: typeof line[4] === "string" ? line[4] : null,
-  };
+  const request = readPatroniRequest(value);
+  return request === null ? null : { ...request, modRevision };
 }
 
 export function toLeaderContender(kv: EtcdKeyValue, resourceKey: string): Contender | null {
@@ -155,7 +98,7 @@ export function toPatroniClusters(kvs: EtcdKeyValue[], namespace: string): Map<s
     }
     if (place.rest === "leader") cluster.leader = toLeaderContender(kv, place.resourceKey);
     else if (place.rest === "failover") cluster.failover = toFailoverRequest(kv.value, kv.modRevision);
-    else if (place.rest === "history") cluster.history = toHistory(kv.value);
+    else if (place.rest === "history") cluster.history = readPatroniHistory(kv.value);
     else if (place.rest.startsWith("members/")) cluster.members.push(toPatroniMember(place.rest.slice("members/".length), kv));
   }
   for (const cluster of clusters.values()) cluster.members.sort((a, b) => a.name.localeCompare(b.name));

@@ -1,8 +1,9 @@
 import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
+import { rankPatroniStandbys } from "@/lib/sources/patroni-members";
 
 import type { LeaseTimeToLive } from "./etcd-api";
 import type { PatroniEnding } from "./patroni-endings";
-import type { PatroniCluster, PatroniMember } from "./patroni-layout";
+import type { PatroniCluster } from "./patroni-layout";
 
 // One read of one Patroni cluster -> the observation the shared hold cycles compare. Pure.
 // The primary (the leader key's member) holds; the other members are its standbys, and those
@@ -19,36 +20,11 @@ export type PatroniReading = {
   ending: PatroniEnding | null;
 };
 
-const HEALTHY_STATES = new Set(["running", "streaming"]);
-
-/** Bytes of WAL a standby is behind the primary, as their last member keys say; null when unknown. */
-function lagOf(member: PatroniMember, primary: PatroniMember | undefined): number | null {
-  if (primary?.xlogLocation == null || member.xlogLocation === null) return null;
-  return Math.max(0, primary.xlogLocation - member.xlogLocation);
-}
-
-/**
- * Who Patroni would promote, first to last: the member a pending switchover names, then running
- * replicas by lag (least first), then the rest by name. Members tagged nofailover, and ones whose
- * key could not be read, are standbys but never candidates.
- */
-export function orderCandidates(standbys: PatroniMember[], lag: Map<string, number | null>, askedFor: string | null): PatroniMember[] {
-  const rank = (member: PatroniMember) => (member.name === askedFor ? 0 : HEALTHY_STATES.has(member.state ?? "") ? 1 : 2);
-  return standbys
-    .filter((member) => !member.isNoFailover && !member.isUnreadable)
-    .sort(
-      (a, b) =>
-        rank(a) - rank(b) || (lag.get(a.name) ?? Number.MAX_SAFE_INTEGER) - (lag.get(b.name) ?? Number.MAX_SAFE_INTEGER) || a.name.localeCompare(b.name),
-    );
-}
-
 export function toPatroniObservation(reading: PatroniReading): HoldObservation {
   const { cluster, lease } = reading;
   const leader = cluster.leader;
-  const primary = leader ? cluster.members.find((member) => member.name === leader.value) : undefined;
-  const standbys = cluster.members.filter((member) => member !== primary);
-  const lag = new Map(standbys.map((member) => [member.name, lagOf(member, primary)]));
-  const waiters = orderCandidates(standbys, lag, cluster.failover?.member ?? null).map((member) => member.name);
+  const { primary, standbys, lagBytes, candidates } = rankPatroniStandbys(cluster.members, leader?.value ?? null, cluster.failover?.member ?? null);
+  const waiters = candidates.map((member) => member.name);
   const shared = {
     layout: "patroni",
     // What the lock is to its system, as the ZooKeeper kind's systems say it (the board leads with it).
@@ -57,7 +33,7 @@ export function toPatroniObservation(reading: PatroniReading): HoldObservation {
     scope: cluster.scope,
     revision: reading.revision,
     standbys: standbys.map(({ name, role, state, timeline, isNoFailover, isUnreadable }) => ({ name, role, state, timeline, isNoFailover, isUnreadable })),
-    lagBytes: Object.fromEntries(lag),
+    lagBytes: Object.fromEntries(lagBytes),
     failover: cluster.failover && { leader: cluster.failover.leader, member: cluster.failover.member, scheduledAt: cluster.failover.scheduledAt },
     // How the last primary's hold ended, as the watch saw it: on a free cluster the one that just
     // ended, on a held one the one this primary followed.

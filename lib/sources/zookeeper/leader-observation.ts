@@ -2,7 +2,7 @@ import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
 
 import { readableData } from "./recipe-layout";
 import type { SessionFacts } from "./lock-observation";
-import type { SystemRole } from "./systems/system-role";
+import type { SideNode, SystemRole } from "./systems/system-role";
 import type { ZnodeStat } from "./zookeeper-connection";
 
 // One read of a node that is itself the lock (Kafka's /controller, HBase's /hbase/master, a ZKFC's
@@ -18,6 +18,10 @@ export type LeaderNodeReading = {
   node: { data: Buffer | null; stat: ZnodeStat } | null;
   /** The standbys' names as the system registers them (null: not read, or the system names none). */
   standbys: string[] | null;
+  /** Each standby's node data, where the system reads them (its interpreter's). */
+  standbyNodes?: { name: string; data: Buffer | null }[] | null;
+  /** The system's side nodes by name (Patroni's failover, history), for its interpreter. */
+  sideNodes?: Record<string, SideNode>;
   /** The system's own election count, when it keeps one and it could be read. */
   electionCount: number | null;
   observedAt: string;

@@ -3,15 +3,18 @@ import type { HoldReadError, LockRef } from "@/lib/poller/contract/hold-source";
 import type { LeaderNodeReading } from "./leader-observation";
 import type { SystemRole } from "./systems/system-role";
 import { readEachRef } from "./read-each-ref";
+import { joinPath } from "./znode-path";
 import type { ZookeeperConnection } from "./zookeeper-connection";
 
 // One read of nodes that are themselves the lock: `exists` with a watch (it fires when the node
 // is created, deleted or rewritten, also for a node not there yet), then getData of a node that
-// exists; with the system's standbys (getChildren) and its own election count (getData) beside.
+// exists; with the system's standbys (getChildren, and getData of each where the system reads
+// them), its side nodes (getData with a watch) and its own election count (getData) beside.
 // A node deleted between the two reads is free: its watch has fired, and the next read says so.
 
 export type LeaderReadOptions = {
   roleOf: (ref: LockRef) => SystemRole | null;
+  /** Armed on the lock node, and on the side nodes and read standbys' directory of a system that has them. */
   watch?: (event: { path: string; type: string }) => void;
 };
 
@@ -31,6 +34,8 @@ export async function readLeaderNodes(
   async function readOne(ref: LockRef): Promise<LeaderNodeReading> {
     const role = options.roleOf(ref);
     const standbysPath = role?.standbys?.path(ref.key);
+    const isStandbyDataRead = role?.standbys?.isDataRead === true;
+    const sidePaths = Object.entries(role?.sideNodes?.(ref.key) ?? {});
     const countPath = role?.electionCount?.path(ref.key);
     const readCount = async () => (countPath === undefined ? null : parseCount((await connection.getData(countPath))?.data ?? null));
     // The node and the system's count are read between two reads of the count: an election
@@ -44,7 +49,7 @@ export async function readLeaderNodes(
       const before = await readCount();
       [stat, children] = await Promise.all([
         connection.exists(ref.key, options.watch),
-        standbysPath === undefined ? null : connection.getChildren(standbysPath),
+        standbysPath === undefined ? null : connection.getChildren(standbysPath, isStandbyDataRead ? options.watch : undefined),
       ]);
       node = stat === null ? null : await connection.getData(ref.key);
       count = await readCount();
@@ -52,12 +57,37 @@ export async function readLeaderNodes(
       // Still moving after the last try: no count this time (the tally waits for the next read).
       if (attempt === MAX_COUNT_READS - 1) count = null;
     }
-    const standbys = children === null ? null : children.flatMap((child) => role?.standbys?.name(child) ?? []).sort();
+    const named =
+      children === null
+        ? null
+        : children
+            .flatMap((child) => {
+              const name = role?.standbys?.name(child) ?? null;
+              return name === null ? [] : [{ child, name }];
+            })
+            .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const [standbyNodes, sides] = await Promise.all([
+      // A standby that went between the listing and its read is listed with no data.
+      named === null || standbysPath === undefined || !isStandbyDataRead
+        ? null
+        : Promise.all(named.map(async ({ child, name }) => ({ name, data: (await connection.getData(joinPath(standbysPath, child)))?.data ?? null }))),
+      Promise.all(
+        sidePaths.map(async ([name, path]) => {
+          // getData arms no watch on a node that does not exist: `exists` does (Patroni creates its
+          // failover node at the first switchover), and one created in between is read after all.
+          let side = await connection.getData(path, options.watch);
+          if (side === null && (await connection.exists(path, options.watch)) !== null) side = await connection.getData(path, options.watch);
+          return [name, side === null ? null : { data: side.data, mzxid: side.stat.mzxid ?? null }] as const;
+        }),
+      ),
+    ]);
     return {
       path: ref.key,
       pattern: ref.pattern,
       node,
-      standbys,
+      standbys: named === null ? null : named.map(({ name }) => name),
+      standbyNodes,
+      sideNodes: Object.fromEntries(sides),
       electionCount: count,
       observedAt: new Date().toISOString(),
     };

@@ -22,6 +22,12 @@ export type ZnodeStat = {
   ephemeralOwner: string | null;
   ctimeMs: number;
   czxid: string;
+  /**
+   * The zxid of the last write of its data: orders a write against other nodes' creations (Patroni's
+   * failover request against its leader node). Always set by this connection; optional so that a
+   * stat made by hand need not name it.
+   */
+  mzxid?: string;
   numChildren: number;
 };
 
@@ -32,8 +38,8 @@ export type ZookeeperConnection = {
   ready(): Promise<void>;
   /** The children of `path` (null when it does not exist); `watch` is called once when they change. */
   getChildren(path: string, watch?: (event: { path: string; type: string }) => void): Promise<string[] | null>;
-  /** The data and stat of `path`, or null when it does not exist. */
-  getData(path: string): Promise<{ data: Buffer | null; stat: ZnodeStat } | null>;
+  /** The data and stat of `path`, or null when it does not exist; `watch` is called once when it changes or goes. */
+  getData(path: string, watch?: (event: { path: string; type: string }) => void): Promise<{ data: Buffer | null; stat: ZnodeStat } | null>;
   /**
    * The stat of `path`, or null when it does not exist; `watch` is called once when the node is
    * created, deleted or its data changes (set also on a node that does not exist yet).
@@ -79,6 +85,7 @@ function toStat(stat: Stat): ZnodeStat {
     ephemeralOwner: formatSessionId(stat.ephemeralOwner),
     ctimeMs: Number(stat.ctime.readBigInt64BE(0)),
     czxid: `0x${stat.czxid.readBigUInt64BE(0).toString(16)}`,
+    mzxid: `0x${stat.mzxid.readBigUInt64BE(0).toString(16)}`,
     numChildren: stat.numChildren,
   };
 }
@@ -255,10 +262,12 @@ export function createZookeeperConnection(options: ZookeeperConnectionOptions): 
       }
     },
 
-    async getData(path) {
+    async getData(path, watch) {
       try {
         return await request(`getData ${path}`, (current, done: (error: unknown, value?: { data: Buffer | null; stat: ZnodeStat }) => void) => {
-          current.getData(path, (error, data, stat) => done(error, error ? undefined : { data: data ?? null, stat: toStat(stat) }));
+          const answer = (error: unknown, data: Buffer | undefined, stat: Stat) => done(error, error ? undefined : { data: data ?? null, stat: toStat(stat) });
+          if (watch) current.getData(path, wrap(watch), answer);
+          else current.getData(path, answer);
         });
       } catch (error) {
         if (error instanceof ZookeeperSourceError && isNoNode(error.cause)) return null;

@@ -3,13 +3,14 @@ import type { HoldHint, HoldObservation } from "@/lib/poller/contract/hold-obser
 import type { HoldReadError, HoldSource } from "@/lib/poller/contract/hold-source";
 
 import { createDiscovery } from "./discover-lock-paths";
-import { type ElectionTally, tallyElections, toLeaderNodeObservation } from "./leader-observation";
+import { type ElectionTally, type LeaderNodeReading, tallyElections, toLeaderNodeObservation } from "./leader-observation";
 import { toLockObservation } from "./lock-observation";
 import { readLeaderNodes } from "./read-leader-nodes";
 import { readLockPaths } from "./read-lock-paths";
 import { toZookeeperHint } from "./watch-hint";
 import { SEMAPHORE_LEASES } from "./recipe-layout";
 import { DUMP_WHITELIST_NOTE, judgeHolderSessions, readSessionDump, type SessionDump } from "./session-dump";
+import type { SystemInterpreter, SystemRole } from "./systems/system-role";
 import type { ZookeeperClusterConfig } from "./zookeeper-config";
 import { createZookeeperConnection } from "./zookeeper-connection";
 
@@ -45,6 +46,10 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
   const discovery = createDiscovery(config, connection, (paths) => onHints?.(paths.map((key) => toZookeeperHint(key, "found", new Date().toISOString()))));
   /** Per lock with a system's own election count: the count at the last read (missed elections). */
   const tallies = new Map<string, ElectionTally>();
+  /** Each system's interpreter (Patroni's members and switchovers), made at its first read. */
+  const interpreters = new WeakMap<SystemRole, SystemInterpreter>();
+  /** Nodes watched for a lock beside it (a system's side nodes, its read standbys' directory): the lock each is for. */
+  const watchedFor = new Map<string, string>();
   /** The holds whose data named no holder, each said once in the log (path and token). */
   const saidUnread = new Map<string, string>();
   let dumpRequests = 0;
@@ -56,12 +61,46 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
   // One function for every lock node, so the client keeps one registration per node.
   const watch = (event: { path: string; type: string }) => {
     if (onHints === null) return;
+    const lock = watchedFor.get(event.path);
+    if (lock !== undefined) {
+      onHints([toZookeeperHint(lock, `${event.type} ${event.path}`, new Date().toISOString())]);
+      return;
+    }
     // A semaphore mutex's `leases` child is watched for its lock node.
     const key =
       discovery.patternOf(event.path) === null && event.path.endsWith(`/${SEMAPHORE_LEASES}`) ? event.path.slice(0, -SEMAPHORE_LEASES.length - 1) : event.path;
     if (discovery.patternOf(key) === null) return;
     onHints([toZookeeperHint(key, event.type, new Date().toISOString())]);
   };
+
+  /** What the system's interpreter makes of a read (its standbys' order, its details, how the last hold ended); the observation as is without one. */
+  function interpret(role: SystemRole, reading: LeaderNodeReading, observation: HoldObservation): HoldObservation {
+    // Their watches (armed by the read) bring a read of this lock.
+    for (const path of Object.values(role.sideNodes?.(reading.path) ?? {})) watchedFor.set(path, reading.path);
+    if (role.standbys?.isDataRead) watchedFor.set(role.standbys.path(reading.path), reading.path);
+    if (role.createInterpreter === undefined) return observation;
+    let interpreter = interpreters.get(role);
+    if (interpreter === undefined) {
+      interpreter = role.createInterpreter();
+      interpreters.set(role, interpreter);
+    }
+    const view = interpreter({
+      lockPath: reading.path,
+      hold:
+        reading.node === null || observation.holder === null || observation.holderToken === null
+          ? null
+          : { holder: observation.holder, token: observation.holderToken, czxid: reading.node.stat.czxid, expiresAt: observation.expiresAt },
+      standbys: reading.standbyNodes ?? null,
+      sideNodes: reading.sideNodes ?? {},
+      observedAt: reading.observedAt,
+    });
+    return {
+      ...observation,
+      waiters: view.waiters ?? observation.waiters,
+      details: { ...observation.details, ...view.details },
+      ...(view.previousEnding === undefined ? {} : { previousEnding: view.previousEnding }),
+    };
+  }
 
   async function readDump(): Promise<{ value: SessionDump | null; error: HoldReadError | null }> {
     if (config.sessionDump === "off") return { value: null, error: null };
@@ -117,13 +156,14 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
           log?.(`ZooKeeper ${config.connectString}: ${reading.path}: the holder is named by its session ${observation.holder}: ${failure.message}`);
           saidUnread.set(reading.path, observation.holderToken ?? "");
         }
+        const interpreted = role === null ? observation : interpret(role, reading, observation);
         if (role?.electionCount === undefined) {
-          observations.push(observation);
+          observations.push(interpreted);
           continue;
         }
-        const tally = tallyElections(tallies.get(reading.path), observation.holderToken, reading.electionCount);
+        const tally = tallyElections(tallies.get(reading.path), interpreted.holderToken, reading.electionCount);
         tallies.set(reading.path, tally);
-        observations.push({ ...observation, details: { ...observation.details, electionsMissed: tally.missed } });
+        observations.push({ ...interpreted, details: { ...interpreted.details, electionsMissed: tally.missed } });
       }
       const errors = [...queues.errors, ...nodes.errors];
       return { observations, errors: sessions.error ? [...errors, sessions.error] : errors };

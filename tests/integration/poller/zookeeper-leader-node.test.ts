@@ -210,7 +210,7 @@ describe("a node that is the lock", () => {
       "pg0 to be the orders primary",
     );
     expect((held!.consumers as { name: string }[]).map((w) => w.name)).toEqual(["pg1"]);
-    expect(sourceOf(held)).toMatchObject({ system: "patroni", role: "Patroni orders primary", standbys: ["pg1"] });
+    expect(sourceOf(held)).toMatchObject({ system: "patroni", role: "Patroni cluster orders", standbys: ["pg1"] });
 
     // Patroni's switchover on ZooKeeper: the old primary's session restarts (its nodes go), pg1 leads.
     await pg0.close();

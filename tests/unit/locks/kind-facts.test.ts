@@ -150,6 +150,45 @@ describe("a Patroni cluster on etcd", () => {
   });
 });
 
+describe("a Patroni cluster on ZooKeeper", () => {
+  const cluster = {
+    recipe: "ephemeral-node",
+    system: "patroni",
+    role: "Patroni cluster batman",
+    lockNodeExists: true,
+    holderSessionId: "0x100000abc",
+    standbys: ["pg1"],
+    standbyMembers: [{ name: "pg1", role: "replica", state: "streaming", timeline: 3 }],
+    lagBytes: { pg1: 2048 },
+    timeline: 3,
+    primary: { role: "master", state: "running", timeline: 3 },
+    previousPrimary: { name: "pg0", kind: "failover", ending: "EXPIRED", reason: "failover: pg0's ZooKeeper session expired" },
+  };
+
+  it("shows the same Patroni facts as on etcd: the primary, each standby's lag, the last primary's ending", () => {
+    const html = panel("zookeeper", cluster);
+    expect(html).toContain("Patroni cluster batman");
+    expect(html).toContain("master, running, timeline 3");
+    expect(html).toContain("pg1: replica, streaming, timeline 3, 2.0 KB behind");
+    expect(html).toContain("pg0: expired: failover (pg0&#x27;s session ran out)");
+    expect(html).not.toContain("standbyMembers");
+  });
+
+  it("words the change that ended a primary's hold by its session", () => {
+    const words = (previousPrimary: Record<string, unknown>) =>
+      describeKindChange("zookeeper", { kind: "HOLDER_CHANGED", fromHolder: "pg0", toHolder: "pg1", details: { sourceAfter: { previousPrimary } } })?.words;
+    expect(words({ name: "pg0", kind: "failover", ending: "EXPIRED", reason: "failover: pg0's ZooKeeper session expired" })).toMatch(
+      /^expired: failover \(pg0's session ran out\)/,
+    );
+    expect(words({ name: "pg0", kind: "switchover", ending: "RELEASED", reason: "switchover to pg1 requested (cleared as pg1 took over)" })).toMatch(
+      /^released: switchover to pg1/,
+    );
+    expect(words({ name: "pg0", kind: "released", ending: "RELEASED", reason: "pg0 closed its ZooKeeper session" })).toMatch(
+      /^released: pg0 closed its session/,
+    );
+  });
+});
+
 describe("Redis, DynamoDB and unknown kinds", () => {
   it("lists a Redlock group's token per master and a Redisson lock's reentrancy", () => {
     const redlock = panel("redis", {

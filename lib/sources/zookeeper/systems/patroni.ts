@@ -1,12 +1,15 @@
 import { z } from "zod";
 
 import { joinPath, znodePath } from "../znode-path";
+import { createPatroniInterpreter } from "./patroni-cluster";
 import type { LockTarget } from "./system-role";
 import { readWildcards } from "./wildcards";
 
 // Patroni on ZooKeeper (dcs/zookeeper.py): the primary's member owns the ephemeral
 // <namespace>/<scope>/leader, whose data is its member name; every member registers the
-// ephemeral <namespace>/<scope>/members/<name> with the same Kazoo session.
+// ephemeral <namespace>/<scope>/members/<name> (JSON: role, state, timeline, WAL position) with the
+// same Kazoo session, whose timeout is Patroni's `ttl`. One lock per scope; the members are its
+// standbys, the failover and history nodes beside it tell a switchover (patroni-cluster.ts).
 
 export const patroniSchema = z
   .object({
@@ -39,9 +42,14 @@ export function patroniTargets(options: z.output<typeof patroniSchema>): LockTar
       mustBeHeld: true,
       role: {
         system: "patroni",
-        describe: (path) => `Patroni ${scopeOf(path)} primary`,
+        describe: (path) => `Patroni cluster ${scopeOf(path)}`,
         parseHolder: parsePatroniLeader,
-        standbys: { path: (path) => joinPath(options.namespace, scopeOf(path), "members"), name: (child) => child },
+        standbys: { path: (path) => joinPath(options.namespace, scopeOf(path), "members"), name: (child) => child, isDataRead: true },
+        sideNodes: (path) => ({
+          failover: joinPath(options.namespace, scopeOf(path), "failover"),
+          history: joinPath(options.namespace, scopeOf(path), "history"),
+        }),
+        createInterpreter: () => createPatroniInterpreter(scopeOf),
       },
     },
   ];

@@ -137,7 +137,7 @@ describe("the systems' lock nodes", () => {
     expect(byPattern.get("/solr/collections/*/leader_elect/*/election")!.describe("/solr/collections/books/leader_elect/shard2/election")).toBe(
       "Solr shard leader books/shard2",
     );
-    expect(byPattern.get("/service/*/leader")!.describe("/service/pg-orders/leader")).toBe("Patroni pg-orders primary");
+    expect(byPattern.get("/service/*/leader")!.describe("/service/pg-orders/leader")).toBe("Patroni cluster pg-orders");
     expect(byPattern.get("/service/*/leader")!.standbys!.path("/service/pg-orders/leader")).toBe("/service/pg-orders/members");
     expect(byPattern.get("/hbase/master")!.standbys!.name("hbase-master-2.example.com,16000,1765101540999")).toBe("hbase-master-2.example.com:16000");
   });
