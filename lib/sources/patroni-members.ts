@@ -1,5 +1,7 @@
 import { z } from "zod";
 
+import { compareText } from "@/lib/compare-text";
+
 // What Patroni (PostgreSQL high availability) writes about a cluster, whichever store keeps it
 // (the etcd kind's patroni layout, the ZooKeeper kind's patroni system): its members' JSON, a
 // pending switchover, its history of timelines, and who it would promote. Pure; each kind reads
@@ -115,6 +117,6 @@ export function rankPatroniStandbys<M extends PatroniMember>(members: readonly M
   const lagOrMax = (member: M) => lagBytes.get(member.name) ?? Number.MAX_SAFE_INTEGER;
   const candidates = standbys
     .filter((member) => !member.isNoFailover && !member.isUnreadable)
-    .sort((a, b) => rank(a) - rank(b) || lagOrMax(a) - lagOrMax(b) || a.name.localeCompare(b.name));
+    .sort((a, b) => rank(a) - rank(b) || lagOrMax(a) - lagOrMax(b) || compareText(a.name, b.name));
   return { primary, standbys, lagBytes, candidates };
 }

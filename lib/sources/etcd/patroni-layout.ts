@@ -1,3 +1,4 @@
+import { compareText } from "@/lib/compare-text";
 import {
   type PatroniHistory,
   type PatroniRequest,
@@ -101,6 +102,6 @@ export function toPatroniClusters(kvs: EtcdKeyValue[], namespace: string): Map<s
     else if (place.rest === "history") cluster.history = readPatroniHistory(kv.value);
     else if (place.rest.startsWith("members/")) cluster.members.push(toPatroniMember(place.rest.slice("members/".length), kv));
   }
-  for (const cluster of clusters.values()) cluster.members.sort((a, b) => a.name.localeCompare(b.name));
+  for (const cluster of clusters.values()) cluster.members.sort((a, b) => compareText(a.name, b.name));
   return clusters;
 }
