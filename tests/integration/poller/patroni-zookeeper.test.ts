@@ -19,7 +19,7 @@ import { describeKindChange } from "@/components/locks/kinds/kind-facts";
 // cluster is one lock (its leader node) held by its primary, its other member a standby; a
 // switchover is a release that says so (the failover node written before the leader's session
 // closed), a primary whose Patroni was killed an expiry once the server expired its session
-// (Kazoo's session timeout is Patroni's ttl: 10 s, the server's maximum at tickTime 500 ms).
+// (Kazoo's session timeout is Patroni's ttl: 20 s, the server's maximum at tickTime 1 s).
 
 let server: TestZookeeperServer;
 let pair: PatroniPair | undefined;
@@ -65,8 +65,12 @@ function standbysOf(state: HoldState): Standby[] {
 }
 
 beforeAll(async () => {
-  server = await startZookeeperServer({ tickTimeMs: 500 });
-  pair = await startPatroniPair({ zookeeperHosts: [server.connectString], scope, namespace: "/service/", ttl: 10, loopWait: 2, retryTimeout: 3 });
+  // Patroni's ttl is its Kazoo session's timeout, which the server caps at 20 ticks. 20 s, not 10:
+  // a SIGTERM'd Patroni stops PostgreSQL before it closes its session, and on a loaded machine
+  // (the suite's other servers, another Patroni pair) that once outlasted a 10 s session, which
+  // then expired: a true expiry, where this test wants the release.
+  server = await startZookeeperServer({ tickTimeMs: 1_000 });
+  pair = await startPatroniPair({ zookeeperHosts: [server.connectString], scope, namespace: "/service/", ttl: 20, loopWait: 2, retryTimeout: 3 });
   const config = {
     ...parseZookeeperClusterConfig({
       kind: "zookeeper",
