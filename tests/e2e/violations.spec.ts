@@ -175,6 +175,7 @@ test.describe("violations, drill-down and deployments", () => {
     await expect(chart.locator('[data-testid="bar-segment"][data-segment="unclassified"]')).toHaveCount(0);
     const legend = page.getByRole("region", { name: "Violations over time" }).getByRole("list", { name: "Legend" });
     await expect(legend.getByTestId("legend-cause")).toHaveText([
+      "Two runs at once, seen by the lock's own records",
       "Unexplained",
       "Holder stalled past its lock's TTL",
       "Worker stalled while another took its key",
