@@ -6,7 +6,7 @@ import type { ConcurrentHolds, HoldObservation } from "@/lib/poller/contract/hol
 import type { ValidEvent } from "@/lib/ingest/types";
 
 // Two holds of an exclusive lock running at once, seen in the lock's own records (a Quartz job's
-// executions on two nodes), as the exclusivity events a counter would have sent: one violation per
+// executions on two nodes; a ShedLock job's late release), as the exclusivity events a counter would have sent: one violation per
 // pair (the holder, another hold), the later one entering while the earlier one was inside. Each
 // event's id is a hash of the cluster, the lock and both tokens, and its time the later hold's
 // start, so seeing the pair again (the next read, a restarted or another poller) writes nothing:
@@ -20,11 +20,11 @@ export type ConcurrentHoldPair = {
   later: { holder: string; token: string; since: string };
 };
 
-/** The pairs an observation's concurrent holds make with its holder. */
-export function pairsOf(obs: Pick<HoldObservation, "resourceKey" | "holder" | "holderToken"> & { concurrentHolds?: ConcurrentHolds }): ConcurrentHoldPair[] {
+/** The pairs an observation's concurrent holds make with the hold they ran beside. */
+export function pairsOf(obs: Pick<HoldObservation, "resourceKey"> & { concurrentHolds?: ConcurrentHolds }): ConcurrentHoldPair[] {
   const concurrent = obs.concurrentHolds;
-  if (concurrent === undefined || obs.holder === null || obs.holderToken === null) return [];
-  const holder = { holder: obs.holder, token: obs.holderToken, since: concurrent.holderSince };
+  if (concurrent === undefined) return [];
+  const holder = concurrent.holder;
   return concurrent.others
     .filter((other) => other.token !== holder.token)
     .map((other) => {

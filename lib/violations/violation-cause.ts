@@ -7,7 +7,7 @@
 //    (So the rollout count is exactly the "inside deployments" count of the charts' rollups,
 //    and the chart, the list and the violations alert, which counts outside deployments, agree.)
 // 1b. two-hands: Baton's poller saw the two holds itself, in the lock's own records (a Quartz
-//    job's executions on two nodes at once): a fact, not an inference, so no handover or stall
+//    job's executions on two nodes at once, a ShedLock hold released twice): a fact, not an inference, so no handover or stall
 //    explains it away.
 // 2. holder-stalled: the lock the work ran under expired while held within the window: the
 //    holder stalled past its TTL and kept working while another took the lock.
@@ -140,7 +140,7 @@ export function causeFactsOf(input: {
   owner: ViolationOwner | null;
   /** Whether a worker was silent before an instant (absent: no wake-up is told). */
   isSilentBefore?: IsSilentBefore;
-  /** What saw the double run in the lock's own records ("quartz"), on an event Baton's poller wrote; absent otherwise. */
+  /** What saw the double run in the lock's own records ("quartz", "shedlock"), on an event Baton's poller wrote; absent otherwise. */
   twoHands?: string | null;
 }): CauseFacts {
   const ownerChanged = input.owner?.isComputed === true && input.owner.change !== null;

@@ -238,7 +238,7 @@ export const keyDrilldownSchema = z
         lock: z.string().nullable().meta({ description: 'The lock the work ran under, "<cluster>/<lock key>", when the client named it.' }),
         twoHands: z.string().optional().meta({
           description:
-            'On a double run Baton\'s poller saw in a lock\'s own records (cause "two-hands"): what saw it, e.g. "quartz". Absent on every event a client sent.',
+            'On a double run Baton\'s poller saw in a lock\'s own records (cause "two-hands"): what saw it: "quartz" or "shedlock". Absent on every event a client sent.',
         }),
       }),
     ),

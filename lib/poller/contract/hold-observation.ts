@@ -46,23 +46,31 @@ export type HoldObservation = {
    */
   previousHolder?: HolderLiveness;
   /**
-   * Other holds the source saw running at the same time as the holder, where the lock is meant to
-   * be exclusive (a Quartz job's executions on two nodes at once): each is a double run, which the
-   * shared cycles record as an exclusivity violation. Absent where the source saw none, or where
-   * sharing is legitimate (shared advisory locks).
+   * Holds the source saw running at the same time on a lock meant to be exclusive (a Quartz job's
+   * executions on two nodes at once; a ShedLock job whose lockAtMostFor ran out while it still ran,
+   * its release landing on the next node's row): each is a double run, which the shared cycles
+   * record as an exclusivity violation. Absent where the source saw none, or where sharing is
+   * legitimate (shared advisory locks).
    */
   concurrentHolds?: ConcurrentHolds;
 };
 
 /** Holds running at once on a lock meant to be exclusive, as one read saw them. */
 export type ConcurrentHolds = {
-  /** What saw them, in the kind's own short word ("quartz"): kept with the violation. */
+  /** What saw them, in the kind's own short word ("quartz", "shedlock"): kept with the violation. */
   seenBy: string;
-  /** When the holder's hold began, as the source tells it (not when Baton first saw it). */
-  holderSince: string;
+  /**
+   * The hold the others ran beside: usually the read's holder, but not always (a ShedLock hold
+   * whose second release the read saw is free by then). Its start as the source tells it, not
+   * when Baton first saw it.
+   */
+  holder: ConcurrentHold;
   /** The other holds, each with its readable holder, exact token and start. */
-  others: { holder: string; token: string; since: string }[];
+  others: ConcurrentHold[];
 };
+
+/** One of the holds that ran at once: its readable holder, exact token and start. */
+export type ConcurrentHold = { holder: string; token: string; since: string };
 
 /** Whether a holder's session or lease still exists, as the source tells it after a read. */
 export type HolderLiveness = "alive" | "gone";

@@ -1,4 +1,4 @@
-import type { ConcurrentHolds, HoldObservation } from "@/lib/poller/contract/hold-observation";
+import type { ConcurrentHold, ConcurrentHolds, HoldObservation } from "@/lib/poller/contract/hold-observation";
 
 import type { QuartzExecutionFacts, QuartzInstanceFacts, TableLockRow } from "./lock-table-rows";
 
@@ -20,11 +20,22 @@ import type { QuartzExecutionFacts, QuartzInstanceFacts, TableLockRow } from "./
 // execution now the holder, while its instance still checks in -> RELEASED (it completed); its
 // instance stopped checking in (check-in interval + 7.5 s passed: the row stays until another node
 // recovers it, deleting it) -> EXPIRED, the ending Quartz's own recovery uses.
+//
+// Double runs the rows themselves show, each a violation (concurrentHolds):
+// - Quartz: a job's executions on two nodes at once (a second EXECUTING row of a held job);
+// - ShedLock: a job that outran its lockAtMostFor. Its hold expired while it ran, another node
+//   took the row (new locked_at, locked_by), and the first node's release, an UPDATE of lock_until
+//   by name alone (shedlock-provider-jdbc checks no locked_by), lands on the new hold: that hold
+//   is released twice. A hold seen free after a release whose lock_until is written again can
+//   only be written by an unlock (ShedLock's extend needs lock_until still ahead, an acquire
+//   writes a new locked_at): two nodes released one acquisition, so the node of the hold before
+//   it, which expired unreleased, ran beside it.
 // Pure, but for the memory of the last read, which the caller keeps per lock.
 
 /** What a read saw of one lock, kept for the next read's endings. */
 export type TableLockMemory = {
   token: string;
+  holder: string;
   startedMs: number;
   /** The latest expiry this hold had (an extension or a renewal moves it later). */
   maxExpiresMs: number;
@@ -33,19 +44,32 @@ export type TableLockMemory = {
   isHeld: boolean;
   /** Quartz: the holder's instance, "<sched_name>/<instance_name>". */
   holderInstance?: string;
+  /** ShedLock: the hold before this one, where it expired unreleased (its node may still run the job). */
+  expiredBefore?: ConcurrentHold;
 };
 
 /** The memory of a lock after a read that saw `row`. */
 export function rememberRow(previous: TableLockMemory | undefined, row: TableLockRow, dbNowMs: number): TableLockMemory {
   const isSameHold = previous !== undefined && previous.token === row.token;
+  const expiredBefore = isSameHold ? previous.expiredBefore : expiredUnreleased(previous, row);
   return {
     token: row.token,
+    holder: row.holder,
     startedMs: row.startedMs,
     maxExpiresMs: isSameHold ? Math.max(previous.maxExpiresMs, row.expiresMs) : row.expiresMs,
     expiresMs: row.expiresMs,
     isHeld: row.expiresMs > dbNowMs,
     ...(row.holderInstance !== undefined ? { holderInstance: row.holderInstance } : {}),
+    ...(expiredBefore !== undefined ? { expiredBefore } : {}),
   };
+}
+
+/** ShedLock: the previous hold, where `row` is a new hold taken once it expired without a release. */
+function expiredUnreleased(previous: TableLockMemory | undefined, row: TableLockRow): ConcurrentHold | undefined {
+  if (previous === undefined || row.details.format !== "shedlock") return undefined;
+  const wasReleased = previous.expiresMs < previous.maxExpiresMs;
+  if (wasReleased || row.startedMs < previous.maxExpiresMs) return undefined;
+  return { holder: previous.holder, token: previous.token, since: new Date(previous.startedMs).toISOString() };
 }
 
 /** How the hold the last read saw ended, as this read's row (or its absence) tells; undefined where the rows do not say. */
@@ -86,7 +110,22 @@ function quartzConcurrentHolds(row: TableLockRow): ConcurrentHolds | undefined {
     .filter((execution) => live.has(execution.instanceName))
     .map((execution) => ({ holder: execution.instanceName, token: `quartz:${execution.entryId}`, since: execution.firedAt }));
   if (others.length === 0) return undefined;
-  return { seenBy: "quartz", holderSince: new Date(row.startedMs).toISOString(), others };
+  return { seenBy: "quartz", holder: { holder: row.holder, token: row.token, since: new Date(row.startedMs).toISOString() }, others };
+}
+
+/**
+ * ShedLock: a hold seen free after a release, whose lock_until is written again: released twice,
+ * once by the node of the hold before it, which ran beside it (see the top of this file).
+ */
+function shedlockLateRelease(previous: TableLockMemory | undefined, row: TableLockRow | undefined): ConcurrentHolds | undefined {
+  if (row === undefined || row.details.format !== "shedlock" || previous === undefined || previous.token !== row.token) return undefined;
+  const wasReleased = previous.expiresMs < previous.maxExpiresMs;
+  if (previous.expiredBefore === undefined || previous.isHeld || !wasReleased || row.expiresMs === previous.expiresMs) return undefined;
+  return {
+    seenBy: "shedlock",
+    holder: { holder: row.holder, token: row.token, since: new Date(row.startedMs).toISOString() },
+    others: [previous.expiredBefore],
+  };
 }
 
 /** One table lock as this read saw it: held until its expiry, then free with its last row in the details. */
@@ -105,7 +144,7 @@ export function toTableObservation(
   const ending = endingOf(context.previous, row, context.dbNowMs, context.checkingIn);
   const isHeld = row !== undefined && row.expiresMs > context.dbNowMs;
   const isReleasedEarly = isHeld && context.previous?.token === row.token && row.expiresMs < context.previous.maxExpiresMs;
-  const concurrentHolds = isHeld ? quartzConcurrentHolds(row) : undefined;
+  const concurrentHolds = isHeld ? quartzConcurrentHolds(row) : shedlockLateRelease(context.previous, row);
   return {
     resourceKey: ref.key,
     pattern: ref.pattern,

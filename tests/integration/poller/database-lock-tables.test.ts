@@ -10,6 +10,7 @@ import { detectHoldChanges } from "@/lib/poller/detect-hold-changes";
 import { createDatabaseHoldSource } from "@/lib/sources/database";
 import { databaseKind } from "@/lib/sources/database/database-kind";
 import { springLockKeyOf } from "@/lib/sources/database/lock-table-rows";
+import { getViolationCauses } from "@/lib/violations/queries/get-violation-causes";
 import { type DbLockContender, type DbLockLibrary, startDbLockContender, startSpring6Contender } from "@/tools/db-lock-contender/db-lock-contender";
 import { createTestDb, registerCluster, type RunningPoller, startPoller, waitFor } from "@/tests/support/poller-harness";
 import { createScratchDatabase, getTestDatabaseUrl } from "@/tests/support/test-database";
@@ -91,6 +92,16 @@ function clusterEntry(name: string) {
   };
 }
 
+/** The cluster's violations with their causes, read as GET /api/v1/violations/causes reads them. */
+async function violationsOfCluster() {
+  const answer = await getViolationCauses(
+    db,
+    { fromMs: Date.now() - 60 * 60_000, toMs: Date.now() + 60_000, service: cluster.name, subscription: null, cause: null, limit: 100 },
+    { windowMs: 60_000, graceMs: 0, producerRouting: {} },
+  );
+  return answer.violations;
+}
+
 /** Retries the library's own acquire until it succeeds (a lock table has no queue: its contenders try again). */
 async function acquireWhenFree(node: DbLockContender, library: DbLockLibrary, name: string, ttlMs: number): Promise<void> {
   await waitFor(
@@ -129,7 +140,12 @@ afterAll(async () => {
   for (const poller of pollers) await poller.stop();
   for (const contender of contenders) await contender.kill().catch(() => undefined);
   await admin?.end().catch(() => undefined);
-  if (cluster) await db?.cluster.deleteMany({ where: { name: cluster.name } });
+  if (cluster) {
+    await db?.exclusivityEvent.deleteMany({ where: { service: cluster.name } });
+    await db?.violationMinute.deleteMany({ where: { service: cluster.name } });
+    await db?.violationHour.deleteMany({ where: { service: cluster.name } });
+    await db?.cluster.deleteMany({ where: { name: cluster.name } });
+  }
   await scratch?.drop();
   await db?.$disconnect();
 });
@@ -185,6 +201,59 @@ describe("the poller on ShedLock's table", () => {
     expect(taken!.holderToken).not.toBe(held!.holderToken);
     expect(await changesOf(shedlockKey(name))).toHaveLength(1);
     await nodeB.release("shedlock", name);
+  });
+
+  it("a job that outruns its lockAtMostFor: node B takes the row, node A's late release lands on it, then B's: one two-hands violation, B beside A", async () => {
+    const name = `report-overrun-${run}`;
+    const key = shedlockKey(name);
+    expect(await nodeA.acquire("shedlock", name, 3_000)).toBe(true);
+    const heldByA = await waitFor(
+      () => lockRow(key),
+      (row) => row?.holder != null,
+      "node A's hold to be seen",
+    );
+    await waitFor(
+      () => changesOf(key),
+      (rows) => rows.some((row) => row.ending === "EXPIRED"),
+      "node A's lockAtMostFor to run out, its job still running",
+    );
+    expect(await nodeB.acquire("shedlock", name, 60_000)).toBe(true);
+    const heldByB = await waitFor(
+      () => lockRow(key),
+      (row) => row?.holder != null,
+      "node B's hold to be seen",
+    );
+    expect(heldByB!.holderToken).not.toBe(heldByA!.holderToken);
+    // Node A's job ends: its unlock (by name) moves lock_until of B's row back. Baton sees B's hold
+    // released: the table cannot say whose release it was.
+    await nodeA.release("shedlock", name);
+    await waitFor(
+      () => changesOf(key),
+      (rows) => rows.filter((row) => row.ending === "RELEASED").length === 1,
+      "the late release to be seen on node B's hold",
+    );
+    expect(await violationsOfCluster()).toEqual([]);
+    // Node B's job ends: one acquisition released twice. Node A ran beside B.
+    await nodeB.release("shedlock", name);
+    const [violation, ...more] = await waitFor(violationsOfCluster, (violations) => violations.length > 0, "the double run to be recorded as a violation");
+    expect(more).toEqual([]);
+    expect(violation).toMatchObject({ key, service: cluster.name, worker: heldByB!.holder, lock: `${cluster.name}/${key}`, cause: "two-hands" });
+    const [event] = await db.exclusivityEvent.findMany({
+      where: { service: cluster.name, key },
+      select: { source: true, attributes: true, othersInside: true, observedAt: true },
+    });
+    const lockedAt = (row: typeof heldByA) => String((row!.details as { source: { lockedAt: string } }).source.lockedAt);
+    expect(event).toMatchObject({ source: "POLLER", attributes: { twoHands: "shedlock" } });
+    expect(event!.observedAt.toISOString()).toBe(lockedAt(heldByB));
+    expect(event!.othersInside).toEqual([{ worker: heldByA!.holder, enteredAt: Date.parse(lockedAt(heldByA)) }]);
+    // Read again: still one.
+    const cycles = await db.pollRun.count({ where: { clusterId } });
+    await waitFor(
+      () => db.pollRun.count({ where: { clusterId } }),
+      (count) => count >= cycles + 3,
+      "three more cycles",
+    );
+    expect(await db.exclusivityEvent.count({ where: { service: cluster.name, key } })).toBe(1);
   });
 
   it("a release under lockAtLeastFor (lock_until moved back, still ahead): held and marked released until then, then RELEASED", async () => {

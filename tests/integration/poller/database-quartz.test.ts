@@ -356,7 +356,7 @@ describe("Quartz's rows, without a server", () => {
     const context = { dbNowMs: nowMs, observedMs: nowMs, previous: undefined, lastDetails: undefined, checkingIn: twice.checkingIn };
     expect(toTableObservation(ref, twice.rows[0], context).concurrentHolds).toEqual({
       seenBy: "quartz",
-      holderSince: new Date(nowMs - 3_000).toISOString(),
+      holder: { holder: "node-1", token: "quartz:node-11", since: new Date(nowMs - 3_000).toISOString() },
       others: [{ holder: "node-3", token: "quartz:node-31", since: new Date(nowMs - 1_000).toISOString() }],
     });
     // node-2 stopped checking in: its execution waits for recovery, it does not run.
