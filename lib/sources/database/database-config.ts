@@ -4,7 +4,7 @@ import { ConfigError, describeConfigIssue } from "@/lib/config-files";
 import { clusterName, positiveInt } from "@/lib/sources/config-fields";
 
 import { parseAdvisoryKey } from "./advisory-keys";
-import { lockTableEntry } from "./lock-table-config";
+import { lockTableEntry, tableFieldOf } from "./lock-table-config";
 
 // The settings of one database server (`kind: "database"`): PostgreSQL advisory locks, and the
 // lock tables of ShedLock, Spring Integration and Quartz read over the same connection.
@@ -129,7 +129,7 @@ export const databaseClusterSchema = z
         ctx.addIssue({
           code: "custom",
           message: `names the same table as tables[${first}]`,
-          path: ["tables", index, table.format === "quartz" ? "tablePrefix" : "table"],
+          path: ["tables", index, tableFieldOf(table)],
         });
       } else tables.set(table.table.toLowerCase(), index);
     }

@@ -19,6 +19,9 @@ export const databaseDescription = describeKind({
         ? { term: "TTL", source: "CREATED_DATE plus the configured ttlMs (the registry's TTL; 6.x keeps it in the application)" }
         : { term: "TTL", source: "the row's EXPIRED_AFTER" };
     }
+    if (details.format === "graphile-worker") {
+      return { term: "4 h after locked_at", source: "graphile-worker's own bound: a queue locked longer is abandoned, and the next worker's stale-lock reset frees it" };
+    }
     if (details.format === "quartz") {
       return {
         term: "check-in interval + 7.5 s",

@@ -6,7 +6,7 @@ import { positiveInt } from "@/lib/sources/config-fields";
 // the cluster's connection, in the url's database. Picked by its `format`, as `locks` picks by
 // `library`, so an error names the field that is wrong rather than "matches none".
 
-export const LOCK_TABLE_FORMATS = ["shedlock", "spring-integration", "quartz"] as const;
+export const LOCK_TABLE_FORMATS = ["shedlock", "spring-integration", "quartz", "graphile-worker"] as const;
 export type LockTableFormat = (typeof LOCK_TABLE_FORMATS)[number];
 
 /** `table` or `schema.table`, each part a plain identifier (folded to lower case, as PostgreSQL does) or a "quoted" one. */
@@ -86,17 +86,41 @@ const quartzTable = z
   // `table`: the table read for the jobs, under which the locks are keyed and errors named.
   .transform((entry) => ({ ...entry, table: `${entry.tablePrefix}fired_triggers`, timeZone: "UTC" }));
 
-const TABLE_SCHEMAS = { shedlock: shedlockTable, "spring-integration": springIntegrationTable, quartz: quartzTable } as const;
+/** A schema name: a plain identifier (folded to lower case) or a "quoted" one. */
+const SCHEMA_NAME = /^(?:"[^"]+"|[A-Za-z_][A-Za-z0-9_$]*)$/;
+
+const graphileWorkerTable = z
+  .object({
+    /** graphile-worker's named queues (each runs one job at a time): <schema>._private_job_queues rows, locked_by and locked_at. */
+    format: z.literal("graphile-worker"),
+    /** graphile-worker's schema (its `schema` option, GRAPHILE_WORKER_SCHEMA). */
+    schema: z
+      .string()
+      .trim()
+      .refine((value) => SCHEMA_NAME.test(value), { message: 'must be a schema name: "graphile_worker"' })
+      .default("graphile_worker"),
+  })
+  .strict()
+  // `table`: the table read, under which the locks are keyed and errors named.
+  .transform((entry) => ({ ...entry, table: `${entry.schema}._private_job_queues`, timeZone: "UTC" }));
+
+const TABLE_SCHEMAS = {
+  shedlock: shedlockTable,
+  "spring-integration": springIntegrationTable,
+  quartz: quartzTable,
+  "graphile-worker": graphileWorkerTable,
+} as const;
 
 export type ShedlockTableEntry = z.output<typeof shedlockTable>;
 export type SpringIntegrationTableEntry = z.output<typeof springIntegrationTable>;
 export type QuartzTableEntry = z.output<typeof quartzTable>;
-export type LockTableEntry = ShedlockTableEntry | SpringIntegrationTableEntry | QuartzTableEntry;
+export type GraphileWorkerTableEntry = z.output<typeof graphileWorkerTable>;
+export type LockTableEntry = ShedlockTableEntry | SpringIntegrationTableEntry | QuartzTableEntry | GraphileWorkerTableEntry;
 
 export const lockTableEntry = z.unknown().transform((value, ctx): LockTableEntry => {
   const format = value !== null && typeof value === "object" ? (value as { format?: unknown }).format : undefined;
   if (!(typeof format === "string" && Object.hasOwn(TABLE_SCHEMAS, format))) {
-    ctx.addIssue({ code: "custom", message: 'must be "shedlock", "spring-integration" or "quartz"', path: ["format"] });
+    ctx.addIssue({ code: "custom", message: 'must be "shedlock", "spring-integration", "quartz" or "graphile-worker"', path: ["format"] });
     return z.NEVER;
   }
   const schema: z.ZodType<LockTableEntry> = TABLE_SCHEMAS[format as LockTableFormat];
@@ -106,3 +130,10 @@ export const lockTableEntry = z.unknown().transform((value, ctx): LockTableEntry
   for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as never);
   return z.NEVER;
 });
+
+/** The field of a table entry that names its table: what an error about the table points at. */
+export function tableFieldOf(entry: LockTableEntry): "table" | "tablePrefix" | "schema" {
+  if (entry.format === "quartz") return "tablePrefix";
+  if (entry.format === "graphile-worker") return "schema";
+  return "table";
+}

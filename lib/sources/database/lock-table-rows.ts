@@ -21,6 +21,11 @@ import type { LockTableEntry } from "./lock-table-config";
 // in: QRTZ_SCHEDULER_STATE.LAST_CHECKIN_TIME (epoch ms) older than CHECKIN_INTERVAL + 7.5 s
 // (JobStoreSupport.calcFailedIfAfter). A job without @DisallowConcurrentExecution may have
 // several EXECUTING rows at once: one lock per job, every execution a holder.
+// graphile-worker (0.17.3): a job of a named queue runs only while its queue's
+// <schema>._private_job_queues row is free; the worker that takes the job sets the row's
+// locked_by (its worker id) and locked_at, and completing or failing the job clears both (`WHERE
+// locked_by = <worker>`). A worker that dies keeps the queue locked until any worker's
+// resetLockedAt clears locks older than 4 hours. One lock per queue, held while locked_by is set.
 
 /** Spring Integration's LOCK_KEY of a lock name: a name-based (version 3, MD5) UUID, as Java's UUID.nameUUIDFromBytes. */
 export function springLockKeyOf(name: string): string {
@@ -31,23 +36,37 @@ export function springLockKeyOf(name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** Where a configured table is: PostgreSQL's own resolution of the name (search_path, case folding). */
+/**
+ * Where a configured table is: PostgreSQL's own resolution of the name (search_path, case
+ * folding); and whether row-level security hides its rows from the role reading it (enabled, and
+ * the role neither owns the table, nor is a superuser, nor has BYPASSRLS): graphile-worker enables
+ * it on its tables with no policy, so a role that is only granted SELECT reads no row at all.
+ */
 export const RESOLVE_TABLE_SQL = `
-SELECT n.nspname AS schema_name, c.relname AS table_name, array_agg(a.attname::text ORDER BY a.attnum) AS columns
+SELECT n.nspname AS schema_name, c.relname AS table_name, array_agg(a.attname::text ORDER BY a.attnum) AS columns,
+       bool_or(c.relrowsecurity AND NOT (r.rolsuper OR r.rolbypassrls) AND (c.relforcerowsecurity OR NOT pg_has_role(c.relowner, 'USAGE'))) AS rows_hidden
 FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+CROSS JOIN (SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user) AS r
 WHERE c.oid = to_regclass($1)
 GROUP BY n.nspname, c.relname`;
 
 export type ResolvedTable = { schema: string; table: string; columns: string[] };
+
+/** The error code lock-tables.ts gives a table whose rows row-level security hides from the url's role. */
+export const ROWS_HIDDEN_CODE = "baton-rows-hidden";
 
 /** The columns each format needs (ShedLock's README and Spring Integration's schema-postgresql.sql, unquoted: lower case). */
 export const REQUIRED_COLUMNS: Record<LockTableEntry["format"], readonly string[]> = {
   shedlock: ["name", "lock_until", "locked_at", "locked_by"],
   "spring-integration": ["lock_key", "region", "client_id", "created_date"],
   quartz: ["sched_name", "entry_id", "instance_name", "job_name", "job_group", "fired_time", "sched_time", "state", "is_nonconcurrent", "requests_recovery"],
+  "graphile-worker": ["queue_name", "locked_at", "locked_by"],
 };
+
+/** How long graphile-worker lets a queue's lock stand before any worker clears it as abandoned (resetLockedAt). */
+export const GRAPHILE_WORKER_STALE_AFTER_MS = 4 * 3_600_000;
 
 /** How long after its last check-in Quartz declares an instance failed, past its check-in interval (JobStoreSupport.calcFailedIfAfter). */
 export const QUARTZ_FAILED_AFTER_MS = 7_500;
@@ -56,6 +75,7 @@ const FORMAT_LABELS: Record<LockTableEntry["format"], string> = {
   shedlock: "ShedLock",
   "spring-integration": "Spring Integration INT_LOCK",
   quartz: "Quartz QRTZ_FIRED_TRIGGERS",
+  "graphile-worker": "graphile-worker _private_job_queues",
 };
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -79,6 +99,16 @@ export function tableReadQuery(entry: LockTableEntry, resolved: ResolvedTable): 
       sql: `SELECT now() AS db_now, current_database() AS database, t.name, t.locked_by, t.locked_at, t.lock_until
 FROM (SELECT 1) AS one
 LEFT JOIN (SELECT name::text AS name, locked_by::text AS locked_by, locked_at::timestamptz AS locked_at, lock_until::timestamptz AS lock_until FROM ${from}) AS t ON true`,
+      values: [],
+    };
+  }
+  if (entry.format === "graphile-worker") {
+    return {
+      sql: `SELECT now() AS db_now, current_database() AS database, t.queue_name, t.locked_by, t.locked_at
+FROM (SELECT 1) AS one
+LEFT JOIN (SELECT queue_name::text AS queue_name, locked_by::text AS locked_by, locked_at::timestamptz AS locked_at
+           FROM ${from} WHERE locked_by IS NOT NULL AND locked_at IS NOT NULL) AS t ON true
+ORDER BY t.queue_name`,
       values: [],
     };
   }
@@ -119,6 +149,14 @@ export type ShedlockRawRow = {
   locked_by: string | null;
   locked_at: Date | null;
   lock_until: Date | null;
+};
+
+export type GraphileWorkerRawRow = {
+  db_now: Date;
+  database: string;
+  queue_name: string | null;
+  locked_by: string | null;
+  locked_at: Date | null;
 };
 
 export type SpringRawRow = {
@@ -240,6 +278,37 @@ export function toSpringRows(entry: Extract<LockTableEntry, { format: "spring-in
         createdDate: iso(row.created_date),
         ...(hasExpiredAfter ? { expiredAfter: iso(expires) } : { ttlMs: entry.ttlMs }),
         timeZone: entry.timeZone,
+      },
+    });
+  }
+  return { database: first.database, dbNowMs: first.db_now.getTime(), rows };
+}
+
+/**
+ * graphile-worker's locked named queues, one lock per queue: held by the worker whose id is in
+ * locked_by since locked_at, until 4 hours after it (then abandoned, and cleared by the next
+ * worker's resetLockedAt). A free queue has no row: its lock ends as a deleted row's does.
+ */
+export function toGraphileWorkerRows(entry: Extract<LockTableEntry, { format: "graphile-worker" }>, raw: GraphileWorkerRawRow[]): TableRows {
+  const first = raw[0]!;
+  const rows: TableLockRow[] = [];
+  for (const row of raw) {
+    if (row.queue_name === null || row.locked_by === null || row.locked_at === null) continue;
+    rows.push({
+      resourceKey: `${tableKeyPrefix(first.database, entry)}${row.queue_name}`,
+      name: row.queue_name,
+      holder: row.locked_by,
+      token: `graphile-worker:${row.locked_by}@${iso(row.locked_at)}`,
+      startedMs: row.locked_at.getTime(),
+      expiresMs: row.locked_at.getTime() + GRAPHILE_WORKER_STALE_AFTER_MS,
+      details: {
+        database: first.database,
+        table: entry.table,
+        format: "graphile-worker",
+        schema: entry.schema,
+        queueName: row.queue_name,
+        lockedBy: row.locked_by,
+        lockedAt: iso(row.locked_at),
       },
     });
   }

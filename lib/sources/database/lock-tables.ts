@@ -3,11 +3,13 @@ import type { HoldReadError, LockRef } from "@/lib/poller/contract/hold-source";
 
 import { type DatabaseConnection, describeDatabaseError } from "./database-client";
 import type { DatabaseClusterConfig } from "./database-config";
-import type { LockTableEntry } from "./lock-table-config";
+import { type LockTableEntry, tableFieldOf } from "./lock-table-config";
 import { type TableLockMemory, rememberRow, toTableObservation } from "./lock-table-observation";
 import {
   checkColumns,
+  type GraphileWorkerRawRow,
   RESOLVE_TABLE_SQL,
+  ROWS_HIDDEN_CODE,
   type QuartzRawRow,
   type ResolvedTable,
   type ShedlockRawRow,
@@ -16,6 +18,7 @@ import {
   type TableRows,
   tablePattern,
   tableReadQuery,
+  toGraphileWorkerRows,
   toQuartzRows,
   toShedlockRows,
   toSpringRows,
@@ -58,13 +61,16 @@ export function createLockTables(config: DatabaseClusterConfig, connection: Data
     const failure = error as { code?: string; message?: string };
     const message = (failure.message ?? String(error)).split("\n")[0] ?? "";
     const role = decodeURIComponent(new URL(config.url).username) || "<role>";
-    // Quartz's tables are named by their prefix.
-    const tableField = entry.format === "quartz" ? "tablePrefix" : "table";
+    // Quartz's tables are named by their prefix, graphile-worker's by its schema.
+    const tableField = tableFieldOf(entry);
     const grantOn = entry.format === "quartz" ? `${entry.tablePrefix}fired_triggers, ${entry.tablePrefix}scheduler_state` : entry.table;
     if (failure.code === "42P01") return `${entry.format} table ${entry.table} (${settingOf(index, tableField)}): it does not exist (${message})`;
     if (failure.code === "42703") return `${entry.format} table ${entry.table} (${settingOf(index, tableField)}): a column is missing (${message})`;
     if (failure.code === "42501") {
       return `${entry.format} table ${entry.table} (${settingOf(index, tableField)}): permission denied to the url's role (GRANT SELECT ON ${grantOn} TO ${role}): ${message}`;
+    }
+    if (failure.code === ROWS_HIDDEN_CODE) {
+      return `${entry.format} table ${entry.table} (${settingOf(index, tableField)}): ${message} and shows the url's role (${role}) no rows: ALTER ROLE ${role} BYPASSRLS, or connect as the table's owner`;
     }
     if (failure.code === "22023" && /time ?zone/i.test(message)) return `${entry.format} table ${entry.table} (${settingOf(index, "timeZone")}): ${message}`;
     return `${entry.format} table ${entry.table} (${settingOf(index)}): ${describeDatabaseError(error, config)}`;
@@ -74,7 +80,7 @@ export function createLockTables(config: DatabaseClusterConfig, connection: Data
     const cached = resolved[index];
     if (cached !== null && cached !== undefined) return cached;
     requests += 1;
-    const [row] = await connection.read<{ schema_name: string; table_name: string; columns: string[] }>(RESOLVE_TABLE_SQL, [entry.table]);
+    const [row] = await connection.read<{ schema_name: string; table_name: string; columns: string[]; rows_hidden: boolean }>(RESOLVE_TABLE_SQL, [entry.table]);
     if (row === undefined) {
       throw Object.assign(new Error(`relation "${entry.table}" does not exist in the url's database (or its schema is not on the role's search_path)`), {
         code: "42P01",
@@ -83,6 +89,8 @@ export function createLockTables(config: DatabaseClusterConfig, connection: Data
     const table: ResolvedTable = { schema: row.schema_name, table: row.table_name, columns: row.columns };
     const wrong = checkColumns(entry, table);
     if (wrong !== null) throw Object.assign(new Error(wrong), { code: "42703" });
+    // Read anyway, it would look free: no row is what row-level security shows.
+    if (row.rows_hidden) throw Object.assign(new Error(`row-level security is on for ${table.schema}.${table.table}`), { code: ROWS_HIDDEN_CODE });
     resolved[index] = table;
     return table;
   }
@@ -92,6 +100,7 @@ export function createLockTables(config: DatabaseClusterConfig, connection: Data
     const query = tableReadQuery(entry, table);
     requests += 1;
     if (entry.format === "quartz") return toQuartzRows(entry, await connection.read<QuartzRawRow>(query.sql, query.values));
+    if (entry.format === "graphile-worker") return toGraphileWorkerRows(entry, await connection.read<GraphileWorkerRawRow>(query.sql, query.values));
     if (entry.format === "shedlock") return toShedlockRows(entry, await connection.read<ShedlockRawRow>(query.sql, query.values, { timeZone: entry.timeZone }));
     const raw = await connection.read<SpringRawRow>(query.sql, query.values, { timeZone: entry.timeZone });
     return toSpringRows(entry, table.columns.includes("expired_after"), raw);

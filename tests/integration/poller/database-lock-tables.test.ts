@@ -540,8 +540,8 @@ describe("the tables setting", () => {
   const load = (tables: unknown[]) => () => loadConfig({ BATON_CLUSTERS: JSON.stringify([entry(tables)]) });
 
   it.each([
-    [[{ format: "flyway" }], /tables\[0\]\.format must be "shedlock", "spring-integration" or "quartz"/],
-    [[{ table: "shedlock" }], /tables\[0\]\.format must be "shedlock", "spring-integration" or "quartz"/],
+    [[{ format: "flyway" }], /tables\[0\]\.format must be "shedlock", "spring-integration", "quartz" or "graphile-worker"/],
+    [[{ table: "shedlock" }], /tables\[0\]\.format must be "shedlock", "spring-integration", "quartz" or "graphile-worker"/],
     [[{ format: "shedlock", table: "a.b.c" }], /tables\[0\]\.table must be a table name/],
     [[{ format: "shedlock", timeZone: "Mars/Olympus" }], /tables\[0\]\.timeZone must be a time zone name/],
     [[{ format: "spring-integration", regions: [] }], /tables\[0\]\.regions must name at least one region/],
@@ -549,18 +549,22 @@ describe("the tables setting", () => {
     [[{ format: "spring-integration", ttlMs: 5 }], /tables\[0\]\.ttlMs/],
     [[{ format: "shedlock", lockAtMostFor: 5 }], /tables\[0\].*unknown key "lockAtMostFor"/],
     [[{ format: "shedlock" }, { format: "shedlock", table: "SHEDLOCK" }], /tables\[1\]\.table names the same table as tables\[0\]/],
+    [[{ format: "graphile-worker", schema: "a.b" }], /tables\[0\]\.schema must be a schema name/],
+    [[{ format: "graphile-worker" }, { format: "graphile-worker", schema: "graphile_worker" }], /tables\[1\]\.schema names the same table as tables\[0\]/],
   ])("%j is refused naming the field", (tables, message) => {
     expect(load(tables)).toThrow(message);
   });
 
-  it("defaults: ShedLock's table shedlock in UTC; INT_LOCK's region DEFAULT", () => {
-    const parsed = loadConfig({ BATON_CLUSTERS: JSON.stringify([entry([{ format: "shedlock" }, { format: "spring-integration" }])]) })
-      .clusters[0] as unknown as {
+  it("defaults: ShedLock's table shedlock in UTC; INT_LOCK's region DEFAULT; graphile-worker's schema graphile_worker", () => {
+    const parsed = loadConfig({
+      BATON_CLUSTERS: JSON.stringify([entry([{ format: "shedlock" }, { format: "spring-integration" }, { format: "graphile-worker" }])]),
+    }).clusters[0] as unknown as {
       tables: unknown[];
     };
     expect(parsed.tables).toEqual([
       { format: "shedlock", table: "shedlock", timeZone: "UTC" },
       { format: "spring-integration", table: "int_lock", regions: ["DEFAULT"], names: [], timeZone: "UTC" },
+      { format: "graphile-worker", schema: "graphile_worker", table: "graphile_worker._private_job_queues", timeZone: "UTC" },
     ]);
   });
 
