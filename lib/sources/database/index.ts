@@ -1,4 +1,4 @@
-// Baton's database source: who holds each PostgreSQL advisory lock of a server, and each lock of
+// Baton's PostgreSQL database source: who holds each advisory lock of a server, and each lock of
 // the configured lock tables (ShedLock, Spring Integration INT_LOCK, Quartz's clustered
 // JobStore: a lock per job). The files, in the order a read uses them:
 //   database-config.ts         the `kind: "database"` settings (zod) and their one-line errors
@@ -10,6 +10,14 @@
 //   lock-tables.ts             each table's read, alone in its transaction; its failures
 //   lock-table-rows.ts         where a table is, its query, its rows made uniform
 //   lock-table-observation.ts  a table's row -> HoldObservation, and the ending the rows tell
+// MariaDB/MySQL GET_LOCK user locks (engine "mariadb" or "mysql", get-lock-source.ts), loaded by
+// get-lock-runtime.ts instead of this source (not exported here: pg and mysql2 load apart):
+//   mysql-client.ts            one mysql2 connection; read-only, every statement with a timeout
+//   get-lock-probes.ts         what the server offers the user: performance_schema, the plugin, PROCESS
+//   get-lock-mode.ts           the mode chosen from it, and the line that says why
+//   get-lock-rows.ts           each mode's one query, its rows made uniform
+//   get-lock-observation.ts    the rows of one name -> HoldObservation
+//   get-lock-scope.ts          the entry in words and its patterns
 // There is no change signal (PostgreSQL notifies nobody of lock changes): polls only. Each read
 // is the whole server's advisory locks and every table, so a read finds new locks itself;
 // discovery is the same read, and tells which are gone. How an advisory hold ended: checkHolders

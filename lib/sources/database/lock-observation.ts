@@ -12,8 +12,8 @@ import type { AdvisoryLockRow } from "./advisory-lock-rows";
 // queue in the order they started waiting (PostgreSQL grants advisory locks first come, first
 // served).
 
-/** The detail that moves on every read of an unchanged hold. */
-export const DATABASE_MOVING_DETAILS: readonly string[] = ["idleInTransactionForMs", "schedulerInstances"];
+/** The details that move on every read of an unchanged hold (GET_LOCK's holderTimeSeconds: get-lock-observation.ts). */
+export const DATABASE_MOVING_DETAILS: readonly string[] = ["idleInTransactionForMs", "schedulerInstances", "holderTimeSeconds"];
 
 /** The pattern of the keys no configured name covers. */
 export const UNNAMED_PATTERN = "*";

@@ -16,6 +16,12 @@ describe("the board's cell of a PostgreSQL advisory lock", () => {
     expect(summarizeKindDetails("database", { key: "43" })).toBeNull();
   });
 
+  it("a MariaDB/MySQL GET_LOCK: the function, and how the server was read where it hides the queue", () => {
+    expect(summarizeKindDetails("database", { lockFunction: "GET_LOCK", name: "job:daily", readMode: "performance_schema" })).toBe("GET_LOCK");
+    expect(summarizeKindDetails("database", { lockFunction: "GET_LOCK", name: "job:daily", readMode: "plugin" })).toBe("GET_LOCK, no waiters seen (plugin)");
+    expect(summarizeKindDetails("database", { lockFunction: "GET_LOCK", name: "job:daily", readMode: "names" })).toBe("GET_LOCK, read by name");
+  });
+
   it("a holder idle in transaction: how long, and past the bound the loud word", () => {
     expect(cell({ key: "45", idleInTransactionForMs: 2_000, isStuckIdleInTransaction: false })).not.toContain("stuck");
     const stuck = cell({ key: "45", idleInTransactionForMs: 120_000, isStuckIdleInTransaction: true });

@@ -51,7 +51,8 @@ describe("parseDatabaseClusterConfig", () => {
 
   it.each([
     [{ ...valid, url: "mysql://db/jobs" }, /^Invalid configuration: BATON_CLUSTERS\[1\]\.url must be a postgres:\/\/ or postgresql:\/\/ URL/],
-    [{ ...valid, engine: "mariadb" }, /^Invalid configuration: BATON_CLUSTERS\[1\]\.engine must be "postgresql" \(got "mariadb"\)$/],
+    [{ ...valid, engine: "oracle" }, /^Invalid configuration: BATON_CLUSTERS\[1\]\.engine must be "postgresql", "mariadb" or "mysql" \(got "oracle"\)$/],
+    [{ ...valid, names: ["job:daily"] }, /^Invalid configuration: BATON_CLUSTERS\[1\]\.names lists GET_LOCK names, which only engine "mariadb" or "mysql" has/],
     [
       { ...valid, locks: [{ key: "daily", name: "x" }] },
       /^Invalid configuration: BATON_CLUSTERS\[1\]\.locks\[0\]\.key must be one integer \("42"\) or two \("7,12"\) \(got "daily"\)$/,
@@ -91,5 +92,54 @@ describe("parseDatabaseClusterConfig", () => {
 
   it("says where the server is without its credentials", () => {
     expect(describeServer("postgres://u:secret@db.internal/jobs")).toBe("db.internal:5432/jobs");
+    expect(describeServer("mysql://u:secret@db.internal/")).toBe("db.internal:3306");
+  });
+});
+
+describe("parseDatabaseClusterConfig for GET_LOCK (engine mariadb or mysql)", () => {
+  const mariadb = { kind: "database", name: "orders-db", engine: "mariadb", url: "mysql://baton:secret@db.internal:3306/" };
+
+  it("reads the names, as strings or with mustBeHeld", () => {
+    const config = parseDatabaseClusterConfig({ ...mariadb, names: ["job:daily", { name: "leader", mustBeHeld: true }] });
+    expect(config).toMatchObject({ engine: "mariadb", url: mariadb.url, locks: [] });
+    expect(config.names).toEqual([
+      { name: "job:daily", mustBeHeld: false },
+      { name: "leader", mustBeHeld: true },
+    ]);
+    expect(parseDatabaseClusterConfig({ ...mariadb, engine: "mysql" }).names).toBeUndefined();
+  });
+
+  it.each([
+    [
+      { ...mariadb, url: "postgres://baton@db.internal/jobs" },
+      /^Invalid configuration: BATON_CLUSTERS\[1\]\.url must be a mysql:\/\/ URL \(mysql:\/\/user:password@host:3306\/\) for engine "mariadb" \(got "postgres:/,
+    ],
+    [{ ...mariadb, engine: "mysql", url: "mariadb://db/" }, /\.url must be a mysql:\/\/ URL .* for engine "mysql"/],
+    [{ ...mariadb, url: "mysql://baton:secret@db.internal:3306/", engine: "postgresql" }, /\.url must be a postgres:\/\/ or postgresql:\/\/ URL/],
+    [
+      { ...mariadb, locks: [{ key: "42", name: "x" }] },
+      /^Invalid configuration: BATON_CLUSTERS\[1\]\.locks names advisory-lock keys, which only engine "postgresql" has \(engine is "mariadb": list GET_LOCK names in names\)/,
+    ],
+    [
+      { ...mariadb, tables: [{ format: "shedlock" }] },
+      /^Invalid configuration: BATON_CLUSTERS\[1\]\.tables lists lock tables, which only engine "postgresql" has/,
+    ],
+    [
+      { ...mariadb, databases: ["jobs"] },
+      /^Invalid configuration: BATON_CLUSTERS\[1\]\.databases filters advisory locks by database, which only engine "postgresql" has/,
+    ],
+    [{ ...mariadb, names: [""] }, /^Invalid configuration: BATON_CLUSTERS\[1\]\.names\[0\]\.name must not be empty/],
+    [{ ...mariadb, names: ["a", "b", "a"] }, /^Invalid configuration: BATON_CLUSTERS\[1\]\.names\[2\] names the same lock as names\[0\]/],
+    [{ ...mariadb, names: [{ name: "a", ttlMs: 5 }] }, /\.names\[0\] .*unknown key "ttlMs"/],
+    [{ ...mariadb, names: ["x".repeat(193)] }, /\.names\[0\] names a lock longer than 192 characters \(mariadb's limit for GET_LOCK names\) \(got "x{20}/],
+    [
+      { ...mariadb, engine: "mysql", names: [{ name: "x".repeat(65) }] },
+      /\.names\[0\] names a lock longer than 64 characters \(mysql's limit for GET_LOCK names\)/,
+    ],
+  ])("refuses %j in one line naming the field", (input, message) => {
+    const error = errorOf(input);
+    expect(error).toMatch(message);
+    expect(error).not.toContain("\n");
+    expect(error).not.toContain("secret");
   });
 });
