@@ -1,5 +1,6 @@
 import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
 
+import { toFreeLockObservation } from "./free-observation";
 import type { GetLockMode } from "./get-lock-mode";
 import type { GetLockRow } from "./get-lock-rows";
 import { UNNAMED_PATTERN } from "./lock-observation";
@@ -154,16 +155,5 @@ export function toGetLockObservation(group: GetLockGroup, context: GetLockReadCo
 
 /** A name the read answered for, that no connection holds or waits for: free. */
 export function toFreeGetLockObservation(ref: { key: string; pattern: string }, context: GetLockReadContext): HoldObservation {
-  return {
-    resourceKey: ref.key,
-    pattern: ref.pattern,
-    holder: null,
-    holderToken: null,
-    expiresAt: null,
-    ttlMs: null,
-    waiters: [],
-    observedAt: new Date(context.observedMs).toISOString(),
-    isSplit: false,
-    details: baseDetails(ref.key, context) as Record<string, unknown>,
-  };
+  return toFreeLockObservation(ref, context.observedMs, baseDetails(ref.key, context) as Record<string, unknown>);
 }

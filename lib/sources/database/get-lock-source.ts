@@ -17,6 +17,8 @@ import {
 import { probeServer } from "./get-lock-probes";
 import { type GetLockRow, locksQueryOf, PROCESSLIST_ALIVE_SQL, THREADS_ALIVE_SQL, toGetLockRow } from "./get-lock-rows";
 import { describeMysqlError, type MysqlConnection, openMysqlConnection } from "./mysql-client";
+import { createOutageLog } from "./outage-log";
+import { createReusedRead } from "./reused-read";
 
 // Baton's source of a MariaDB/MySQL server's GET_LOCK user locks (`kind: "database"`, engine
 // "mariadb" or "mysql"). At each discovery, and after a failed read, it asks the server what it
@@ -27,8 +29,6 @@ import { describeMysqlError, type MysqlConnection, openMysqlConnection } from ".
 // or PROCESSLIST with PROCESS); a restart of the server ends every connection. No Next and no
 // Prisma here.
 
-/** A discovery's read serves the read that follows it in the same cycle when at most this old. */
-const READ_REUSE_MS = 1_000;
 /** How far two reads of the server's start against Baton's clock may differ and still be one start (tokens must not move). */
 const START_TOLERANCE_MS = 2_000;
 
@@ -53,10 +53,10 @@ export function createGetLockHoldSource(config: GetLockSourceConfig, options: { 
   let mode: ServerMode | null = null;
   let loggedLine: string | null = null;
   let serverStartedAt: string | null = null;
-  let fresh: { read: Read; atMs: number } | null = null;
+  const discoveryRead = createReusedRead<Read>();
+  const outage = createOutageLog(config.name, log);
   /** Every lock the last reads found, with its pattern. */
   let known = new Map<string, string>();
-  let wasFailing = false;
 
   /** The names that must be held: watched even while free (else missing, not flagged free). */
   function expectedLocks(): Map<string, string> {
@@ -91,17 +91,14 @@ export function createGetLockHoldSource(config: GetLockSourceConfig, options: { 
     const observedMs = Date.now();
     const groups = groupGetLockRows(rows, configured);
     for (const group of groups.values()) known.set(group.resourceKey, group.pattern);
-    if (wasFailing) log(`database ${config.name}: reads answer again (${groups.size} GET_LOCK locks held)`);
-    wasFailing = false;
+    outage.answered(`${groups.size} GET_LOCK locks held`);
     const context: GetLockReadContext = { engine: config.engine, mode: current.mode, serverStartedAt: serverStartedAt ?? "?", observedMs };
     return { groups, context, mode: current };
   }
 
   function describeFailure(error: unknown): string {
     const line = describeMysqlError(error, config);
-    // One line per outage, not one per read.
-    if (!wasFailing) log(`database ${config.name}: ${line}; its locks are stale until a read answers`);
-    wasFailing = true;
+    outage.failed(line);
     // What the server offers may change while it is away (a restart without performance_schema).
     mode = null;
     return line;
@@ -119,7 +116,7 @@ export function createGetLockHoldSource(config: GetLockSourceConfig, options: { 
       } catch (error) {
         return { keys: [], errors: [{ message: describeFailure(error) }], isComplete: false };
       }
-      fresh = { read, atMs: Date.now() };
+      discoveryRead.keep(read);
       const found = new Map([...expectedLocks(), ...[...read.groups.values()].map((group) => [group.resourceKey, group.pattern] as const)]);
       // By name, every configured name is read: each is a lock, held or free.
       if (read.mode.mode === "names") for (const name of names) found.set(name, getLockPatternOf(name, configured));
@@ -131,18 +128,13 @@ export function createGetLockHoldSource(config: GetLockSourceConfig, options: { 
 
     async observe(refs: LockRef[]) {
       let read: Read;
-      if (fresh !== null && Date.now() - fresh.atMs <= READ_REUSE_MS) {
-        read = fresh.read;
-      } else {
-        try {
-          read = await readLocks();
-        } catch (error) {
-          // Unread is not free: every lock goes stale.
-          const message = describeFailure(error);
-          return { observations: [], errors: refs.map((ref) => ({ key: ref.key, message })) };
-        }
+      try {
+        read = await discoveryRead.take(readLocks);
+      } catch (error) {
+        // Unread is not free: every lock goes stale.
+        const message = describeFailure(error);
+        return { observations: [], errors: refs.map((ref) => ({ key: ref.key, message })) };
       }
-      fresh = null;
       const observations: HoldObservation[] = [];
       const errors: HoldReadError[] = [];
       for (const ref of refs) {

@@ -33,13 +33,12 @@ import { type DatabaseConnection, describeDatabaseError, openDatabaseConnection 
 import type { DatabaseClusterConfig } from "./database-config";
 import { groupRows, type LockGroup, parseSessionToken, patternOf, resourceKeyOf, toFreeObservation, toHoldObservation } from "./lock-observation";
 import { createLockTables, type TableRead } from "./lock-tables";
+import { createOutageLog } from "./outage-log";
+import { createReusedRead } from "./reused-read";
 
 export { databaseClusterSchema, parseDatabaseClusterConfig } from "./database-config";
 export type { DatabaseClusterConfig, DatabaseClusterInput } from "./database-config";
 export type { DatabaseLockDetails } from "./lock-observation";
-
-/** A discovery's read serves the read that follows it in the same cycle when at most this old. */
-const READ_REUSE_MS = 1_000;
 
 /** What the last read cost: rows, and the query's time as the client measured it. */
 export type ReadCost = { rows: number; locks: number; durationMs: number };
@@ -68,12 +67,12 @@ export function createDatabaseHoldSource(config: DatabaseClusterConfig, options:
     return map;
   };
   let requests = 0;
-  let fresh: { read: Read; atMs: number } | null = null;
+  const discoveryRead = createReusedRead<Read>();
+  const outage = createOutageLog(config.name, log);
   let lastCost: ReadCost | null = null;
   let statsVisible: boolean | null = null;
   /** Every lock the last read found, for patternOf and for the free locks' details. */
   let known = new Map<string, LockGroup>();
-  let wasFailing = false;
   /**
    * The holders' tokens whose sessions end at every release: npm advisory-lock closes its
    * connection right after pg_advisory_unlock, so a session gone says nothing of how the hold
@@ -121,8 +120,7 @@ export function createDatabaseHoldSource(config: DatabaseClusterConfig, options:
     const groups = groupRows(rows, { namesOf });
     lastCost = { rows: rows.length, locks: groups.size, durationMs };
     for (const [key, group] of groups) known.set(key, group);
-    if (wasFailing) log(`database ${config.name}: reads answer again (${groups.size} advisory locks)`);
-    wasFailing = false;
+    outage.answered(`${groups.size} advisory locks`);
     // After the advisory read: a server that does not answer fails that read, and every lock goes stale.
     const tableReads = await tables.read();
     return { groups, tables: tableReads, rows: rows.length, observedMs };
@@ -130,9 +128,7 @@ export function createDatabaseHoldSource(config: DatabaseClusterConfig, options:
 
   function describeFailure(error: unknown): string {
     const line = describeDatabaseError(error, config);
-    // One line per outage, not one per read.
-    if (!wasFailing) log(`database ${config.name}: ${line}; its locks are stale until a read answers`);
-    wasFailing = true;
+    outage.failed(line);
     // The role may change while the server is away.
     statsVisible = null;
     return line;
@@ -146,7 +142,7 @@ export function createDatabaseHoldSource(config: DatabaseClusterConfig, options:
       } catch (error) {
         return { keys: [], errors: [{ message: describeFailure(error) }], isComplete: false };
       }
-      fresh = { read, atMs: Date.now() };
+      discoveryRead.keep(read);
       known = new Map([...expectedLocks(), ...read.groups]);
       const tableRefs = tables.refsOf(read.tables);
       return {
@@ -158,18 +154,13 @@ export function createDatabaseHoldSource(config: DatabaseClusterConfig, options:
 
     async observe(refs: LockRef[]) {
       let read: Read;
-      if (fresh !== null && Date.now() - fresh.atMs <= READ_REUSE_MS) {
-        read = fresh.read;
-      } else {
-        try {
-          read = await readLocks();
-        } catch (error) {
-          // Unread is not free: every lock goes stale.
-          const message = describeFailure(error);
-          return { observations: [], errors: refs.map((ref) => ({ key: ref.key, message })) };
-        }
+      try {
+        read = await discoveryRead.take(readLocks);
+      } catch (error) {
+        // Unread is not free: every lock goes stale.
+        const message = describeFailure(error);
+        return { observations: [], errors: refs.map((ref) => ({ key: ref.key, message })) };
       }
-      fresh = null;
       const context = { namesOf, idleInTransactionMaxMs: config.idleInTransactionMaxMs, observedMs: read.observedMs };
       endsSessionOnUnlock = { previous: endsSessionOnUnlock.current, current: new Set() };
       const tableRefs = refs.filter((ref) => tables.owns(ref.key));

@@ -2,6 +2,7 @@ import type { HoldObservation } from "@/lib/poller/contract/hold-observation";
 
 import type { KeyName } from "./advisory-keys";
 import type { AdvisoryLockRow } from "./advisory-lock-rows";
+import { toFreeLockObservation } from "./free-observation";
 
 // One read's rows -> the observation of each advisory lock. Pure.
 //
@@ -179,16 +180,5 @@ export function toFreeObservation(
   observedMs: number,
   known: Pick<LockGroup, "database" | "key" | "keyForm" | "name"> | undefined,
 ): HoldObservation {
-  return {
-    resourceKey: ref.key,
-    pattern: ref.pattern,
-    holder: null,
-    holderToken: null,
-    expiresAt: null,
-    ttlMs: null,
-    waiters: [],
-    observedAt: new Date(observedMs).toISOString(),
-    isSplit: false,
-    details: known === undefined ? {} : (baseDetails(known) as Record<string, unknown>),
-  };
+  return toFreeLockObservation(ref, observedMs, known === undefined ? {} : (baseDetails(known) as Record<string, unknown>));
 }
