@@ -4,7 +4,7 @@ import type pg from "pg";
 
 import { createIngestPool } from "@/lib/ingest/ingest-pool";
 import { writeEvents } from "@/lib/ingest/write-events";
-import { type ConcurrentHoldPair, pairEventId, toConcurrentHoldEvent } from "@/lib/poller/concurrent-hold-events";
+import { type ConcurrentHoldPair, pairEventId, toConcurrentHoldEvents } from "@/lib/poller/concurrent-hold-events";
 
 // Writes the double runs a poller's reads saw (concurrent-hold-events.ts) into the event store,
 // through the ingest write, so that the violation rollups count them as any counter's violation.
@@ -13,7 +13,7 @@ import { type ConcurrentHoldPair, pairEventId, toConcurrentHoldEvent } from "@/l
 // a poller whose locks never run twice holds no connection for it.
 
 export type ConcurrentHoldRecorder = {
-  /** Writes the pairs not written before; a failed write is logged and tried again on the next read. Returns how many events were new. */
+  /** Writes the pairs not written before (the earlier hold's entry and the violation); a failed write is logged and tried again on the next read. Returns how many events were new. */
   record(pairs: readonly ConcurrentHoldPair[]): Promise<number>;
   close(): Promise<void>;
 };
@@ -31,11 +31,9 @@ export function createConcurrentHoldRecorder(options: { databaseUrl: string; clu
       if (fresh.size === 0) return 0;
       pool ??= createIngestPool(options.databaseUrl);
       try {
-        const written = await writeEvents(
-          pool,
-          [...fresh.values()].map((pair) => toConcurrentHoldEvent(options.cluster, pair)),
-          "POLLER",
-        );
+        // A hold beside several others enters once: one event per id in the batch.
+        const events = new Map([...fresh.values()].flatMap((pair) => toConcurrentHoldEvents(options.cluster, pair)).map((event) => [event.eventId, event]));
+        const written = await writeEvents(pool, [...events.values()], "POLLER");
         for (const [id, pair] of fresh) {
           recorded.add(id);
           options.log(`${pair.resourceKey}: ${pair.later.holder} ran while ${pair.earlier.holder} still ran (seen by ${pair.seenBy}): a violation`);

@@ -239,13 +239,21 @@ describe("the poller on ShedLock's table", () => {
     expect(more).toEqual([]);
     expect(violation).toMatchObject({ key, service: cluster.name, worker: heldByB!.holder, lock: `${cluster.name}/${key}`, cause: "two-hands" });
     const [event] = await db.exclusivityEvent.findMany({
-      where: { service: cluster.name, key },
+      where: { service: cluster.name, key, counter: { gt: 0 } },
       select: { source: true, attributes: true, othersInside: true, observedAt: true },
     });
     const lockedAt = (row: typeof heldByA) => String((row!.details as { source: { lockedAt: string } }).source.lockedAt);
     expect(event).toMatchObject({ source: "POLLER", attributes: { twoHands: "shedlock" } });
     expect(event!.observedAt.toISOString()).toBe(lockedAt(heldByB));
     expect(event!.othersInside).toEqual([{ worker: heldByA!.holder, enteredAt: Date.parse(lockedAt(heldByA)) }]);
+    // Node A's entry beside it, as a counter would have sent it: the drill-down counts both hands.
+    const entries = await db.exclusivityEvent.findMany({
+      where: { service: cluster.name, key, counter: 0 },
+      select: { source: true, worker: true, observedAt: true },
+    });
+    expect(entries.map((entry) => ({ ...entry, observedAt: entry.observedAt.toISOString() }))).toEqual([
+      { source: "POLLER", worker: heldByA!.holder, observedAt: new Date(Date.parse(lockedAt(heldByA))).toISOString() },
+    ]);
     // Read again: still one.
     const cycles = await db.pollRun.count({ where: { clusterId } });
     await waitFor(
@@ -253,7 +261,7 @@ describe("the poller on ShedLock's table", () => {
       (count) => count >= cycles + 3,
       "three more cycles",
     );
-    expect(await db.exclusivityEvent.count({ where: { service: cluster.name, key } })).toBe(1);
+    expect(await db.exclusivityEvent.count({ where: { service: cluster.name, key } })).toBe(2);
   });
 
   it("a release under lockAtLeastFor (lock_until moved back, still ahead): held and marked released until then, then RELEASED", async () => {

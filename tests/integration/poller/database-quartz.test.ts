@@ -207,12 +207,17 @@ describe("the poller on Quartz's clustered JobStore", () => {
     ]);
     expect(recorded.counts["two-hands"]).toBe(1);
     const [event] = await db.exclusivityEvent.findMany({
-      where: { service: cluster.name },
+      where: { service: cluster.name, counter: { gt: 0 } },
       select: { source: true, counter: true, attributes: true, othersInside: true, observedAt: true },
     });
     expect(event).toMatchObject({ source: "POLLER", counter: 1, attributes: { twoHands: "quartz" } });
     expect(event!.othersInside).toEqual([{ worker: nodeA.instanceName, enteredAt: Date.parse(String(source.firedAt)) }]);
     expect(event!.observedAt.toISOString()).toBe((source.sharedHolders as { firedAt: string }[])[0]!.firedAt);
+    // Node A's entry beside it, as a counter would have sent it: the drill-down counts both hands.
+    const entries = await db.exclusivityEvent.findMany({ where: { service: cluster.name, counter: 0 }, select: { worker: true, observedAt: true } });
+    expect(entries.map((entry) => ({ worker: entry.worker, observedAt: entry.observedAt.toISOString() }))).toEqual([
+      { worker: nodeA.instanceName, observedAt: new Date(Date.parse(String(source.firedAt))).toISOString() },
+    ]);
 
     // Read again and again while both still run, then by a restarted poller: no second event.
     await waitForCycles(3, "three more cycles reading both executions");
@@ -224,11 +229,11 @@ describe("the poller on Quartz's clustered JobStore", () => {
       (count) => count >= 3,
       "the restarted poller to read both executions three times",
     );
-    expect(await db.exclusivityEvent.count({ where: { service: cluster.name } })).toBe(1);
+    expect(await db.exclusivityEvent.count({ where: { service: cluster.name } })).toBe(2);
     const again = await violationsOfCluster();
     expect(again.violations.map((v) => [v.eventId, v.cause])).toEqual([[recorded.violations[0]!.eventId, "two-hands"]]);
     const minutes = await db.violationMinute.aggregate({ where: { service: cluster.name }, _sum: { violations: true, events: true } });
-    expect(minutes._sum).toEqual({ violations: 1, events: 1 });
+    expect(minutes._sum).toEqual({ violations: 1, events: 2 });
 
     // A's execution completes: B's is now the holder, A's hold RELEASED (its node still checks in).
     await nodeA.finish(group, name);
