@@ -3,7 +3,7 @@ import Link from "next/link";
 import { formatCount, formatInstant } from "@/lib/violations/format";
 import type { ViolationOwner } from "@/lib/violations/owner-types";
 import type { ClassifiedViolation } from "@/lib/violations/queries/get-violation-causes";
-import { CAUSE_LABEL, CAUSE_MEANING, type CauseCounts, VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/cause-words";
+import { CAUSE_LABEL, CAUSE_MEANING, type CauseCounts, causeOrderPhrase, VIOLATION_CAUSES, type ViolationCause } from "@/lib/violations/cause-words";
 import { CAUSE_COLOR } from "@/lib/violations/violation-colors";
 import { drilldownHref } from "@/lib/violations/view-params";
 
@@ -51,9 +51,7 @@ export function CauseList(props: {
         {VIOLATION_CAUSES.map((c) => option(c, CAUSE_LABEL[c]))}
       </div>
       <p className="vio-note">
-        Each violation has one cause, the first whose evidence holds: rollout, then two runs at once seen by the lock&apos;s own records (Baton&apos;s poller
-        saw both), then holder stalled past its lock&apos;s TTL, then worker stalled while another took its key, then failover overlap; unexplained otherwise,
-        the ones to investigate first.
+        Each violation has one cause, the first whose evidence holds: {causeOrderPhrase()}, the ones to investigate first.
         {props.isTruncated ? " The counts cover the latest violations of the range only." : ""}
       </p>
       {props.violations.length === 0 ? (

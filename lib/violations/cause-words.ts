@@ -21,10 +21,16 @@ export function causePhrase(cause: ViolationCause): string {
   return label.charAt(0).toLowerCase() + label.slice(1);
 }
 
+/** The order causes are judged in, as one phrase: "rollout, then …, then failover overlap; unexplained otherwise". */
+export function causeOrderPhrase(): string {
+  const judged = VIOLATION_CAUSES.filter((cause) => cause !== "unexplained");
+  return `${judged.map(causePhrase).join(", then ")}; ${causePhrase("unexplained")} otherwise`;
+}
+
 /** What each cause means, in one clause: legends, docs/http-api.md and the OpenAPI document. */
 export const CAUSE_MEANING: Record<ViolationCause, string> = {
   "two-hands":
-    "the lock's own records showed two holders running at once where the lock is exclusive (a Quartz job executing on two nodes), recorded by Baton's poller",
+    "the lock's own records showed two holders running at once where the lock is exclusive (a Quartz job executing on two nodes, a ShedLock job started again while an overrun of it still ran), recorded by Baton's poller",
   rollout: "inside a deployment window of its own service",
   "holder-stalled": "the lock it ran under expired while held around it: the holder stalled past the TTL and kept working",
   "worker-stalled": "a worker that entered before the key's owner moved stayed inside while the key went to another worker",

@@ -12,6 +12,7 @@ import { LeaderChangeTable } from "@/components/violations/leader-change-table";
 import { WorkerLanesChart } from "@/components/violations/worker-lanes-chart";
 import { WorkerTable } from "@/components/violations/worker-table";
 import { isLiveRange, resolveRange, type RangeSelection } from "@/lib/timeline/time-range";
+import { causeOrderPhrase } from "@/lib/violations/cause-words";
 import { describeCauseCounts } from "@/lib/violations/describe-cause";
 import { useReaderTimeZone } from "@/lib/violations/client/use-reader-time-zone";
 import { drilldownQuery, type DrilldownTarget } from "@/lib/violations/client/violation-queries";
@@ -115,9 +116,9 @@ export function DrilldownView(props: Props) {
       <section className="panel" aria-label="Violations explained">
         <h2>Violations and their causes</h2>
         <p className="vio-note">
-          Each violation&apos;s cause comes first (docs/http-api.md, Violation causes: rollout, then a lock holder stalled past its TTL, then a worker stalled
-          while another took its key, then failover overlap, else unexplained), then its evidence. Deployments count when one of the event&apos;s own service
-          covers it (start to finish plus {formatDuration(drilldown.graceMs)}); leader and lock changes within ±{formatDuration(drilldown.windowMs)}.
+          Each violation&apos;s cause comes first, the first whose evidence holds ({causeOrderPhrase()}), then its evidence. Deployments count when one of the
+          event&apos;s own service covers it (start to finish plus {formatDuration(drilldown.graceMs)}); leader and lock changes within ±
+          {formatDuration(drilldown.windowMs)}.
         </p>
         <ExplanationList drilldown={drilldown} timeZone={timeZone} />
       </section>
