@@ -9,6 +9,7 @@ import { ensureZookeeperServerBuilt } from "@/tools/zookeeper/build-server";
 import { ensureJavaClientBuilt } from "@/tests/support/java-exclusivity-worker";
 import { ensureHadoopElectorBuilt } from "@/tests/support/hadoop-electors";
 import { ensureHelixBuilt } from "@/tests/support/helix-controllers";
+import { ensureMariadbJdbcClientBuilt } from "@/tests/support/mariadb-jdbc-clients";
 import { ensureKafkaBrokerBuilt } from "@/tests/support/kafka-brokers";
 import { startTestBroker, TEST_PULSAR_ADMIN_URL_ENV, TEST_PULSAR_WS_URL_ENV } from "@/tests/support/pulsar";
 import { startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-database";
@@ -53,6 +54,7 @@ export async function buildJavaParts(log: (line: string) => void): Promise<void>
     ensureDynamodbContenderBuilt,
     ensureDbLockContenderBuilt,
     ensureQuartzContenderBuilt,
+    ensureMariadbJdbcClientBuilt,
     ensureJavaClientBuilt,
     ensureKafkaBrokerBuilt,
     ensureHelixBuilt,

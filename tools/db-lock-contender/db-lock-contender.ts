@@ -1,8 +1,5 @@
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
-
-import { guardProcessGroup, signalProcessGroup } from "../pulsar/process-guard";
-import { ensureDbLockContenderBuilt } from "./build-contender";
+import { startLineProtocolJvm } from "../line-protocol-jvm";
+import { ensureCurrentContenderBuilt, ensureDbLockContenderBuilt } from "./build-contender";
 
 // Drives LockContender: one application node with a real ShedLock JdbcLockProvider and a real
 // Spring Integration JdbcLockRegistry against PostgreSQL, over stdin and stdout; and
@@ -23,6 +20,8 @@ export type DbLockContender = {
   release(library: DbLockLibrary, name: string): Promise<void>;
   /** SIGKILL: a crashed node, whose rows stay behind. */
   kill(): Promise<void>;
+  /** Closes its stdin: the node exits on its own (its locks stay as they are). */
+  close(): Promise<void>;
 };
 
 export type DbLockContenderOptions = {
@@ -32,6 +31,10 @@ export type DbLockContenderOptions = {
   springPrefix?: string;
   /** The JVM's zone (-Duser.timezone): ShedLock's JDBC provider writes its times in it. Default UTC. */
   timeZone?: string;
+  /** The node's name in ShedLock's locked_by (its JdbcTemplateLockProvider's withLockedByValue); default the host's name. */
+  lockedBy?: string;
+  /** Where Maven's first build says what it does. */
+  log?: (line: string) => void;
 };
 
 /** The JDBC connection of a postgres:// URL: jdbc url, user, password. */
@@ -42,8 +45,10 @@ function jdbcArgs(postgresUrl: string): string[] {
 
 /** Starts a node against `postgresUrl` (postgres://user:password@host:port/database). */
 export async function startDbLockContender(postgresUrl: string, options: DbLockContenderOptions = {}): Promise<DbLockContender> {
-  const build = (await ensureDbLockContenderBuilt()).current;
+  const build = await ensureCurrentContenderBuilt({ log: options.log });
   return startContender(build.java, [
+    "-Xmx128m",
+    "-XX:+UseSerialGC",
     `-Duser.timezone=${options.timeZone ?? "UTC"}`,
     "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
     `@${build.classpathArgFile}`,
@@ -51,6 +56,7 @@ export async function startDbLockContender(postgresUrl: string, options: DbLockC
     ...jdbcArgs(postgresUrl),
     options.shedlockTable ?? "shedlock",
     options.springPrefix ?? "INT_",
+    ...(options.lockedBy !== undefined ? [options.lockedBy] : []),
   ]);
 }
 
@@ -72,47 +78,10 @@ export async function startSpring6Contender(postgresUrl: string, options: { sche
 }
 
 async function startContender(java: string, args: string[]): Promise<DbLockContender> {
-  // stdin stays an open pipe: the contender exits when it closes (when this process dies).
-  const child = spawn(java, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
-  if (child.pid === undefined) throw new Error("the lock-table contender did not start");
-  const pid = child.pid;
-  const releaseGuard = guardProcessGroup(pid);
-  child.stdin!.on("error", () => undefined);
-  const stderr: string[] = [];
-  child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
+  const jvm = startLineProtocolJvm(java, args, "the lock-table contender");
+  const { command } = jvm;
 
-  const lines: string[] = [];
-  const waiters: { matches: (line: string) => boolean; resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
-  let exited = false;
-  child.once("exit", (code, signal) => {
-    exited = true;
-    for (const waiter of waiters.splice(0)) {
-      waiter.reject(new Error(`the lock-table contender exited (${code ?? signal}): ${stderr.join("").slice(-2_000)}`));
-    }
-  });
-  createInterface({ input: child.stdout! }).on("line", (line) => {
-    const index = waiters.findIndex((waiter) => waiter.matches(line));
-    if (index >= 0) waiters.splice(index, 1)[0]!.resolve(line);
-    else lines.push(line);
-  });
-
-  /** The next line `matches` accepts (or one already seen). */
-  function next(matches: (line: string) => boolean): Promise<string> {
-    const index = lines.findIndex(matches);
-    if (index >= 0) return Promise.resolve(lines.splice(index, 1)[0]!);
-    if (exited) return Promise.reject(new Error(`the lock-table contender has exited: ${stderr.join("").slice(-2_000)}`));
-    return new Promise((resolve, reject) => waiters.push({ matches, resolve, reject }));
-  }
-
-  async function command(line: string, answers: (reply: string) => boolean): Promise<string> {
-    const reply = next(answers);
-    child.stdin!.write(`${line}\n`);
-    const answer = await reply;
-    if (answer.startsWith("error ")) throw new Error(`the contender answered "${line}" with: ${answer}`);
-    return answer;
-  }
-
-  const ready = await next((line) => line.startsWith("ready "));
+  const ready = await jvm.next((line) => line.startsWith("ready "));
   const about = (library: string, name: string) => (line: string) => {
     const [, lib, lockName] = line.split(" ");
     return lib === library && lockName === name;
@@ -130,11 +99,7 @@ async function startContender(java: string, args: string[]): Promise<DbLockConte
     async release(library, name) {
       await command(`${library} release ${name}`, about(library, name));
     },
-    async kill() {
-      const gone = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())));
-      signalProcessGroup(pid, "SIGKILL");
-      await gone;
-      releaseGuard();
-    },
+    kill: () => jvm.kill(),
+    close: () => jvm.close(),
   };
 }

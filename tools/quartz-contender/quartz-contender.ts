@@ -1,7 +1,4 @@
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
-
-import { guardProcessGroup, signalProcessGroup } from "../pulsar/process-guard";
+import { startLineProtocolJvm } from "../line-protocol-jvm";
 import { ensureQuartzContenderBuilt } from "./build-contender";
 
 // Drives QuartzContender: one node of a clustered Quartz 2.5.2 scheduler (JobStoreTX on
@@ -59,42 +56,12 @@ export async function startQuartzContender(postgresUrl: string, options: QuartzC
     options.instanceName,
     String(Math.trunc(options.checkinIntervalMs)),
   ];
-  // stdin stays an open pipe: the contender exits when it closes (when this process dies).
-  const child = spawn(build.java, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
-  if (child.pid === undefined) throw new Error("the Quartz contender did not start");
-  const pid = child.pid;
-  const releaseGuard = guardProcessGroup(pid);
-  child.stdin!.on("error", () => undefined);
-  const stderr: string[] = [];
-  child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
-
-  const lines: string[] = [];
-  const waiters: { matches: (line: string) => boolean; resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
-  let exited = false;
-  child.once("exit", (code, signal) => {
-    exited = true;
-    for (const waiter of waiters.splice(0)) waiter.reject(new Error(`the Quartz contender exited (${code ?? signal}): ${stderr.join("").slice(-2_000)}`));
-  });
-  createInterface({ input: child.stdout! }).on("line", (line) => {
-    const index = waiters.findIndex((waiter) => waiter.matches(line));
-    if (index >= 0) waiters.splice(index, 1)[0]!.resolve(line);
-    else lines.push(line);
-  });
-
-  /** The next line `matches` accepts (or one already seen). */
-  function next(matches: (line: string) => boolean): Promise<string> {
-    const index = lines.findIndex(matches);
-    if (index >= 0) return Promise.resolve(lines.splice(index, 1)[0]!);
-    if (exited) return Promise.reject(new Error(`the Quartz contender has exited: ${stderr.join("").slice(-2_000)}`));
-    return new Promise((resolve, reject) => waiters.push({ matches, resolve, reject }));
-  }
+  const jvm = startLineProtocolJvm(build.java, args, "the Quartz contender");
+  const { next } = jvm;
 
   async function command(line: string): Promise<void> {
     const verb = line.split(" ")[0]!;
-    const reply = next((answer) => answer === `done ${verb}` || answer.startsWith(`error ${verb} `));
-    child.stdin!.write(`${line}\n`);
-    const answer = await reply;
-    if (answer.startsWith("error ")) throw new Error(`the Quartz contender answered "${line}" with: ${answer}`);
+    await jvm.command(line, (answer) => answer === `done ${verb}` || answer.startsWith(`error ${verb} `));
   }
 
   const ready = await next((line) => line.startsWith("ready "));
@@ -114,11 +81,6 @@ export async function startQuartzContender(postgresUrl: string, options: QuartzC
     async ended(group, name, entryId) {
       await next((answer) => answer === `end ${group}.${name} ${entryId}`);
     },
-    async kill() {
-      const gone = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())));
-      signalProcessGroup(pid, "SIGKILL");
-      await gone;
-      releaseGuard();
-    },
+    kill: () => jvm.kill(),
   };
 }

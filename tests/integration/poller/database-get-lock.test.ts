@@ -8,6 +8,7 @@ import type { Db } from "@/lib/db/client";
 import type { DatabaseSourceConfig } from "@/lib/sources/database/database-config";
 import { databaseKind } from "@/lib/sources/database/database-kind";
 import { createGetLockHoldSource } from "@/lib/sources/database/get-lock-source";
+import { type JdbcGetLockClient, startJdbcGetLockClient } from "@/tests/support/mariadb-jdbc-clients";
 import { type MariadbServer, startMariadbServer } from "@/tests/support/mariadb-servers";
 import { createTestDb, registerCluster, type RunningPoller, startPoller, waitFor } from "@/tests/support/poller-harness";
 import { getTestDatabaseUrl } from "@/tests/support/test-database";
@@ -20,7 +21,8 @@ import { getTestDatabaseUrl } from "@/tests/support/test-database";
 // mysql2 connections hold, queue for and release the locks. Each ending as the shared rule tells
 // it from the holder's connection after the read (checkHolders): released (the connection lives
 // on), session ended (KILL, or a client that disconnects: expired), taken over (the first waiter
-// got it while the old holder lived on). Then a user whose rights are revoked mid-run (the
+// got it while the old holder lived on); the same with Java services' connections (MariaDB
+// Connector/J, one JVM each, a crash SIGKILLed). Then a user whose rights are revoked mid-run (the
 // locks it can no longer read go stale, a line names the setting), and a server that stops
 // answering and then goes away (stale with their holder kept, never free).
 
@@ -30,6 +32,7 @@ let db: Db;
 let withSchema: MariadbServer;
 let withoutSchema: MariadbServer;
 const connections: mysql.Connection[] = [];
+const jdbcClients: JdbcGetLockClient[] = [];
 const pollers: RunningPoller[] = [];
 const logs: string[] = [];
 const clusters = new Map<string, { cluster: ClusterConfig; clusterId: number }>();
@@ -73,6 +76,13 @@ async function client(server: MariadbServer, user = "app", password = "app"): Pr
   const [rows] = await conn.query("SELECT CONNECTION_ID() AS id, USER() AS user");
   const row = (rows as { id: number; user: string }[])[0]!;
   return { conn, id: Number(row.id), label: `${row.user} conn ${row.id}` };
+}
+
+/** A Java service's connection (MariaDB Connector/J in a JVM of its own) as `app`. */
+async function jdbcClient(server: MariadbServer): Promise<JdbcGetLockClient> {
+  const started = await startJdbcGetLockClient(server, "app", "app");
+  jdbcClients.push(started);
+  return started;
 }
 
 async function getLock(conn: mysql.Connection, name: string, timeoutSeconds = 60): Promise<number> {
@@ -153,6 +163,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const poller of pollers) await poller.stop();
   for (const conn of connections) conn.destroy();
+  for (const jdbc of jdbcClients) await jdbc.kill().catch(() => undefined);
   await db?.cluster.deleteMany({ where: { name: { in: [...clusters.keys()] } } });
   await withSchema?.dispose();
   await withoutSchema?.dispose();
@@ -371,6 +382,71 @@ describe("GET_LOCK through performance_schema (MariaDB with performance_schema o
     expect(await changesOf(revoked.clusterId, name)).toEqual([]);
     await releaseLock(k.conn, `kept-${run}`);
     await releaseLock(k.conn, name);
+  });
+});
+
+describe("GET_LOCK taken by Java services through MariaDB Connector/J (performance_schema on)", () => {
+  const ps = () => clusterOf(`get-lock-ps-${run}`);
+
+  it("a JDBC holder with a JDBC client queued: both named by their connections; the release hands it to the waiter (TAKEN_OVER, as predicted), whose release frees it (RELEASED)", async () => {
+    const name = `jdbc-queue-${run}`;
+    const holder = await jdbcClient(withSchema);
+    const waiter = await jdbcClient(withSchema);
+    expect(await holder.lock(name, 60)).toBe(true);
+    const granted = waiter.lock(name, 60);
+    const held = await waitFor(
+      () => lockRow(ps().clusterId, name),
+      (row) => row?.holder === holder.label && waitersOf(row)?.length === 1,
+      "the JDBC holder to hold with the JDBC client queued",
+    );
+    expect(held!.holderToken).toMatch(new RegExp(`^${holder.connectionId}@\\d{4}-`));
+    expect(waitersOf(held)).toEqual([waiter.label]);
+    expect(held!.details).toMatchObject({
+      source: { lockFunction: "GET_LOCK", readMode: "performance_schema", holderConnection: { connectionId: holder.connectionId } },
+    });
+
+    expect(await holder.release(name)).toBe(1);
+    expect(await granted).toBe(true);
+    await waitFor(
+      () => changesOf(ps().clusterId, name),
+      (rows) => rows.length > 0,
+      "the hand-over to be recorded",
+    );
+    expect(await waiter.release(name)).toBe(1);
+    const changes = await waitFor(
+      () => changesOf(ps().clusterId, name),
+      (rows) => rows.length > 1,
+      "the last release to be recorded",
+    );
+    expect(changes).toEqual([
+      {
+        kind: "HOLDER_CHANGED",
+        ending: "TAKEN_OVER",
+        fromHolder: holder.label,
+        toHolder: waiter.label,
+        predictedHolder: waiter.label,
+        prediction: "CONFIRMED",
+      },
+      expect.objectContaining({ kind: "HOLDER_LOST", ending: "RELEASED", fromHolder: waiter.label, toHolder: null }),
+    ]);
+  });
+
+  it("a JDBC holder SIGKILLed (the service crashed): the server ends its connection, HOLDER_LOST, EXPIRED (session ended)", async () => {
+    const name = `jdbc-crash-${run}`;
+    const holder = await jdbcClient(withSchema);
+    expect(await holder.lock(name, 60)).toBe(true);
+    await waitFor(
+      () => lockRow(ps().clusterId, name),
+      (row) => row?.holder === holder.label,
+      "the JDBC holder to be seen",
+    );
+    await holder.kill();
+    const changes = await waitFor(
+      () => changesOf(ps().clusterId, name),
+      (rows) => rows.length > 0,
+      "the crash to be recorded",
+    );
+    expect(changes.map((r) => [r.kind, r.ending, r.fromHolder, r.toHolder])).toEqual([["HOLDER_LOST", "EXPIRED", holder.label, null]]);
   });
 });
 

@@ -12,14 +12,17 @@ import java.util.UUID;
 
 
 import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.jdbc.JdbcLockProvider;
+import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
 
 import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.integration.jdbc.lock.DefaultLockRepository;
 import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
 import org.springframework.integration.support.locks.DistributedLock;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
@@ -29,7 +32,9 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
  * PostgreSQL database, taking and giving back locks on command.
  *
  * <p>Arguments: jdbc url, user, password, the ShedLock table, the Spring Integration table prefix
- * ("INT_" for INT_LOCK). Commands on stdin, one a line:
+ * ("INT_" for INT_LOCK), and optionally the node's name for ShedLock's locked_by: given, ShedLock's
+ * JdbcTemplateLockProvider writes it (withLockedByValue: two nodes on one host told apart);
+ * left out, its JdbcLockProvider writes the host's name. Commands on stdin, one a line:
  * <pre>
  *   spring-schema                          runs the library's own schema-postgresql.sql
  *   shedlock acquire NAME LOCK_AT_MOST_MS [LOCK_AT_LEAST_MS]  JdbcLockProvider.lock (lockAtLeastFor 0 unless given)
@@ -44,7 +49,7 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 public final class LockContender {
   public static void main(String[] args) throws Exception {
     if (args.length < 5) {
-      System.err.println("usage: LockContender JDBC_URL USER PASSWORD SHEDLOCK_TABLE SPRING_PREFIX");
+      System.err.println("usage: LockContender JDBC_URL USER PASSWORD SHEDLOCK_TABLE SPRING_PREFIX [SHEDLOCK_LOCKED_BY]");
       System.exit(2);
     }
     PGSimpleDataSource dataSource = new PGSimpleDataSource();
@@ -53,7 +58,13 @@ public final class LockContender {
     dataSource.setPassword(args[2]);
     dataSource.setApplicationName("baton-db-lock-contender");
 
-    JdbcLockProvider shedlock = new JdbcLockProvider(dataSource, args[3]);
+    LockProvider shedlock = args.length > 5
+        ? new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
+            .withJdbcTemplate(new JdbcTemplate(dataSource))
+            .withTableName(args[3])
+            .withLockedByValue(args[5])
+            .build())
+        : new JdbcLockProvider(dataSource, args[3]);
 
     String clientId = UUID.randomUUID().toString();
     DefaultLockRepository repository = new DefaultLockRepository(dataSource, clientId);
