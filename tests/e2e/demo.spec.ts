@@ -11,7 +11,8 @@ import { findFreePort } from "@/tools/free-port";
 
 // `npm run demo -- --fast` end to end: its own broker, Redis masters, database, worker and web
 // app, and a fleet whose crashes, rollout and stalls must show on the board, the timelines and
-// the drill-downs, and whose ZooKeeper and etcd elections move leadership after a crash. The fast schedule is a script (a crash within seconds, a rollout, the stall
+// the drill-downs, whose ZooKeeper and etcd elections move leadership after a crash, and whose
+// nightly job runs twice at once when a run overruns its ShedLock lockAtMostFor. The fast schedule is a script (a crash within seconds, a rollout, the stall
 // right after the rollout's window closed, about three minutes in, then the report-scheduler's
 // leader stalled past its Redis lock's TTL); the waits below poll the read API with room to spare
 // for a loaded 2-core machine, and assert what happened, never how fast.
@@ -36,6 +37,12 @@ const JOB_KEY = "daily-report";
 const LOCK_STORY = new RegExp(
   String.raw`The lock ${LOCK_CLUSTER}/scheduler:leader expired while (sched-[abc]) held it .*; (?!\1)(sched-[abc]) acquired it .* later; \1 was still inside key ${JOB_KEY} when \2 entered`,
 );
+
+// ledger-close's nightly job (tools/demo/demo-plan.ts): Baton's database cluster on its ShedLock table, the job's row, its nodes.
+const LEDGER_CLUSTER = "demo-ledger-db";
+const LEDGER_KEY = "ledger/public.shedlock/close-books";
+const LEDGER_NODE = /^ledger-[ab]$/;
+type DoubleRun = { eventId: string; observedAt: string; key: string; worker: string; cause: string };
 
 // The demo's elections on lock services (tools/demo/demo-plan.ts): a Curator LeaderLatch and an etcd election.
 const ELECTIONS = [
@@ -265,6 +272,30 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
         `the causes of ${frozenPod}'s entries after it woke`,
       ).toEqual(woken.map(() => "worker-stalled"));
     }
+
+    // ledger-close's nightly job overran its ShedLock lockAtMostFor (tools/demo/nightly-job.ts):
+    // the other node started it again, and the stalled node's late unlock landed on the other's
+    // hold. No counter in that service: Baton saw the double run in ShedLock's table alone.
+    const ledgerCauses = new URLSearchParams({ range: "1h", service: LEDGER_CLUSTER, cause: "two-hands" });
+    let doubleRun: DoubleRun | undefined;
+    await expect
+      .poll(
+        async () =>
+          (doubleRun = (await readJsonOrNull<{ violations: DoubleRun[] }>(page, `${base}/api/v1/violations/causes?${ledgerCauses}`))?.violations.find(
+            (v) => v.key === LEDGER_KEY && v.cause === "two-hands",
+          )),
+        { message: `a double run of ${LEDGER_KEY} seen in ShedLock's table`, timeout: 6 * 60_000, intervals: [5_000] },
+      )
+      .toBeDefined();
+    expect(doubleRun!.worker).toMatch(LEDGER_NODE);
+    await page.goto(`${base}/violations/drilldown?${new URLSearchParams({ event: doubleRun!.eventId, at: doubleRun!.observedAt })}`);
+    await expect(page.getByRole("heading", { name: `Key ${LEDGER_KEY}` })).toBeVisible();
+    await expect(
+      page.getByText(new RegExp(String.raw`${doubleRun!.worker} started ${LEDGER_KEY} while (?!${doubleRun!.worker})ledger-[ab] \(running since .*\) still ran it`)).first(),
+    ).toBeVisible({ timeout: 30_000 });
+    // Both hands are the key's workers: the later node's violation and the earlier node's entry.
+    await expect(page.getByTestId("drilldown-workers")).toHaveText("2");
+    await page.screenshot({ path: "docs/screenshots/demo-double-run.png" });
 
     // The ZooKeeper and etcd elections: each leader crashed, and leadership moved to the other
     // worker once the dead one's session (ZooKeeper) or lease (etcd) ran out.

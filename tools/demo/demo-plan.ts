@@ -160,6 +160,38 @@ export const BILLING_SWEEPER: DemoElection = {
 /** The prefix Baton watches for the demo's etcd elections. */
 export const DEMO_ETCD_PREFIX = "elections/";
 
+/**
+ * A nightly job whose nodes take turns through ShedLock, a row of a table in the service's own
+ * PostgreSQL database (tools/demo/nightly-job.ts); Baton reads the table as a database cluster.
+ */
+export type NightlyJobPlan = {
+  service: string;
+  nodes: string[];
+  /** Baton's database cluster, and the database (on the demo's PostgreSQL) that holds the table. */
+  cluster: string;
+  database: string;
+  table: string;
+  /** The job's ShedLock name, and its lockAtMostFor: a run still going past it loses the row. */
+  lockName: string;
+  lockAtMostForMs: number;
+  /** Every node tries the lock this often (with some jitter): the "nightly" schedule, compressed. */
+  tickEveryMs: number;
+  /** A run that does not stall: well inside lockAtMostFor. */
+  runMs: [number, number];
+};
+
+export const LEDGER_CLOSE: NightlyJobPlan = {
+  service: "ledger-close",
+  nodes: ["ledger-a", "ledger-b"],
+  cluster: "demo-ledger-db",
+  database: "ledger",
+  table: "shedlock",
+  lockName: "close-books",
+  lockAtMostForMs: 25_000,
+  tickEveryMs: 30_000,
+  runMs: [10_000, 14_000],
+};
+
 /** The Curator participants' session timeout: a crashed leader keeps the latch this long (the server clamps it to 2..20 ticks of 500 ms). */
 export const DEMO_ZOOKEEPER_SESSION_TIMEOUT_MS = 8_000;
 
@@ -208,6 +240,10 @@ export type DemoSchedule = {
   jvmFreezeEveryMs: number;
   jvmFrozenMs: number;
   jvmFreezeAttempts: number;
+  /** ledger-close's nightly job overruns its lockAtMostFor this long after the start, then this often; one that caught no double run is tried again, `overrunAttempts` in all. */
+  overrunFirstMs: number;
+  overrunEveryMs: number;
+  overrunAttempts: number;
 };
 
 /** The grace period after a deployment in which violations still count as inside it (the demo's setting). */
@@ -239,6 +275,9 @@ export const NORMAL_SCHEDULE: DemoSchedule = {
   jvmFreezeEveryMs: 200_000,
   jvmFrozenMs: 15_000,
   jvmFreezeAttempts: 3,
+  overrunFirstMs: 90_000,
+  overrunEveryMs: 300_000,
+  overrunAttempts: 2,
 };
 
 /** For tests: a crash, a rollout, a stall right after its window and a lock stall after it, within about four minutes. */
@@ -264,4 +303,7 @@ export const FAST_SCHEDULE: DemoSchedule = {
   jvmFreezeEveryMs: 120_000,
   jvmFrozenMs: 13_000,
   jvmFreezeAttempts: 4,
+  overrunFirstMs: 30_000,
+  overrunEveryMs: 180_000,
+  overrunAttempts: 3,
 };

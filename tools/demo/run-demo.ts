@@ -4,8 +4,10 @@
 // mutual-exclusivity counter (one of them Java pods with the Java client's Pulsar interceptor,
 // whose active pod is frozen with SIGSTOP), and a scheduler whose leader is elected with Redlock over the
 // three masters, a ZooKeeper server and an etcd server of its own with an election on each (a
-// Curator LeaderLatch, `etcdctl elect`); then crashes leaders (the elections' too), rolls deployments, stalls a worker, stalls the
-// scheduler's leader past its lock's TTL and scales a Key_Shared group on a schedule. Ctrl-C
+// Curator LeaderLatch, `etcdctl elect`), and a nightly job whose two nodes take turns through a
+// ShedLock table; then crashes leaders (the elections' too), rolls deployments, stalls a worker,
+// stalls the scheduler's leader past its lock's TTL, overruns the nightly job past its
+// lockAtMostFor and scales a Key_Shared group on a schedule. Ctrl-C
 // stops every process it started, the fleet first, then Baton, and ends with one line.
 //   npm run demo                 the normal schedule
 //   npm run demo -- --fast       a crash, a rollout, a stall and a lock stall after it within about four minutes (the e2e test uses it)
@@ -36,6 +38,7 @@ import {
   DEMO_ZOOKEEPER_SESSION_TIMEOUT_MS,
   INDEX_BUILDER,
   DEMO_LOCK_CLUSTER,
+  LEDGER_CLOSE,
   DEMO_NAMESPACE,
   DEMO_REDLOCK_MASTERS,
   DEMO_BROKER_KEEPALIVE_SECONDS,
@@ -53,6 +56,7 @@ import { startJvmService, type RunningJvmService } from "@/tools/demo/jvm-servic
 import { type RunningService, startService } from "@/tools/demo/demo-service";
 import { startEtcdElection, startZookeeperElection, type RunningElection } from "@/tools/demo/lock-elections";
 import { stallLockHolder } from "@/tools/demo/lock-stall";
+import { overrunNightlyJob, prepareNightlyJobDatabase, startNightlyJob } from "@/tools/demo/nightly-job";
 import { startRedlockScheduler } from "@/tools/demo/redlock-scheduler";
 import { createNamespace, createNonPartitionedTopic, createPartitionedTopic, createTenant } from "@/tools/pulsar/admin-setup";
 import { isPortFree } from "@/tools/free-port";
@@ -199,6 +203,9 @@ async function main(): Promise<void> {
     const etcd = await startLockService("etcd", () => startEtcdServer({ log }));
     stops.push(() => etcd.dispose());
 
+    // ledger-close's own database, beside Baton's on the demo's PostgreSQL: its ShedLock table.
+    const ledgerUrl = await prepareNightlyJobDatabase(database.url, LEDGER_CLOSE);
+
     const db = createDb(database.url);
     const token = (await createApiToken(db, `demo-${Date.now()}`)).token;
     await db.$disconnect();
@@ -225,6 +232,14 @@ async function main(): Promise<void> {
         name: BILLING_SWEEPER.cluster,
         endpoints: [etcd.url],
         prefixes: [{ prefix: DEMO_ETCD_PREFIX, layout: "go-election", mustBeHeld: true }],
+        pollIntervalMs,
+      },
+      {
+        kind: "database",
+        name: LEDGER_CLOSE.cluster,
+        url: ledgerUrl,
+        databases: [LEDGER_CLOSE.database],
+        tables: [{ format: "shedlock", table: `public.${LEDGER_CLOSE.table}` }],
         pollIntervalMs,
       },
     ]);
@@ -304,6 +319,11 @@ async function main(): Promise<void> {
     });
     elections.push(await startZookeeperElection(INDEX_BUILDER, zookeeper.connectString, DEMO_ZOOKEEPER_SESSION_TIMEOUT_MS, log));
     elections.push(await startEtcdElection(BILLING_SWEEPER, etcd.url, log));
+    log(`starting ${LEDGER_CLOSE.service}'s nodes (ShedLock on the JVM: the first run builds them with Maven)...`);
+    const ledgerClose = await startLockService("ShedLock node", () => startNightlyJob(LEDGER_CLOSE, { databaseUrl: ledgerUrl, pollIntervalMs, log }));
+    stops.push(() => ledgerClose.close());
+    const overrunAbort = new AbortController();
+    stops.push(async () => overrunAbort.abort());
     const electionsAbort = new AbortController();
     stops.push(async () => electionsAbort.abort());
 
@@ -341,6 +361,9 @@ async function main(): Promise<void> {
         log,
       ),
     ];
+    stopSchedules.push(
+      every(schedule.overrunFirstMs, schedule.overrunEveryMs, () => overrunNightlyJob(ledgerClose, schedule.overrunAttempts, log, overrunAbort.signal), log),
+    );
     if (jvmService) {
       stopSchedules.push(
         every(
@@ -356,10 +379,10 @@ async function main(): Promise<void> {
     });
 
     log(
-      `Baton is at ${url} (demo cluster "demo" on ${broker.adminUrl}, "${DEMO_LOCK_CLUSTER}" on ${redisMasters.urls.join(", ")}, "${INDEX_BUILDER.cluster}" on ${zookeeper.connectString}, "${BILLING_SWEEPER.cluster}" on ${etcd.url}); Ctrl-C stops everything`,
+      `Baton is at ${url} (demo cluster "demo" on ${broker.adminUrl}, "${DEMO_LOCK_CLUSTER}" on ${redisMasters.urls.join(", ")}, "${INDEX_BUILDER.cluster}" on ${zookeeper.connectString}, "${BILLING_SWEEPER.cluster}" on ${etcd.url}, "${LEDGER_CLOSE.cluster}" on the database ${LEDGER_CLOSE.database}); Ctrl-C stops everything`,
     );
     log(
-      `services: ${[...DEMO_SERVICES, ...(jvmService ? [JVM_SERVICE] : [])].map((s) => `${s.service} (${s.subscriptionType}, ${s.workers.join(", ")})`).join("; ")}; ${REPORT_SCHEDULER.service} (Redlock on ${REPORT_SCHEDULER.lockKey}, ${REPORT_SCHEDULER.workers.join(", ")}); ${[INDEX_BUILDER, BILLING_SWEEPER].map((e) => `${e.service} (${e.kind === "zookeeper" ? "Curator LeaderLatch" : "etcd election"} on ${e.lockPath}, ${e.workers.join(", ")})`).join("; ")}`,
+      `services: ${[...DEMO_SERVICES, ...(jvmService ? [JVM_SERVICE] : [])].map((s) => `${s.service} (${s.subscriptionType}, ${s.workers.join(", ")})`).join("; ")}; ${REPORT_SCHEDULER.service} (Redlock on ${REPORT_SCHEDULER.lockKey}, ${REPORT_SCHEDULER.workers.join(", ")}); ${[INDEX_BUILDER, BILLING_SWEEPER].map((e) => `${e.service} (${e.kind === "zookeeper" ? "Curator LeaderLatch" : "etcd election"} on ${e.lockPath}, ${e.workers.join(", ")})`).join("; ")}; ${LEDGER_CLOSE.service} (ShedLock on ${LEDGER_CLOSE.lockName}, ${LEDGER_CLOSE.nodes.join(", ")})`,
     );
   } catch (error) {
     console.error(`The demo cannot start: ${error instanceof ConfigError || error instanceof StartupError ? error.message : (error as Error).stack}`);
