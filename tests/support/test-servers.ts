@@ -7,11 +7,14 @@ import { ensureContenderBuilt as ensureRedissonContenderBuilt } from "@/tools/re
 import { ensureBrokerBuilt, PULSAR_VERSIONS, type PulsarVersion } from "@/tools/pulsar/build-launcher";
 import { ensureZookeeperServerBuilt } from "@/tools/zookeeper/build-server";
 import { ensureJavaClientBuilt } from "@/tests/support/java-exclusivity-worker";
+import { ensureBookkeeperAuditorBuilt } from "@/tests/support/bookkeeper-auditors";
 import { ensureHadoopElectorBuilt } from "@/tests/support/hadoop-electors";
+import { ensureHbaseMasterBuilt } from "@/tests/support/hbase-masters";
 import { ensureHelixBuilt } from "@/tests/support/helix-controllers";
 import { ensureMariadbJdbcClientBuilt } from "@/tests/support/mariadb-jdbc-clients";
 import { ensureKafkaBrokerBuilt } from "@/tests/support/kafka-brokers";
 import { startTestBroker, TEST_PULSAR_ADMIN_URL_ENV, TEST_PULSAR_WS_URL_ENV } from "@/tests/support/pulsar";
+import { ensureSolrOverseerBuilt } from "@/tests/support/solr-overseers";
 import { startTestDatabase, TEST_DATABASE_ENV } from "@/tests/support/test-database";
 
 /**
@@ -59,6 +62,9 @@ export async function buildJavaParts(log: (line: string) => void): Promise<void>
     ensureKafkaBrokerBuilt,
     ensureHelixBuilt,
     ensureHadoopElectorBuilt,
+    ensureHbaseMasterBuilt,
+    ensureSolrOverseerBuilt,
+    ensureBookkeeperAuditorBuilt,
   ];
   for (const build of parts) await build({ log });
 }

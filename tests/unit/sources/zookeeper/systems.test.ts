@@ -29,7 +29,8 @@ const message = (field: number, body: Buffer) => Buffer.concat([Buffer.from([(fi
 // DFSZKFailoverController's ActiveNodeInfo for nn1 of ns1.
 const activeNodeInfo = Buffer.concat([text(1, "ns1"), text(2, "nn1"), text(3, "nn1.example.com"), number(4, 8020), number(5, 8019)]);
 
-// HBase: RecoverableZooKeeper's metadata (0xFF, id length, "<pid>@<host>" + an 8-byte salt), "PBUF", Master.
+// HBase: RecoverableZooKeeper's metadata (0xFF, id length, the watcher's identifier + an 8-byte
+// salt; "<pid>@<host>" when it has none), "PBUF", Master.
 function hbaseMasterData(): Buffer {
   const id = Buffer.concat([Buffer.from("4242@hbase-master-1"), Buffer.from([1, 2, 3, 4, 5, 6, 7, 8])]);
   const length = Buffer.alloc(4);
@@ -92,6 +93,18 @@ describe("the systems' holder parsers", () => {
     });
     expect(() => parseHbaseMaster(hbaseMasterData().subarray(0, 30))).toThrow();
     expect(() => parseHbaseMaster(Buffer.from("master"))).toThrow("no PBUF magic");
+  });
+
+  it("HBase: /hbase/master as HBase 2.6.1 wrote it (recorded from ActiveMasterManager; identifier master:16000)", () => {
+    // What tests/support/hbase-master's MasterContender (HBase's own MasterAddressTracker) wrote.
+    const written = Buffer.from(
+      "ff000000146d61737465723a313630303049763f8bfe5544dd504255460a200a146d61737465722d612e6578616d706c652e636f6d10807d18f3cfff8ba5341000188a7d",
+      "hex",
+    );
+    expect(parseHbaseMaster(written)).toEqual({
+      holder: "master-a.example.com:16000",
+      fields: { host: "master-a.example.com", port: 16000, startCode: "1796663666675", infoPort: 16010 },
+    });
   });
 
   it("Patroni: the member name", () => {
