@@ -11,7 +11,7 @@ import { findFreePort } from "@/tools/free-port";
 
 // `npm run demo -- --fast` end to end: its own broker, Redis masters, database, worker and web
 // app, and a fleet whose crashes, rollout and stalls must show on the board, the timelines and
-// the drill-downs, whose ZooKeeper and etcd elections move leadership after a crash, and whose
+// the drill-downs, whose ZooKeeper and etcd elections and Patroni pair move leadership after a crash, and whose
 // nightly job runs twice at once when a run overruns its ShedLock lockAtMostFor. The fast schedule is a script (a crash within seconds, a rollout, the stall
 // right after the rollout's window closed, about three minutes in, then the report-scheduler's
 // leader stalled past its Redis lock's TTL); the waits below poll the read API with room to spare
@@ -54,16 +54,35 @@ const ELECTIONS = [
     screenshot: "demo-zookeeper-election",
   },
   { cluster: "demo-etcd", key: "elections/billing-sweeper", workers: /^sweeper-[ab]$/, panel: "etcd details", screenshot: "demo-etcd-election" },
+  // orders-db's Patroni pair: the primary's host crashed, the replica was promoted once its lease ran out.
+  {
+    cluster: "demo-etcd",
+    key: "/service/orders-db",
+    workers: /^pg[01]$/,
+    panel: "etcd details",
+    screenshot: "demo-patroni-failover",
+    endingWords: /expired: failover/,
+  },
 ];
-type ElectionChange = { kind: string; fromHolder: string | null; toHolder: string | null };
+type ElectionChange = { kind: string; fromHolder: string | null; toHolder: string | null; ending: string | null; newSeenAt: string };
+type LeadershipMove = { fromHolder: string; toHolder: string };
 
-/** A leadership move between two of the election's workers (the crashed leader's session or lease ran out). */
-function leadershipMove(changes: ElectionChange[] | undefined, workers: RegExp): ElectionChange | null {
-  return (
-    changes?.find(
-      (c) => c.fromHolder !== null && c.toHolder !== null && c.fromHolder !== c.toHolder && workers.test(c.fromHolder) && workers.test(c.toHolder),
-    ) ?? null
-  );
+/**
+ * A leadership move between two of the election's workers (the crashed leader's session or lease
+ * ran out): one change from one to the other (a waiter queued behind the dead leader took over),
+ * or the dead leader's hold ending, then the other's first hold (Patroni's leader key: nobody
+ * queues, the replica creates the key once the old one is gone).
+ */
+function leadershipMove(changes: ElectionChange[] | undefined, workers: RegExp): LeadershipMove | null {
+  const ordered = [...(changes ?? [])].sort((a, b) => Date.parse(a.newSeenAt) - Date.parse(b.newSeenAt));
+  for (const [i, change] of ordered.entries()) {
+    const from = change.fromHolder;
+    if (from === null || !workers.test(from) || change.ending === null) continue;
+    if (change.toHolder !== null && change.toHolder !== from && workers.test(change.toHolder)) return { fromHolder: from, toHolder: change.toHolder };
+    const next = change.toHolder === null ? ordered.slice(i + 1).find((c) => c.toHolder !== null) : undefined;
+    if (next?.toHolder && next.toHolder !== from && workers.test(next.toHolder)) return { fromHolder: from, toHolder: next.toHolder };
+  }
+  return null;
 }
 
 /** A violation of the job's key whose lock changes include an expiry while held and the next holder. */
@@ -291,7 +310,11 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
     await page.goto(`${base}/violations/drilldown?${new URLSearchParams({ event: doubleRun!.eventId, at: doubleRun!.observedAt })}`);
     await expect(page.getByRole("heading", { name: `Key ${LEDGER_KEY}` })).toBeVisible();
     await expect(
-      page.getByText(new RegExp(String.raw`${doubleRun!.worker} started ${LEDGER_KEY} while (?!${doubleRun!.worker})ledger-[ab] \(running since .*\) still ran it`)).first(),
+      page
+        .getByText(
+          new RegExp(String.raw`${doubleRun!.worker} started ${LEDGER_KEY} while (?!${doubleRun!.worker})ledger-[ab] \(running since .*\) still ran it`),
+        )
+        .first(),
     ).toBeVisible({ timeout: 30_000 });
     // Both hands are the key's workers: the later node's violation and the earlier node's entry.
     await expect(page.getByTestId("drilldown-workers")).toHaveText("2");
@@ -301,7 +324,7 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
     // worker once the dead one's session (ZooKeeper) or lease (etcd) ran out.
     for (const election of ELECTIONS) {
       const ref = new URLSearchParams({ cluster: election.cluster, key: election.key });
-      let move: ElectionChange | null = null;
+      let move: LeadershipMove | null = null;
       await expect
         .poll(
           async () =>
@@ -320,16 +343,20 @@ test("the demo's fleet shows on the board, the timeline and a violation drill-do
       await expect(page.getByRole("heading", { level: 1, name: election.key })).toBeVisible();
       await expect(page.getByLabel(election.panel)).toBeVisible();
       const { fromHolder, toHolder } = move!;
+      const rows = page.getByRole("region", { name: "Changes" }).getByRole("row");
+      // The dead leader's row says how its hold ended in the system's words where the kind knows them.
       await expect(
-        page
-          .getByRole("region", { name: "Changes" })
-          .getByRole("row")
-          .filter({ hasText: fromHolder! })
-          .filter({ hasText: `${toHolder} acquired it` })
+        rows
+          .filter({ hasText: fromHolder })
+          .filter({ hasText: election.endingWords ?? `${toHolder} acquired it` })
           .first(),
       ).toBeVisible();
+      await expect(rows.filter({ hasText: toHolder }).first()).toBeVisible();
       await page.screenshot({ path: `docs/screenshots/${election.screenshot}.png`, fullPage: true });
     }
+    // The board names the Patroni cluster in its own words.
+    await page.goto(`${base}/locks?${new URLSearchParams({ cluster: "demo-etcd" })}`);
+    await expect(page.getByText(/Patroni cluster orders-db/).first()).toBeVisible({ timeout: 30_000 });
 
     // Ctrl-C, as a terminal sends it: to every process of the foreground group.
     runningDemo = null;

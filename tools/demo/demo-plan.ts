@@ -157,6 +157,22 @@ export const BILLING_SWEEPER: DemoElection = {
   lockPath: "elections/billing-sweeper",
 };
 
+/**
+ * The orders database: PostgreSQL run by Patroni, two members on the demo's etcd; its leader key
+ * `<namespace><scope>/leader` is the lock Baton reads (the etcd cluster's `patroni` prefix).
+ */
+export const ORDERS_DB: DemoElection & { ttlSeconds: number } = {
+  kind: "etcd",
+  service: "orders-db",
+  workers: ["pg0", "pg1"],
+  cluster: "demo-etcd",
+  lockPath: "/service/orders-db",
+  ttlSeconds: 12,
+};
+
+/** Patroni's namespace on the demo's etcd, watched by Baton with layout "patroni". */
+export const DEMO_PATRONI_NAMESPACE = "/service/";
+
 /** The prefix Baton watches for the demo's etcd elections. */
 export const DEMO_ETCD_PREFIX = "elections/";
 

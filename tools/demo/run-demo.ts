@@ -4,8 +4,9 @@
 // mutual-exclusivity counter (one of them Java pods with the Java client's Pulsar interceptor,
 // whose active pod is frozen with SIGSTOP), and a scheduler whose leader is elected with Redlock over the
 // three masters, a ZooKeeper server and an etcd server of its own with an election on each (a
-// Curator LeaderLatch, `etcdctl elect`), and a nightly job whose two nodes take turns through a
-// ShedLock table; then crashes leaders (the elections' too), rolls deployments, stalls a worker,
+// Curator LeaderLatch, `etcdctl elect`), a Patroni pair on that etcd, and a nightly job whose two
+// nodes take turns through a ShedLock table; then crashes leaders (the elections' and the Patroni
+// primary's host too), rolls deployments, stalls a worker,
 // stalls the scheduler's leader past its lock's TTL, overruns the nightly job past its
 // lockAtMostFor and scales a Key_Shared group on a schedule. Ctrl-C
 // stops every process it started, the fleet first, then Baton, and ends with one line.
@@ -39,6 +40,8 @@ import {
   INDEX_BUILDER,
   DEMO_LOCK_CLUSTER,
   LEDGER_CLOSE,
+  ORDERS_DB,
+  DEMO_PATRONI_NAMESPACE,
   DEMO_NAMESPACE,
   DEMO_REDLOCK_MASTERS,
   DEMO_BROKER_KEEPALIVE_SECONDS,
@@ -57,6 +60,7 @@ import { type RunningService, startService } from "@/tools/demo/demo-service";
 import { startEtcdElection, startZookeeperElection, type RunningElection } from "@/tools/demo/lock-elections";
 import { stallLockHolder } from "@/tools/demo/lock-stall";
 import { overrunNightlyJob, prepareNightlyJobDatabase, startNightlyJob } from "@/tools/demo/nightly-job";
+import { startPatroniCluster } from "@/tools/demo/patroni-cluster";
 import { startRedlockScheduler } from "@/tools/demo/redlock-scheduler";
 import { createNamespace, createNonPartitionedTopic, createPartitionedTopic, createTenant } from "@/tools/pulsar/admin-setup";
 import { isPortFree } from "@/tools/free-port";
@@ -231,7 +235,10 @@ async function main(): Promise<void> {
         kind: "etcd",
         name: BILLING_SWEEPER.cluster,
         endpoints: [etcd.url],
-        prefixes: [{ prefix: DEMO_ETCD_PREFIX, layout: "go-election", mustBeHeld: true }],
+        prefixes: [
+          { prefix: DEMO_ETCD_PREFIX, layout: "go-election", mustBeHeld: true },
+          { prefix: DEMO_PATRONI_NAMESPACE, layout: "patroni", mustBeHeld: true },
+        ],
         pollIntervalMs,
       },
       {
@@ -319,6 +326,14 @@ async function main(): Promise<void> {
     });
     elections.push(await startZookeeperElection(INDEX_BUILDER, zookeeper.connectString, DEMO_ZOOKEEPER_SESSION_TIMEOUT_MS, log));
     elections.push(await startEtcdElection(BILLING_SWEEPER, etcd.url, log));
+    // Patroni and PostgreSQL 15 from Debian (installed through apt on the first run, as root):
+    // without them the demo runs on, and says so in one line.
+    log(`starting ${ORDERS_DB.service}, a Patroni pair on the demo's etcd (the first run installs Debian's Patroni)...`);
+    try {
+      elections.push(await startPatroniCluster(ORDERS_DB, `127.0.0.1:${etcd.clientPort}`, log));
+    } catch (error) {
+      log(`${ORDERS_DB.service} (Patroni) does not run: ${(error as Error).message.split("\n")[0]}`);
+    }
     log(`starting ${LEDGER_CLOSE.service}'s nodes (ShedLock on the JVM: the first run builds them with Maven)...`);
     const ledgerClose = await startLockService("ShedLock node", () => startNightlyJob(LEDGER_CLOSE, { databaseUrl: ledgerUrl, pollIntervalMs, log }));
     stops.push(() => ledgerClose.close());
@@ -382,7 +397,7 @@ async function main(): Promise<void> {
       `Baton is at ${url} (demo cluster "demo" on ${broker.adminUrl}, "${DEMO_LOCK_CLUSTER}" on ${redisMasters.urls.join(", ")}, "${INDEX_BUILDER.cluster}" on ${zookeeper.connectString}, "${BILLING_SWEEPER.cluster}" on ${etcd.url}, "${LEDGER_CLOSE.cluster}" on the database ${LEDGER_CLOSE.database}); Ctrl-C stops everything`,
     );
     log(
-      `services: ${[...DEMO_SERVICES, ...(jvmService ? [JVM_SERVICE] : [])].map((s) => `${s.service} (${s.subscriptionType}, ${s.workers.join(", ")})`).join("; ")}; ${REPORT_SCHEDULER.service} (Redlock on ${REPORT_SCHEDULER.lockKey}, ${REPORT_SCHEDULER.workers.join(", ")}); ${[INDEX_BUILDER, BILLING_SWEEPER].map((e) => `${e.service} (${e.kind === "zookeeper" ? "Curator LeaderLatch" : "etcd election"} on ${e.lockPath}, ${e.workers.join(", ")})`).join("; ")}; ${LEDGER_CLOSE.service} (ShedLock on ${LEDGER_CLOSE.lockName}, ${LEDGER_CLOSE.nodes.join(", ")})`,
+      `services: ${[...DEMO_SERVICES, ...(jvmService ? [JVM_SERVICE] : [])].map((s) => `${s.service} (${s.subscriptionType}, ${s.workers.join(", ")})`).join("; ")}; ${REPORT_SCHEDULER.service} (Redlock on ${REPORT_SCHEDULER.lockKey}, ${REPORT_SCHEDULER.workers.join(", ")}); ${[INDEX_BUILDER, BILLING_SWEEPER].map((e) => `${e.service} (${e.kind === "zookeeper" ? "Curator LeaderLatch" : "etcd election"} on ${e.lockPath}, ${e.workers.join(", ")})`).join("; ")}; ${LEDGER_CLOSE.service} (ShedLock on ${LEDGER_CLOSE.lockName}, ${LEDGER_CLOSE.nodes.join(", ")}); ${ORDERS_DB.service} (Patroni on ${ORDERS_DB.lockPath}, ${ORDERS_DB.workers.join(", ")})`,
     );
   } catch (error) {
     console.error(`The demo cannot start: ${error instanceof ConfigError || error instanceof StartupError ? error.message : (error as Error).stack}`);

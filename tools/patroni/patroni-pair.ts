@@ -45,6 +45,13 @@ export type PatroniPair = {
   patronictl(...args: string[]): string;
   /** The same without blocking this process: what watches it meanwhile keeps running (a switchover takes seconds). */
   runPatronictl(...args: string[]): Promise<string>;
+  /**
+   * A host crash: SIGKILL of the member's Patroni and its postmaster, resolved once both are gone.
+   * Its leader lease (if it led) stays until its TTL runs out.
+   */
+  crashMember(name: string): Promise<void>;
+  /** Starts a crashed member again on its data directory; resolves once it runs as a replica. */
+  restartMember(name: string): Promise<PatroniMemberProcess>;
   /** Stops every Patroni and postmaster it started (by pid) and removes the directory. */
   stop(): Promise<void>;
 };
@@ -257,15 +264,49 @@ export async function startPatroniPair(input: PatroniPairOptions): Promise<Patro
     rmSync(root, { recursive: true, force: true });
   }
 
+  function memberNamed(members: PatroniMemberProcess[], name: string): PatroniMemberProcess {
+    const found = members.find((member) => member.name === name);
+    if (found === undefined) throw new Error(`no Patroni member ${name}`);
+    return found;
+  }
+
   try {
     const pg0 = await startMember("pg0");
     await waitForRole(pg0, "primary");
     const pg1 = await startMember("pg1");
     await waitForRole(pg1, "replica");
+    const members = [pg0, pg1];
     return {
       scope: settings.scope,
       namespace: settings.namespace,
-      members: [pg0, pg1],
+      members,
+      async crashMember(name) {
+        const member = memberNamed(members, name);
+        const postmaster = member.postmasterPid();
+        member.signal("SIGKILL");
+        if (postmaster !== null) signalPid(postmaster, "SIGKILL");
+        await pollUntil(
+          async () => member.isPatroniAlive() || (postmaster !== null && isAlive(postmaster)),
+          (alive) => !alive,
+          { description: `Patroni ${name} and its PostgreSQL to be gone`, maxAttempts: 100, intervalMs: 100 },
+        );
+        // Its guard shell goes now, while nothing runs on the data directory: later, its kill of
+        // the postmaster.pid it finds would hit the restarted member's postmaster.
+        const at = started.findIndex((entry) => entry.member === member);
+        if (at >= 0) {
+          const { shell } = started.splice(at, 1)[0]!;
+          const gone = new Promise<void>((resolve) => (shell.exitCode !== null || shell.signalCode !== null ? resolve() : shell.once("exit", () => resolve())));
+          shell.stdin!.end();
+          await gone;
+        }
+      },
+      async restartMember(name) {
+        const index = members.indexOf(memberNamed(members, name));
+        const member = await startMember(name);
+        members[index] = member;
+        await waitForRole(member, "replica");
+        return member;
+      },
       patronictl: (...args) =>
         execFileSync(PATRONICTL_BINARY, ["-c", pg0.configFile, ...args], {
           encoding: "utf8",
