@@ -32,6 +32,14 @@ export interface StartBrokerOptions {
   brokerPort?: number;
   /** Default 0: a free port (a kept data dir reuses the port recorded in its bookie cookie). */
   bookiePort?: number;
+  /**
+   * A ZooKeeper for the broker's and the bookie's metadata, `zk:127.0.0.1:<port>` (Pulsar's
+   * `--metadata-url`): the broker's own nodes (its load-manager leader at /loadbalance/leader, its
+   * registration under /loadbalance/brokers) are then there to read. Default: a rocksdb store in
+   * dataDir. The standalone's other ZooKeeper mode (PULSAR_STANDALONE_USE_ZOOKEEPER) runs the
+   * ZooKeeper inside the broker's JVM, where the broker's crash takes the server with it.
+   */
+  metadataStoreUrl?: string;
   /** From spawn to the admin API answering; default 180 s (a 2-core CI box under load). */
   startTimeoutMs?: number;
   maxHeapMb?: number;
@@ -164,6 +172,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     String(brokerPort),
     "--bookie-port",
     String(bookiePort),
+    ...(options.metadataStoreUrl === undefined ? [] : ["--metadata-url", options.metadataStoreUrl]),
     ...Object.entries(options.brokerConfig ?? {}).flatMap(([key, value]) => ["--conf", `${key}=${String(value)}`]),
     "--watch-stdin",
   ];

@@ -3,14 +3,17 @@ import type { HoldReadError, LockRef } from "@/lib/poller/contract/hold-source";
 import type { LeaderNodeReading } from "./leader-observation";
 import type { SystemRole } from "./systems/system-role";
 import { readEachRef } from "./read-each-ref";
+import type { WatchedReads } from "./watched-reads";
 import { joinPath } from "./znode-path";
 import type { ZookeeperConnection } from "./zookeeper-connection";
 
-// One read of nodes that are themselves the lock: `exists` with a watch (it fires when the node
-// is created, deleted or rewritten, also for a node not there yet), then getData of a node that
-// exists; with the system's standbys (getChildren, and getData of each where the system reads
-// them), its side nodes (getData with a watch) and its own election count (getData) beside.
-// A node deleted between the two reads is free: its watch has fired, and the next read says so.
+// One read of nodes that are themselves the lock: the node (`getData` with a watch, which fires
+// when it is rewritten or deleted; `exists` with one for a node not there yet, which fires when it
+// is created), with the system's standbys (getChildren, and the data of each where the system
+// reads them), its side nodes and its own election count beside. Every node read is watched and
+// its answer kept until its watch fires (watched-reads.ts): a lock none of whose nodes changed is
+// read from memory, and the server is asked once for the whole read. A node deleted between two
+// reads is free: its watch has fired, and the next read says so.
 
 export type LeaderReadOptions = {
   roleOf: (ref: LockRef) => SystemRole | null;
@@ -28,6 +31,7 @@ function parseCount(data: Buffer | null): number | null {
 
 export async function readLeaderNodes(
   connection: ZookeeperConnection,
+  reads: WatchedReads,
   refs: LockRef[],
   options: LeaderReadOptions,
 ): Promise<{ readings: LeaderNodeReading[]; errors: HoldReadError[] }> {
@@ -37,21 +41,20 @@ export async function readLeaderNodes(
     const isStandbyDataRead = role?.standbys?.isDataRead === true;
     const sidePaths = Object.entries(role?.sideNodes?.(ref.key) ?? {});
     const countPath = role?.electionCount?.path(ref.key);
-    const readCount = async () => (countPath === undefined ? null : parseCount((await connection.getData(countPath))?.data ?? null));
+    const readCount = async () => (countPath === undefined ? null : parseCount((await reads.readNode(countPath))?.data ?? null));
     // The node and the system's count are read between two reads of the count: an election
     // between them (Kafka writes its controller node and epoch in one transaction) would pair a
     // holder with a count that is not its own, and the tally would call a seen election missed.
     let count: number | null = null;
-    let stat: Awaited<ReturnType<ZookeeperConnection["exists"]>> = null;
-    let node: Awaited<ReturnType<ZookeeperConnection["getData"]>> = null;
+    let node: Awaited<ReturnType<WatchedReads["readNode"]>> = null;
     let children: string[] | null = null;
     for (let attempt = 0; attempt < MAX_COUNT_READS; attempt++) {
       const before = await readCount();
-      [stat, children] = await Promise.all([
-        connection.exists(ref.key, options.watch),
-        standbysPath === undefined ? null : connection.getChildren(standbysPath, isStandbyDataRead ? options.watch : undefined),
+      [node, children] = await Promise.all([
+        reads.readNode(ref.key, options.watch),
+        // Watched either way (for what is kept); a change brings a read only where the system reads its standbys' data.
+        standbysPath === undefined ? null : reads.getChildren(standbysPath, isStandbyDataRead ? options.watch : undefined),
       ]);
-      node = stat === null ? null : await connection.getData(ref.key);
       count = await readCount();
       if (count === before) break;
       // Still moving after the last try: no count this time (the tally waits for the next read).
@@ -70,13 +73,11 @@ export async function readLeaderNodes(
       // A standby that went between the listing and its read is listed with no data.
       named === null || standbysPath === undefined || !isStandbyDataRead
         ? null
-        : Promise.all(named.map(async ({ child, name }) => ({ name, data: (await connection.getData(joinPath(standbysPath, child)))?.data ?? null }))),
+        : Promise.all(named.map(async ({ child, name }) => ({ name, data: (await reads.readNode(joinPath(standbysPath, child)))?.data ?? null }))),
       Promise.all(
         sidePaths.map(async ([name, path]) => {
-          // getData arms no watch on a node that does not exist: `exists` does (Patroni creates its
-          // failover node at the first switchover), and one created in between is read after all.
-          let side = await connection.getData(path, options.watch);
-          if (side === null && (await connection.exists(path, options.watch)) !== null) side = await connection.getData(path, options.watch);
+          // Watched also while it does not exist: Patroni creates its failover node at the first switchover.
+          const side = await reads.readNode(path, options.watch);
           return [name, side === null ? null : { data: side.data, mzxid: side.stat.mzxid ?? null }] as const;
         }),
       ),
@@ -92,5 +93,15 @@ export async function readLeaderNodes(
       observedAt: new Date().toISOString(),
     };
   }
-  return readEachRef(connection, refs, readOne);
+  const hitsBefore = reads.hitCount();
+  const result = await readEachRef(connection, refs, readOne);
+  if (reads.hitCount() === hitsBefore) return result;
+  // Some answers came from memory: the server must still answer for them to count.
+  try {
+    await reads.confirm();
+  } catch (error) {
+    const message = (error as Error).message;
+    return { readings: [], errors: [{ message }, ...refs.map((ref) => ({ key: ref.key, message }))] };
+  }
+  return result;
 }

@@ -47,6 +47,13 @@ export type ZookeeperConnection = {
   exists(path: string, watch?: (event: { path: string; type: string }) => void): Promise<ZnodeStat | null>;
   /** Baton's own session: its id and the timeout the server granted (known only once connected). */
   session(): { id: string | null; timeoutMs: number | null };
+  /**
+   * The connection requests go over now, by number (a new one at every connect, of the same
+   * session or a new one); null while not connected. A watch armed on one connection is known to
+   * have fired for every change before a later answer on that same connection: past a disconnect
+   * that is no longer known (a new session has lost them all).
+   */
+  connectionNumber(): number | null;
   /** Called after a reconnect (watches may have missed changes) or a new session (watches are gone). */
   onSession(listener: (event: SessionEvent) => void): () => void;
   close(): Promise<void>;
@@ -128,6 +135,7 @@ export function createZookeeperConnection(options: ZookeeperConnectionOptions): 
   let isClosed = false;
   let client: Client;
   let isConnected = false;
+  let connections = 0;
   let connectedWaiters: (() => void)[] = [];
   // A server that holds the connection open but stops answering (paused, overloaded) would make
   // every queued request wait out its own timeout in turn: after one timed out, the others fail
@@ -175,6 +183,7 @@ export function createZookeeperConnection(options: ZookeeperConnectionOptions): 
         if (boundTimer !== null) clearTimeout(boundTimer);
         boundTimer = null;
         isConnected = true;
+        connections += 1;
         const waiters = connectedWaiters;
         connectedWaiters = [];
         for (const wake of waiters) wake();
@@ -250,29 +259,23 @@ export function createZookeeperConnection(options: ZookeeperConnectionOptions): 
   return {
     ready: whenConnected,
 
-    async getChildren(path, watch) {
-      try {
-        return await request<string[]>(`getChildren ${path}`, (current, done) => {
-          if (watch) current.getChildren(path, wrap(watch), (error, children) => done(error, children));
-          else current.getChildren(path, (error, children) => done(error, children));
-        });
-      } catch (error) {
-        if (error instanceof ZookeeperSourceError && isNoNode(error.cause)) return null;
-        throw error;
-      }
+    // A node that does not exist is an answer (null), not an error: no error object is made for it,
+    // a cost a read of many absent nodes (side nodes not written yet) would pay once each.
+    getChildren(path, watch) {
+      return request<string[] | null>(`getChildren ${path}`, (current, done) => {
+        const answer = (error: unknown, children: string[]) => (isNoNode(error) ? done(null, null) : done(error, children));
+        if (watch) current.getChildren(path, wrap(watch), answer);
+        else current.getChildren(path, answer);
+      });
     },
 
-    async getData(path, watch) {
-      try {
-        return await request(`getData ${path}`, (current, done: (error: unknown, value?: { data: Buffer | null; stat: ZnodeStat }) => void) => {
-          const answer = (error: unknown, data: Buffer | undefined, stat: Stat) => done(error, error ? undefined : { data: data ?? null, stat: toStat(stat) });
-          if (watch) current.getData(path, wrap(watch), answer);
-          else current.getData(path, answer);
-        });
-      } catch (error) {
-        if (error instanceof ZookeeperSourceError && isNoNode(error.cause)) return null;
-        throw error;
-      }
+    getData(path, watch) {
+      return request(`getData ${path}`, (current, done: (error: unknown, value?: { data: Buffer | null; stat: ZnodeStat } | null) => void) => {
+        const answer = (error: unknown, data: Buffer | undefined, stat: Stat) =>
+          isNoNode(error) ? done(null, null) : done(error, error ? undefined : { data: data ?? null, stat: toStat(stat) });
+        if (watch) current.getData(path, wrap(watch), answer);
+        else current.getData(path, answer);
+      });
     },
 
     exists(path, watch) {
@@ -286,6 +289,10 @@ export function createZookeeperConnection(options: ZookeeperConnectionOptions): 
     session() {
       if (!isConnected) return { id: null, timeoutMs: null };
       return { id: formatSessionId(client.getSessionId()), timeoutMs: client.getSessionTimeout() };
+    },
+
+    connectionNumber() {
+      return isConnected ? connections : null;
     },
 
     onSession(listener) {

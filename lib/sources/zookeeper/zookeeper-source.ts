@@ -7,6 +7,7 @@ import { type ElectionTally, type LeaderNodeReading, tallyElections, toLeaderNod
 import { toLockObservation } from "./lock-observation";
 import { readLeaderNodes } from "./read-leader-nodes";
 import { readLockPaths } from "./read-lock-paths";
+import { createWatchedReads } from "./watched-reads";
 import { toZookeeperHint } from "./watch-hint";
 import { SEMAPHORE_LEASES } from "./recipe-layout";
 import { DUMP_WHITELIST_NOTE, judgeHolderSessions, readSessionDump, type SessionDump } from "./session-dump";
@@ -15,8 +16,8 @@ import type { ZookeeperClusterConfig } from "./zookeeper-config";
 import { createZookeeperConnection } from "./zookeeper-connection";
 
 // The ZooKeeper source as the shared hold cycles read it: discovery, reads of lock nodes (each
-// arming a child watch, or for a node that is itself the lock an `exists` watch), the server's
-// session deadlines, and watch fires as change hints.
+// arming a child watch, or for a node that is itself the lock a data or `exists` watch), the
+// server's session deadlines, and watch fires as change hints.
 
 export type ZookeeperSourceConfig = ZookeeperClusterConfig & { digestSecret?: string };
 /** A ZooKeeper cluster entry made ready: its secret read, its poll interval defaulted. */
@@ -43,6 +44,8 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
     limiter,
     log,
   });
+  // Leader nodes unchanged since their last read are answered from memory (their watches armed).
+  const watchedReads = createWatchedReads(connection);
   const discovery = createDiscovery(config, connection, (paths) => onHints?.(paths.map((key) => toZookeeperHint(key, "found", new Date().toISOString()))));
   /** Per lock with a system's own election count: the count at the last read (missed elections). */
   const tallies = new Map<string, ElectionTally>();
@@ -140,7 +143,9 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
         queueKeys.length === 0
           ? { readings: [], errors: [] }
           : readLockPaths(connection, queueKeys, { recipeOf: (ref) => discovery.targetOf(ref).recipe, maxWaitersRead: config.maxWaitersRead, watch }),
-        nodeKeys.length === 0 ? { readings: [], errors: [] } : readLeaderNodes(connection, nodeKeys, { roleOf: (ref) => discovery.targetOf(ref).role, watch }),
+        nodeKeys.length === 0
+          ? { readings: [], errors: [] }
+          : readLeaderNodes(connection, watchedReads, nodeKeys, { roleOf: (ref) => discovery.targetOf(ref).role, watch }),
         readDump(),
       ]);
       const facts = { dump: sessions.value, batonSessionTimeoutMs: connection.session().timeoutMs };

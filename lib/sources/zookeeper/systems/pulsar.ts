@@ -3,10 +3,13 @@ import { z } from "zod";
 import { joinPath, znodePath } from "../znode-path";
 import type { LockTarget } from "./system-role";
 
-// Apache Pulsar's leader broker (the load manager's leader, LeaderElectionService): the
-// ephemeral /loadbalance/leader, LeaderBroker JSON: {"brokerId":"host:8080","serviceUrl":
-// "http://host:8080"} (brokerId since 3.0; serviceUrl alone before). The brokers register under
-// /loadbalance/brokers/<host:port>: the standbys.
+// Apache Pulsar's leader broker (the load manager's leader, LeaderElectionService), on a cluster
+// whose metadata store is ZooKeeper: the ephemeral /loadbalance/leader on the broker's metadata
+// session, LeaderBroker JSON. A real 4.2.4 (and 3.0.7) broker wrote
+// {"brokerId":"127.0.0.1:41457","serviceUrl":"http://127.0.0.1:41457"}, the brokerId being what
+// GET /admin/v2/brokers/leaderBroker names (tests/integration/poller/pulsar-load-manager-leader.test.ts);
+// brokers before 3.0 wrote the serviceUrl alone. The brokers register under
+// /loadbalance/brokers/<brokerId>: the standbys.
 
 export const pulsarSchema = z
   .object({

@@ -33,6 +33,7 @@ function fakeTree(initial: string[]) {
       return nodes.has(path) ? stat : null;
     },
     session: () => ({ id: null, timeoutMs: null }),
+    connectionNumber: () => 1,
     onSession: () => () => undefined,
     close: async () => undefined,
   };

@@ -60,6 +60,13 @@ describe("the systems' holder parsers", () => {
     });
   });
 
+  it("Pulsar: what a real broker wrote at /loadbalance/leader (4.2.4 and 3.0.7 alike, on a ZooKeeper metadata store)", () => {
+    expect(parsePulsarLeader(Buffer.from('{"brokerId":"127.0.0.1:41457","serviceUrl":"http://127.0.0.1:41457"}'))).toEqual({
+      holder: "127.0.0.1:41457",
+      fields: { brokerId: "127.0.0.1:41457", serviceUrl: "http://127.0.0.1:41457" },
+    });
+  });
+
   it("Pulsar: the broker id (3.x), else the service URL's host (2.x)", () => {
     expect(parsePulsarLeader(Buffer.from('{"brokerId":"broker-1:8080","serviceUrl":"http://broker-1:8080"}')).holder).toBe("broker-1:8080");
     expect(parsePulsarLeader(Buffer.from('{"serviceUrl":"http://broker-2:8080"}')).holder).toBe("broker-2:8080");

@@ -14,12 +14,14 @@ import java.util.List;
  *
  * <pre>
  * java ... baton.pulsar.StandaloneLauncher --data-dir DIR --web-port 8080 --broker-port 6650
- *     [--bookie-port 0] [--conf key=value]... [--wipe] [--watch-stdin]
+ *     [--bookie-port 0] [--metadata-url zk:HOST:PORT] [--conf key=value]... [--wipe] [--watch-stdin]
  * </pre>
  *
  * It writes DIR/conf/standalone.conf from the bundled baton-standalone.conf plus the ports, then
  * hands over to Pulsar's own PulsarStandaloneStarter with the functions worker and stream
- * storage off.
+ * storage off. With --metadata-url the broker and the bookie keep their metadata in that store (a
+ * ZooKeeper: {@code zk:127.0.0.1:2181}) instead of the rocksdb store under DIR/metadata: the
+ * standalone's --metadata-url, which keeps its PIP-117 mode (BKCluster, no embedded ZooKeeper).
  */
 public final class StandaloneLauncher {
     // Bounds a shutdown that hangs (a bookie or ledger close that never returns): the parent
@@ -52,6 +54,10 @@ public final class StandaloneLauncher {
                 // standalone to ZooKeeper mode, so it must not be the CWD-relative default.
                 "--zookeeper-dir", dataDir.resolve("zookeeper").toString(),
                 "--bookkeeper-port", Integer.toString(options.bookiePort)));
+        if (options.metadataUrl != null) {
+            standaloneArgs.add("--metadata-url");
+            standaloneArgs.add(options.metadataUrl);
+        }
         if (options.wipe) {
             standaloneArgs.add("--wipe-data");
         }
@@ -131,6 +137,7 @@ public final class StandaloneLauncher {
         int webPort = 8080;
         int brokerPort = 6650;
         int bookiePort = 0;
+        String metadataUrl;
         boolean wipe;
         boolean watchStdin;
         final List<String> overrides = new ArrayList<>();
@@ -144,6 +151,7 @@ public final class StandaloneLauncher {
                     case "--web-port" -> options.webPort = parsePort(valueAfter(args, ++i, arg), arg);
                     case "--broker-port" -> options.brokerPort = parsePort(valueAfter(args, ++i, arg), arg);
                     case "--bookie-port" -> options.bookiePort = parsePort(valueAfter(args, ++i, arg), arg);
+                    case "--metadata-url" -> options.metadataUrl = parseMetadataUrl(valueAfter(args, ++i, arg));
                     case "--conf" -> options.overrides.add(parseOverride(valueAfter(args, ++i, arg)));
                     case "--wipe" -> options.wipe = true;
                     case "--watch-stdin" -> options.watchStdin = true;
@@ -154,6 +162,14 @@ public final class StandaloneLauncher {
                 fail("--data-dir is required");
             }
             return options;
+        }
+
+        private static String parseMetadataUrl(String value) {
+            // ZooKeeper only: the one store besides the default rocksdb that Baton's tests use.
+            if (!value.matches("zk:[^\\s]+")) {
+                fail("--metadata-url needs zk:HOST:PORT[,HOST:PORT...][/chroot], got " + value);
+            }
+            return value;
         }
 
         private static String parseOverride(String value) {
@@ -186,7 +202,7 @@ public final class StandaloneLauncher {
         private static void fail(String message) {
             System.err.println("[baton] " + message);
             System.err.println("usage: StandaloneLauncher --data-dir DIR [--web-port N] [--broker-port N]"
-                    + " [--bookie-port N] [--conf key=value]... [--wipe] [--watch-stdin]");
+                    + " [--bookie-port N] [--metadata-url zk:HOST:PORT] [--conf key=value]... [--wipe] [--watch-stdin]");
             System.exit(2);
         }
     }
