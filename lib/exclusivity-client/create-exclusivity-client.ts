@@ -1,10 +1,14 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 
-import type { CounterBackend, EntryResult } from "./counter-backend";
+import type { CounterBackend, OtherInside } from "./counter-backend";
 import type { CounterEvent, EventContext } from "./counter-event";
+import { type OperationQueue, operationQueueOf } from "./counter-operation";
 import { createCountReporter, type CountReporterStats } from "./count-reporter";
 import { createEventReporter, type ReporterStats } from "./event-reporter";
+import { type ExclusivityEntry, ExclusivitySection, type SectionHost } from "./exclusivity-section";
 import { createRedisCounter, type RedisLike } from "./redis-counter";
+
+export type { ExclusivityEntry } from "./exclusivity-section";
 
 export type ExclusivityClientOptions = {
   /** Counters in Redis (an ioredis client), shared by every worker and pod of the service. */
@@ -43,13 +47,6 @@ export type ExclusivityClientOptions = {
 
 export type ReportingMode = "all" | "violations+counts" | "violations";
 
-/** What `fn` learns about its own entry: the counter it saw and whether that is a violation. */
-export type ExclusivityEntry = {
-  /** The value before this worker's increment, or null when the counter could not be reached. */
-  counter: number | null;
-  isViolation: boolean;
-};
-
 export type ExclusivityStats = ReporterStats & CountReporterStats & { increments: number; violations: number; counterErrors: number };
 
 export type ExclusivityClient = {
@@ -57,15 +54,22 @@ export type ExclusivityClient = {
    * Runs fn inside the key: enters (atomically recording this entry and learning who else is
    * inside), reports a violation when another worker was inside, always exits afterwards. The counter is a
    * measurement, not a lock: fn runs even when the counter backend fails (reported to onError).
+   * Settles with fn's result or error once the exit is answered, so a worker that hands the key on
+   * after that is never seen as still inside.
    */
   withExclusivity<T>(key: string, fn: (entry: ExclusivityEntry) => T | Promise<T>, context?: EventContext): Promise<T>;
   flush(): Promise<void>;
-  /** Flushes and stops; the Redis connection stays open (it is the caller's). */
+  /**
+   * Refuses new work, waits (at most requestTimeoutMs) for the entries already sent to be answered
+   * so that their increments are reported, then flushes and stops. Work still running finishes:
+   * its exits still reach the counter. The Redis connection stays open (it is the caller's).
+   */
   close(): Promise<void>;
   stats(): ExclusivityStats;
 };
 
 const DEFAULT_KEY_PREFIX = "baton:exclusivity:";
+const NO_CONTEXT: EventContext = Object.freeze({});
 const REPORTING_MODES: readonly ReportingMode[] = ["all", "violations+counts", "violations"];
 
 function defaultOnError(error: Error): void {
@@ -83,6 +87,8 @@ function guardOnError(onError: (error: Error) => void): (error: Error) => void {
   };
 }
 
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 function resolveCounter(options: ExclusivityClientOptions): CounterBackend {
   if (options.redis && options.counter) throw new Error("pass redis or counter, not both");
   if (options.counter) return options.counter;
@@ -91,7 +97,7 @@ function resolveCounter(options: ExclusivityClientOptions): CounterBackend {
 }
 
 export function createExclusivityClient(options: ExclusivityClientOptions): ExclusivityClient {
-  const counter = resolveCounter(options);
+  const queue: OperationQueue = operationQueueOf(resolveCounter(options));
   const onError = guardOnError(options.onError ?? defaultOnError);
   const mode = options.report ?? "all";
   if (!REPORTING_MODES.includes(mode)) throw new Error(`report must be one of ${REPORTING_MODES.join(", ")} (got ${JSON.stringify(mode)})`);
@@ -109,21 +115,50 @@ export function createExclusivityClient(options: ExclusivityClientOptions): Excl
   // Created in "violations+counts" mode only: the other modes send no count requests.
   const counts =
     mode === "violations+counts" ? createCountReporter({ ...delivery, clientId: randomUUID(), service: options.service, worker: options.worker }) : null;
+  // Entry ids: this client's random 96-bit prefix and a sequence number, unique across clients
+  // and cheaper than a UUID each.
+  const entryIdPrefix = `${randomBytes(12).toString("base64url")}.`;
+  let entrySequence = 0;
   let isClosed = false;
+  let isReportingClosed = false;
+  let closing: Promise<void> | null = null;
   let increments = 0;
   let violations = 0;
   let counterErrors = 0;
+  // Enters issued and not yet answered (or failed): close() waits for them.
+  let entersInFlight = 0;
+  let onEntersAnswered: (() => void) | null = null;
 
-  function counterFailed(operation: string, key: string, error: unknown): void {
-    counterErrors += 1;
-    onError(new Error(`exclusivity counter ${operation} failed for key "${key}": ${(error as Error).message}`, { cause: error }));
+  function enterAnswered(): void {
+    entersInFlight -= 1;
+    if (entersInFlight === 0 && onEntersAnswered) onEntersAnswered();
   }
 
-  function toEvent(key: string, entered: EntryResult, observedAt: number, context: EventContext): CounterEvent {
+  /** Resolves once every enter issued so far is answered, or after timeoutMs: a counter that does not answer must not hold close() for ever. */
+  function entersAnswered(timeoutMs: number): Promise<void> {
+    if (entersInFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(answered, timeoutMs);
+      function answered(): void {
+        clearTimeout(timer);
+        onEntersAnswered = null;
+        resolve();
+      }
+      onEntersAnswered = answered;
+    });
+  }
+
+  async function closeOnce(): Promise<void> {
+    await entersAnswered(delivery.requestTimeoutMs);
+    isReportingClosed = true;
+    await Promise.all([reporter.close(), counts?.close()]);
+  }
+
+  function toEvent(key: string, othersCount: number, others: readonly OtherInside[], observedAt: number, context: EventContext): CounterEvent {
     const event: CounterEvent = {
       id: randomUUID(),
       key,
-      counter: entered.othersCount,
+      counter: othersCount,
       service: options.service,
       worker: options.worker,
       observedAt,
@@ -131,49 +166,57 @@ export function createExclusivityClient(options: ExclusivityClientOptions): Excl
     };
     // Entry ages are on the backend's clock; subtracted from this worker's observedAt they put
     // the entry times on the same clock as the event.
-    if (entered.others.length > 0) event.othersInside = entered.others.map((other) => ({ worker: other.worker, enteredAt: observedAt - other.insideForMs }));
+    if (others.length > 0) event.othersInside = others.map((other) => ({ worker: other.worker, enteredAt: observedAt - other.insideForMs }));
     return event;
   }
 
-  return {
-    async withExclusivity(key, fn, context = {}) {
-      if (isClosed) throw new Error("the exclusivity client is closed");
-      const counterKey = keyPrefix + key;
-      const entryId = randomUUID();
-      let entered: EntryResult | null = null;
+  const host: SectionHost = {
+    queue,
+    counterKeyPrefix: keyPrefix,
+    entryIdPrefix,
+    worker: options.worker,
+    recordEntry(key, othersCount, others, observedAtMs, context) {
+      enterAnswered();
+      increments += 1;
+      const isViolation = othersCount > 0;
+      if (isViolation) violations += 1;
+      if (isReportingClosed) {
+        // Answered after close() stopped waiting (requestTimeoutMs): too late to be sent.
+        onError(new Error(`an entry into key "${key}" was answered after close() had stopped reporting: it is counted in stats() only`));
+        return;
+      }
       try {
-        entered = await counter.enter(counterKey, { entryId, worker: options.worker });
+        if (mode === "all" || isViolation) reporter.enqueue(toEvent(key, othersCount, others, observedAtMs, context));
+        else counts?.record(observedAtMs, context);
       } catch (error) {
-        counterFailed("enter", key, error);
+        // Never into the counter's loop of answers, which would leave the others unanswered.
+        onError(new Error(`could not record the entry into key "${key}": ${messageOf(error)}`, { cause: error }));
       }
-      const seen = entered === null ? null : entered.othersCount;
-      const isViolation = seen !== null && seen > 0;
-      if (entered !== null) {
-        const observedAt = Date.now();
-        increments += 1;
-        if (isViolation) violations += 1;
-        if (mode === "all" || isViolation) reporter.enqueue(toEvent(key, entered, observedAt, context));
-        else counts?.record(observedAt, context);
-      }
-      try {
-        return await fn({ counter: seen, isViolation });
-      } finally {
-        if (entered !== null) {
-          try {
-            await counter.exit(counterKey, entryId);
-          } catch (error) {
-            // The entry's expiry removes it; fn's own result or error still stands.
-            counterFailed("exit", key, error);
-          }
-        }
-      }
+    },
+    counterFailed(operation, key, error) {
+      if (operation === "enter") enterAnswered();
+      counterErrors += 1;
+      onError(new Error(`exclusivity counter ${operation} failed for key "${key}": ${messageOf(error)}`, { cause: error }));
+    },
+  };
+
+  return {
+    withExclusivity(key, fn, context = NO_CONTEXT) {
+      if (isClosed) return Promise.reject(new Error("the exclusivity client is closed"));
+      entersInFlight += 1;
+      // A section is the unit of work's enter and exit, queued on the counter as they are; its
+      // promise is the only one a unit of work costs.
+      return new Promise((resolve, reject) =>
+        queue(new ExclusivitySection(host, typeof key === "string" ? key : String(key), (entrySequence++).toString(36), fn, context, resolve, reject)),
+      );
     },
     async flush() {
       await Promise.all([reporter.flush(), counts?.flush()]);
     },
-    async close() {
+    close() {
       isClosed = true;
-      await Promise.all([reporter.close(), counts?.close()]);
+      closing ??= closeOnce();
+      return closing;
     },
     stats: () => ({
       ...reporter.stats(),

@@ -1,12 +1,8 @@
-import { type CounterBackend, type EntryResult, MAX_OTHERS_INSIDE } from "./counter-backend";
+import type { EntryResult, OtherInside } from "./counter-backend";
+import { type CounterOperation, NO_OTHERS, OPERATION_QUEUE, type QueueingCounterBackend } from "./counter-operation";
+import { createScriptCall, type RedisLike } from "./redis-script-call";
 
-/**
- * What the counter needs from a Redis client; an ioredis `Redis` instance fits. One connection to
- * one Redis: a batch's keys lie in many hash slots, which a Redis Cluster does not take in one call.
- */
-export type RedisLike = {
-  eval(script: string, numkeys: number, ...args: (string | number)[]): Promise<unknown>;
-};
+export type { RedisLike } from "./redis-script-call";
 
 export type RedisCounterOptions = {
   /**
@@ -97,112 +93,175 @@ for i = 1, #KEYS do
 end
 return replies`;
 
-function toEntryResult(reply: unknown): EntryResult {
-  const isWellFormed = Array.isArray(reply) && typeof reply[0] === "number" && reply.length % 2 === 1;
-  if (!isWellFormed) throw new Error(`Redis answered ${JSON.stringify(reply)} to the enter script, expected [count, worker, ms, ...]`);
-  const others: EntryResult["others"] = [];
+/** The others of a well-formed enter reply, [count, worker, ms, worker, ms, ...]. */
+function othersOf(reply: unknown[]): readonly OtherInside[] {
+  if (reply.length === 1) return NO_OTHERS;
+  const others: OtherInside[] = [];
+  // A pre-encoded call's replies are not converted: names come as Buffers (toString: UTF-8).
   for (let i = 1; i < reply.length; i += 2) others.push({ worker: String(reply[i]), insideForMs: Number(reply[i + 1]) });
-  return { othersCount: reply[0] as number, others };
+  return others;
 }
 
-/** An enter or exit waiting for its call's answer. */
-type Operation =
-  | { kind: "enter"; redisKey: string; entryId: string; worker: string; resolve: (result: EntryResult) => void; reject: (error: unknown) => void }
-  | { kind: "exit"; redisKey: string; entryId: string; resolve: () => void; reject: (error: unknown) => void };
+function isEnterReply(reply: unknown): reply is [number, ...unknown[]] {
+  return Array.isArray(reply) && typeof reply[0] === "number" && reply.length % 2 === 1;
+}
+
+/** An enter of createRedisCounter's promise API. */
+class PromisedEnter implements CounterOperation {
+  readonly isEnter = true;
+  readonly keyPrefix = "";
+  readonly entryIdPrefix = "";
+  keyBytes = -1;
+  entryIdBytes = -1;
+  constructor(
+    readonly key: string,
+    readonly entryIdSuffix: string,
+    readonly worker: string,
+    private readonly resolve: (result: EntryResult) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+  entered(othersCount: number, others: readonly OtherInside[]): void {
+    this.resolve({ othersCount, others: [...others] });
+  }
+  exited(): void {}
+  failed(error: unknown): void {
+    this.reject(error);
+  }
+}
+
+/** An exit of createRedisCounter's promise API. */
+class PromisedExit implements CounterOperation {
+  readonly isEnter = false;
+  readonly keyPrefix = "";
+  readonly entryIdPrefix = "";
+  readonly worker = "";
+  keyBytes = -1;
+  entryIdBytes = -1;
+  constructor(
+    readonly key: string,
+    readonly entryIdSuffix: string,
+    private readonly resolve: () => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+  entered(): void {}
+  exited(): void {
+    this.resolve();
+  }
+  failed(error: unknown): void {
+    this.reject(error);
+  }
+}
 
 /**
  * Who is inside each key, in Redis, shared by every worker that uses the same Redis and key prefix.
  *
  * Enters and exits are batched as in the JVM client, with no timer: when no call is in flight an
  * operation goes to Redis at once, alone; operations issued while calls are in flight wait for
- * them to answer, then go together, OPS_PER_CALL per script call (BATCH_SCRIPT). An idle counter
- * adds no latency; a busy one sends one call where it would have sent a hundred. Each promise
- * still settles with its own operation's answer (an enter's othersCount and others) once Redis
- * ran it. Operations run in the order they were issued, within a call and across calls (sent in
- * order over the client's one connection), so an exit issued once its enter answered runs after
- * it. A call that fails rejects exactly its operations, with its error. (A script that fails
- * midway, e.g. on a key that is not a hash, has already run the operations before the failing
- * one: they are rejected too, and an entry among them stays until its TTL, as in the JVM client.)
- * While calls fail (Redis unreachable), nothing is held back: each operation goes to the Redis
- * client at once, as with one call per operation, so that in an outage operations do not wait for
- * each other's failures; a call that succeeds brings batching back.
+ * the next of them to answer, then go together, OPS_PER_CALL per script call (BATCH_SCRIPT). An
+ * idle counter adds no latency; a busy one sends one call where it would have sent a hundred, and
+ * keeps calls going while it hands answers out (waiting for every call in flight to answer left
+ * the consumer idle while Redis ran the last one). Each operation is answered on its own (an
+ * enter's othersCount and others) once Redis ran it, a call's answers in one loop; what they
+ * issue meanwhile (the exits of work that ended at once) goes in the next call. Operations run in
+ * the order they were issued, within a call and across calls (sent in order over the client's one
+ * connection), so an exit issued once its enter answered runs after it. A call that fails fails
+ * exactly its operations, with its error. (A script that fails midway, e.g. on a key that is not
+ * a hash, has already run the operations before the failing one: they fail too, and an entry
+ * among them stays until its TTL, as in the JVM client.) While calls fail (Redis unreachable),
+ * nothing is held back: each operation goes to the Redis client at once, as with one call per
+ * operation, so that in an outage operations do not wait for each other's failures; a call that
+ * succeeds brings batching back.
+ *
+ * The returned backend's enter and exit are promises, for use on their own; createExclusivityClient
+ * queues its units of work on it directly (OPERATION_QUEUE), without a promise per operation.
  */
-export function createRedisCounter(redis: RedisLike, options: RedisCounterOptions = {}): CounterBackend {
+export function createRedisCounter(redis: RedisLike, options: RedisCounterOptions = {}): QueueingCounterBackend {
   const ttlMs = options.ttlMs ?? DEFAULT_COUNTER_TTL_MS;
   if (!Number.isInteger(ttlMs) || ttlMs < 1) throw new Error(`ttlMs must be a positive integer (got ${ttlMs})`);
-  const queue: Operation[] = [];
+  const scriptCall = createScriptCall(redis, BATCH_SCRIPT, INSIDE_KEY_SUFFIX, ttlMs);
+  let queue: CounterOperation[] = [];
   let callsInFlight = 0;
   let isFailing = false;
+  // While a call's answers are handed out, what they issue waits, to go together after.
+  let isAnswering = false;
 
-  function call(operations: Operation[]): Promise<unknown> {
-    const args: (string | number)[] = operations.map((operation) => operation.redisKey);
-    args.push(ttlMs, MAX_OTHERS_INSIDE);
-    for (const operation of operations) args.push(operation.kind, operation.entryId, operation.kind === "enter" ? operation.worker : "");
+  function call(operations: CounterOperation[]): Promise<unknown> {
     try {
-      return redis.eval(BATCH_SCRIPT, operations.length, ...args);
+      return scriptCall(operations);
     } catch (error) {
       // A client that throws instead of rejecting fails this call only.
       return Promise.reject(error);
     }
   }
 
-  function answer(operations: Operation[], reply: unknown): void {
+  function answer(operations: CounterOperation[], reply: unknown): void {
     if (!Array.isArray(reply) || reply.length !== operations.length) {
       const got = Array.isArray(reply) ? `${reply.length} replies` : typeof reply;
-      const error = new Error(`Redis answered ${got} to the batch script, expected ${operations.length} replies`);
-      for (const operation of operations) operation.reject(error);
+      fail(operations, new Error(`Redis answered ${got} to the batch script, expected ${operations.length} replies`));
       return;
     }
+    // One clock read per call: its answers all came at once.
+    const observedAtMs = Date.now();
     for (let i = 0; i < operations.length; i++) {
       const operation = operations[i]!;
-      if (operation.kind === "exit") {
-        operation.resolve();
+      if (!operation.isEnter) {
+        operation.exited();
         continue;
       }
+      const entered: unknown = reply[i];
       // A malformed enter reply fails that enter only, as it did with one call per enter.
-      try {
-        operation.resolve(toEntryResult(reply[i]));
-      } catch (error) {
-        operation.reject(error);
-      }
+      if (isEnterReply(entered)) operation.entered(entered[0], othersOf(entered), observedAtMs);
+      else operation.failed(new Error(`Redis answered ${JSON.stringify(entered)} to the enter script, expected [count, worker, ms, ...]`));
     }
   }
 
-  function send(operations: Operation[]): void {
+  function fail(operations: CounterOperation[], error: unknown): void {
+    for (const operation of operations) operation.failed(error);
+  }
+
+  function send(operations: CounterOperation[]): void {
     callsInFlight += 1;
     call(operations).then(
       (reply) => {
         isFailing = false;
-        answer(operations, reply);
-        settled();
+        settled(() => answer(operations, reply));
       },
       (error: unknown) => {
         isFailing = true;
-        for (const operation of operations) operation.reject(error);
-        settled();
+        settled(() => fail(operations, error));
       },
     );
   }
 
   function sendQueued(): void {
-    while (queue.length > 0) send(queue.splice(0, OPS_PER_CALL));
+    while (queue.length > OPS_PER_CALL) send(queue.splice(0, OPS_PER_CALL));
+    if (queue.length > 0) {
+      const operations = queue;
+      queue = [];
+      send(operations);
+    }
   }
 
-  function settled(): void {
+  function settled(handOut: () => void): void {
     callsInFlight -= 1;
-    if (callsInFlight === 0 || isFailing) sendQueued();
+    isAnswering = true;
+    try {
+      handOut();
+    } finally {
+      isAnswering = false;
+      // What was issued while this call was out goes now, other calls out or not.
+      sendQueued();
+    }
   }
 
-  function submit(operation: Operation): void {
+  function submit(operation: CounterOperation): void {
     queue.push(operation);
-    if (callsInFlight === 0 || isFailing) sendQueued();
+    if (!isAnswering && (callsInFlight === 0 || isFailing)) sendQueued();
   }
 
   return {
-    enter: (key, entry) =>
-      new Promise<EntryResult>((resolve, reject) =>
-        submit({ kind: "enter", redisKey: key + INSIDE_KEY_SUFFIX, entryId: entry.entryId, worker: entry.worker, resolve, reject }),
-      ),
-    exit: (key, entryId) => new Promise<void>((resolve, reject) => submit({ kind: "exit", redisKey: key + INSIDE_KEY_SUFFIX, entryId, resolve, reject })),
+    enter: (key, entry) => new Promise<EntryResult>((resolve, reject) => submit(new PromisedEnter(key, entry.entryId, entry.worker, resolve, reject))),
+    exit: (key, entryId) => new Promise<void>((resolve, reject) => submit(new PromisedExit(key, entryId, resolve, reject))),
+    [OPERATION_QUEUE]: submit,
   };
 }

@@ -3,16 +3,19 @@
 // passes: plain (the work alone), noop (withExclusivity over a counter that does nothing: the
 // client's own cost), counted (withExclusivity over Redis, batched as it ships) and unbatched (the
 // same script, one call per enter and per exit, as before batching). Each message costs
-// --work-us µs of CPU (a busy-wait over its bytes), as a consumer's own processing does.
+// --work-us µs of CPU (a busy-wait over its bytes), as a consumer's own processing does, and
+// allocates --garbage-bytes of short-lived objects (default 0), as parsing a message would: each
+// garbage collection that causes copies whatever the counter has in flight.
 // Concurrency: the JVM interceptor hands each entry to a queue and lets the consumer go on; a Node
 // handler awaits withExclusivity, so the consumer keeps --concurrency messages in flight, one per
 // key at a time (keys split over that many lanes, each handling its messages in order), as a
 // Key_Shared consumer or a Kafka consumer with concurrent partitions would.
 // Target: counted throughput >= 90% of plain, with every key counted and nothing lost.
 // Redis: a redis-server of its own on a free port (stopped at the end), or --redis-url.
-// Run: npm run bench:counter [-- --count 100000 --keys 1000 --rounds 4 --work-us 20 --concurrency 1000 --report violations+counts --passes plain,noop,counted,unbatched --redis-url redis://127.0.0.1:6379]
+// Run: npm run bench:counter [-- --count 100000 --keys 1000 --rounds 4 --work-us 20 --garbage-bytes 0 --concurrency 1000 --report violations+counts --passes plain,noop,counted,unbatched --redis-url redis://127.0.0.1:6379]
 import { randomUUID } from "node:crypto";
 import os from "node:os";
+import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 
 import { Redis } from "ioredis";
@@ -36,6 +39,7 @@ const { values } = parseArgs({
     keys: { type: "string", default: "1000" },
     rounds: { type: "string", default: "4" },
     "work-us": { type: "string", default: "20" },
+    "garbage-bytes": { type: "string", default: "0" },
     concurrency: { type: "string", default: "1000" },
     report: { type: "string", default: "violations+counts" },
     passes: { type: "string", default: "plain,noop,counted,unbatched" },
@@ -47,6 +51,7 @@ const count = Number(values.count);
 const keyCount = Number(values.keys);
 const rounds = Number(values.rounds);
 const workMicros = Number(values["work-us"]);
+const garbageBytes = Number(values["garbage-bytes"]);
 const lanes = Math.min(Number(values.concurrency), keyCount);
 const report = values.report as ReportingMode;
 const PASS_KINDS = ["plain", "noop", "counted", "unbatched"] as const;
@@ -62,20 +67,35 @@ type PassResult = {
   perSecond: number;
   seconds: number;
   nodeCpuSeconds: number;
+  nodeSystemSeconds: number;
+  /** Time the event loop waited with nothing to run (for Redis, here), seconds. */
+  loopIdleSeconds: number;
   redisCpuSeconds: number;
   calls: number | null;
   stats: { increments: number; violations: number; counterErrors: number } | null;
   keysLeft: number | null;
 };
 
-/** Busy for workMicros, hashing the message's bytes; the hash is returned so that the loop cannot be dropped. */
+/**
+ * Busy for workMicros, hashing the message's bytes (the hash is returned so that the loop cannot
+ * be dropped), as the JVM bench's work. The clock is read once per 16 passes over the bytes (under
+ * a µs): in Node each read allocates a number, and reading it after every pass made the work
+ * itself allocate about 4 KB a message, garbage collections that each copied whatever the counter
+ * had in flight.
+ */
+let garbage: unknown[] = [];
 function work(message: Message): number {
+  // Kept until the next message's, so that the compiler cannot leave the allocation out.
+  if (garbageBytes > 0) garbage = new Array(Math.ceil(garbageBytes / 8)).fill(message.value.length);
   const until = performance.now() + workMicros / 1_000;
+  const value = message.value;
   let hash = 0;
-  while (performance.now() < until) {
-    for (let i = 0; i < message.value.length; i++) hash = (31 * hash + message.value.charCodeAt(i)) | 0;
-  }
-  return hash;
+  do {
+    for (let pass = 0; pass < 16; pass++) {
+      for (let i = 0; i < value.length; i++) hash = (31 * hash + value.charCodeAt(i)) | 0;
+    }
+  } while (performance.now() < until);
+  return hash ^ garbage.length;
 }
 
 /** Each lane handles the messages of its keys in order; the lanes run concurrently. */
@@ -98,16 +118,15 @@ async function redisCpuSeconds(redis: Redis): Promise<number> {
   return seconds;
 }
 
-/** The Redis the counter uses, with its script calls counted. */
-function countingRedis(redis: Redis): { redis: RedisLike; calls: () => number } {
+/** Script calls Redis has run so far (EVAL and EVALSHA), from its own statistics: the counter is handed the ioredis client itself. */
+async function scriptCalls(redis: Redis): Promise<number> {
+  const info = await redis.info("commandstats");
   let calls = 0;
-  const counting: RedisLike = {
-    eval: (script, numkeys, ...args) => {
-      calls += 1;
-      return redis.eval(script, numkeys, ...args);
-    },
-  };
-  return { redis: counting, calls: () => calls };
+  for (const line of info.split(/\r?\n/)) {
+    const match = /^cmdstat_(?:eval|evalsha):calls=(\d+)/.exec(line);
+    if (match) calls += Number(match[1]);
+  }
+  return calls;
 }
 
 /** One call per enter and per exit (the counter before batching), with the same script. */
@@ -156,15 +175,14 @@ async function main(): Promise<void> {
   const messages: Message[][] = Array.from({ length: lanes }, () => []);
   for (let i = 0; i < count; i++) messages[(i % keyCount) % lanes]!.push({ key: `k-${i % keyCount}`, value: `m-${i}` });
   console.log(
-    `${count} messages over ${keyCount} keys, ${lanes} in flight (one per key at a time), ${workMicros} µs of work each, ${rounds} rounds of ${passKinds.join(", ")}; report ${report}; Redis ${redisUrl}${server ? " (its own redis-server)" : ""}; load average ${load()}`,
+    `${count} messages over ${keyCount} keys, ${lanes} in flight (one per key at a time), ${workMicros} µs of work each${garbageBytes > 0 ? ` (allocating ${garbageBytes} bytes)` : ""}, ${rounds} rounds of ${passKinds.join(", ")}; report ${report}; Redis ${redisUrl}${server ? " (its own redis-server)" : ""}; load average ${load()}`,
   );
   const results: PassResult[] = [];
   try {
     for (let round = 1; round <= rounds; round++) {
       for (const kind of passKinds) {
         const prefix = `baton-bench:${runId}:${kind}-${round}:`;
-        const counting = countingRedis(redis);
-        const counter = kind === "counted" ? createRedisCounter(counting.redis) : kind === "unbatched" ? unbatchedCounter(counting.redis, 60_000) : noopCounter;
+        const counter = kind === "counted" ? createRedisCounter(redis) : kind === "unbatched" ? unbatchedCounter(redis, 60_000) : noopCounter;
         const client =
           kind === "plain"
             ? null
@@ -181,19 +199,24 @@ async function main(): Promise<void> {
         const handle = client
           ? (message: Message) => client.withExclusivity(message.key, () => work(message), context)
           : async (message: Message) => work(message);
+        const callsBefore = await scriptCalls(probe);
+        const loopBefore = performance.eventLoopUtilization();
         const cpuBefore = process.cpuUsage();
         const redisBefore = await redisCpuSeconds(probe);
         const seconds = await consume(messages, handle);
         await client?.close();
         const cpu = process.cpuUsage(cpuBefore);
+        const loop = performance.eventLoopUtilization(loopBefore);
         const result: PassResult = {
           kind,
           round,
           perSecond: Math.round(count / seconds),
           seconds,
           nodeCpuSeconds: (cpu.user + cpu.system) / 1e6,
+          nodeSystemSeconds: cpu.system / 1e6,
+          loopIdleSeconds: loop.idle / 1_000,
           redisCpuSeconds: (await redisCpuSeconds(probe)) - redisBefore,
-          calls: kind === "counted" || kind === "unbatched" ? counting.calls() : null,
+          calls: kind === "counted" || kind === "unbatched" ? (await scriptCalls(probe)) - callsBefore : null,
           stats: client ? client.stats() : null,
           keysLeft: kind === "counted" || kind === "unbatched" ? (await probe.keys(`${prefix}*`)).length : null,
         };
@@ -204,7 +227,7 @@ async function main(): Promise<void> {
           : "";
         const left = result.keysLeft === null ? "" : `, keys left ${result.keysLeft}`;
         console.log(
-          `  ${`${kind}-${round}`.padEnd(12)} ${String(result.perSecond).padStart(7)} msg/s (${seconds.toFixed(2)} s); CPU: Node ${result.nodeCpuSeconds.toFixed(2)} s, Redis ${result.redisCpuSeconds.toFixed(2)} s${calls}${stats}${left}`,
+          `  ${`${kind}-${round}`.padEnd(12)} ${String(result.perSecond).padStart(7)} msg/s (${seconds.toFixed(2)} s); CPU: Node ${result.nodeCpuSeconds.toFixed(2)} s (system ${result.nodeSystemSeconds.toFixed(2)} s; loop idle ${result.loopIdleSeconds.toFixed(2)} s), Redis ${result.redisCpuSeconds.toFixed(2)} s${calls}${stats}${left}`,
         );
         if (result.keysLeft) await deleteKeysWithPrefix(probe, prefix);
       }

@@ -1,9 +1,17 @@
 import { randomUUID } from "node:crypto";
 
 import { Redis } from "ioredis";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 
-import { createExclusivityClient, createRedisCounter, INSIDE_KEY_SUFFIX, MAX_OTHERS_INSIDE, type RedisLike } from "@/lib/exclusivity-client";
+import {
+  type CounterEvent,
+  createExclusivityClient,
+  createRedisCounter,
+  type ExclusivityClientOptions,
+  INSIDE_KEY_SUFFIX,
+  MAX_OTHERS_INSIDE,
+  type RedisLike,
+} from "@/lib/exclusivity-client";
 import { OPS_PER_CALL } from "@/lib/exclusivity-client/redis-counter";
 import { startRedisServer } from "@/tests/support/redis-servers";
 
@@ -358,6 +366,175 @@ describe("createRedisCounter while Redis is down", () => {
       expect(observed.calls.slice(sentAfter)).toEqual([["enter:z"]]);
       // The restarted server is empty: "before" and the failed entries were never there.
       expect(z).toEqual({ othersCount: 0, others: [] });
+    } finally {
+      connection.disconnect();
+      await server.dispose();
+    }
+  });
+});
+
+/** The script calls a client sends through ioredis: one pre-encoded EVAL per call, never ioredis's own eval. */
+function watchedCalls(connection: Redis) {
+  const sent = vi.spyOn(connection, "sendCommand");
+  const evalCalls = vi.spyOn(connection, "eval");
+  return {
+    /** Script calls sent so far. */
+    calls: () => sent.mock.calls.filter(([command]) => (command as { name: string }).name === "eval").length,
+    ioredisEvalCalls: () => evalCalls.mock.calls.length,
+  };
+}
+
+function exclusivityClient(redis: Redis, service: string, errors: Error[], overrides: Partial<ExclusivityClientOptions> = {}) {
+  return createExclusivityClient({
+    redis,
+    keyPrefix: prefix,
+    baton: { url: "http://baton.test", token: "bat_test" },
+    service,
+    worker: "pod-a",
+    report: "violations",
+    fetch: async () => Response.json({ accepted: 0, duplicates: 0, rejected: 0, errors: [] }),
+    onError: (error) => errors.push(error),
+    ...overrides,
+  });
+}
+
+describe("createRedisCounter on an ioredis client (one pre-encoded command per call)", () => {
+  it("writes ioredis's keyPrefix and UTF-8 keys, ids and names as ioredis would", async () => {
+    const connection = new Redis({ host: "127.0.0.1", port: 6379, keyPrefix: `${prefix}ioredis:` });
+    try {
+      const watched = watchedCalls(connection);
+      const counter = createRedisCounter(connection);
+      const key = "clé:ü→€";
+      expect(await counter.enter(key, { entryId: "é-1", worker: "pöd-ä" })).toEqual({ othersCount: 0, others: [] });
+      expect(await counter.enter(key, { entryId: "é-2", worker: "pod:b" })).toMatchObject({ othersCount: 1, others: [{ worker: "pöd-ä" }] });
+      expect(await redis.hkeys(`${prefix}ioredis:${key}${INSIDE_KEY_SUFFIX}`)).toEqual(expect.arrayContaining(["é-1", "é-2"]));
+      await counter.exit(key, "é-1");
+      expect(await counter.enter(key, { entryId: "é-3", worker: "pod-c" })).toMatchObject({ othersCount: 1, others: [{ worker: "pod:b" }] });
+      await Promise.all([counter.exit(key, "é-2"), counter.exit(key, "é-3")]);
+      expect(await redis.exists(`${prefix}ioredis:${key}${INSIDE_KEY_SUFFIX}`)).toBe(0);
+      expect(watched.calls()).toBeGreaterThanOrEqual(5);
+      expect(watched.ioredisEvalCalls()).toBe(0);
+    } finally {
+      await connection.quit();
+    }
+  });
+
+  it("keeps a client's units of work in the order issued across the calls they are split into", async () => {
+    const connection = new Redis({ host: "127.0.0.1", port: 6379 });
+    try {
+      const watched = watchedCalls(connection);
+      const errors: Error[] = [];
+      const client = exclusivityClient(connection, "boundaries", errors);
+      // 2 × OPS_PER_CALL + 50 units of work on one key, all held inside until every one entered: the
+      // first enter goes alone, the others in three calls behind it.
+      const units = 2 * OPS_PER_CALL + 50;
+      let inside = 0;
+      let release!: () => void;
+      const allInside = new Promise<void>((resolve) => (release = resolve));
+      const seen = await Promise.all(
+        Array.from({ length: units }, () =>
+          client.withExclusivity("one-key", async (entry) => {
+            if (++inside === units) release();
+            await allInside;
+            return entry.counter;
+          }),
+        ),
+      );
+      // The n-th unit of work issued found the n before it inside, whichever call carried it.
+      expect(seen).toEqual(Array.from({ length: units }, (_, i) => i));
+      expect(watched.calls()).toBeLessThanOrEqual(10);
+      expect(watched.ioredisEvalCalls()).toBe(0);
+      await client.close();
+      expect(errors).toEqual([]);
+      expect(client.stats()).toMatchObject({ increments: units, violations: units - 1, counterErrors: 0 });
+      expect(await redis.keys(`${prefix}boundaries:*`)).toEqual([]);
+    } finally {
+      await connection.quit();
+    }
+  });
+
+  it("close() waits for an entry Redis has not answered yet and reports it", async () => {
+    const server = await startRedisServer();
+    const connection = new Redis(server.url);
+    const admin = new Redis(server.url);
+    try {
+      const reported: CounterEvent[] = [];
+      const errors: Error[] = [];
+      const client = exclusivityClient(connection, "closing", errors, {
+        report: "all",
+        fetch: async (_input, init) => {
+          reported.push(...(JSON.parse(String(init?.body)) as CounterEvent[]));
+          return Response.json({ accepted: 1, duplicates: 0, rejected: 0, errors: [] });
+        },
+      });
+      await connection.ping();
+      // Scripts wait while writes are paused: the entry is sent, not answered.
+      await admin.call("CLIENT", "PAUSE", "60000", "WRITE");
+      const work = client.withExclusivity("k", (entry) => entry.counter);
+      let isClosed = false;
+      const closing = client.close().then(() => (isClosed = true));
+      await expect.poll(async () => /cmd=eval/.test(String(await admin.call("CLIENT", "LIST", "TYPE", "normal")))).toBe(true);
+      expect(isClosed).toBe(false);
+      await admin.call("CLIENT", "UNPAUSE");
+      expect(await work).toBe(0);
+      await closing;
+      expect(errors).toEqual([]);
+      expect(reported.map((event) => [event.key, event.counter])).toEqual([["k", 0]]);
+    } finally {
+      connection.disconnect();
+      admin.disconnect();
+      await server.dispose();
+    }
+  });
+
+  it("settles every unit of work when Redis goes down with operations in flight, reports each failure, and counts again once it is back", async () => {
+    const server = await startRedisServer();
+    // Fails queued commands after a reconnection attempt 50 ms later.
+    const connection = new Redis(server.url, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    connection.on("error", () => undefined);
+    try {
+      const errors: Error[] = [];
+      const client = exclusivityClient(connection, "outage", errors);
+      const units = OPS_PER_CALL + 100;
+      let inside = 0;
+      let release!: () => void;
+      const allInside = new Promise<void>((resolve) => (release = resolve));
+      const held = Array.from({ length: units }, (_, i) =>
+        client.withExclusivity(`k-${i % 3}`, async (entry) => {
+          if (++inside === units) release();
+          await allInside;
+          return entry.counter;
+        }),
+      );
+      await allInside;
+      await server.stop();
+      await expect.poll(() => connection.status, { timeout: 5_000, interval: 20 }).not.toBe("ready");
+      // Entered while up, leaving while down: every exit fails, in the calls it was batched into.
+      // Entering while down: each enter fails, and its fn runs uncounted.
+      const during = Array.from({ length: 50 }, (_, i) => client.withExclusivity(`k-${i % 3}`, (entry) => entry.counter));
+      const [heldResults, duringResults] = await Promise.all([Promise.all(held), Promise.all(during)]);
+      expect(heldResults.every((counter) => typeof counter === "number")).toBe(true);
+      expect(duringResults).toEqual(Array.from({ length: 50 }, () => null));
+      expect(client.stats()).toMatchObject({ increments: units, counterErrors: units + 50 });
+      expect(errors.filter((e) => /exit failed/.test(e.message))).toHaveLength(units);
+      expect(errors.filter((e) => /enter failed/.test(e.message))).toHaveLength(50);
+
+      await server.restart();
+      await expect
+        .poll(
+          () =>
+            client
+              .withExclusivity("after", (entry) => entry.counter)
+              .then(
+                (counter) => counter !== null,
+                () => false,
+              ),
+          { timeout: 10_000, interval: 100 },
+        )
+        .toBe(true);
+      // The restarted server is empty: the entries whose exits failed are not there to be seen.
+      expect(await client.withExclusivity("k-0", (entry) => entry.counter)).toBe(0);
+      await client.close();
     } finally {
       connection.disconnect();
       await server.dispose();

@@ -177,6 +177,118 @@ describe("withExclusivity", () => {
   });
 });
 
+/** A backend whose enters wait until the test answers them (exits answer at once). */
+function heldCounter() {
+  const inner = createInProcessCounter();
+  const held: (() => void)[] = [];
+  const counter: CounterBackend = {
+    enter: (key, entry) => new Promise((resolve, reject) => held.push(() => inner.enter(key, entry).then(resolve, reject))),
+    exit: (key, entryId) => inner.exit(key, entryId),
+  };
+  return {
+    counter,
+    held,
+    /** Answers every enter held so far. */
+    answerAll() {
+      for (const answer of held.splice(0)) answer();
+    },
+  };
+}
+
+describe("close()", () => {
+  it("waits for the entries already sent to be answered, and reports their increments", async () => {
+    const { fetch, sent } = fakeFetch();
+    const held = heldCounter();
+    const { instance, errors } = client({ fetch, counter: held.counter });
+    const work = instance.withExclusivity("k", (entry) => entry.counter, { subscription: "orders-sub" });
+    expect(held.held).toHaveLength(1);
+    let isClosed = false;
+    const closing = instance.close().then(() => (isClosed = true));
+    // Refused from now on, while the entry sent before close() is still out.
+    await expect(instance.withExclusivity("k2", () => 1)).rejects.toThrow(/closed/);
+    expect(isClosed).toBe(false);
+    held.answerAll();
+    expect(await work).toBe(0);
+    await closing;
+    expect(errors).toEqual([]);
+    expect(sent.flatMap((s) => s.events).map((e) => [e.key, e.counter, e.subscription])).toEqual([["k", 0, "orders-sub"]]);
+    expect(instance.stats()).toMatchObject({ increments: 1, sent: 1, buffered: 0 });
+  });
+
+  it("stops waiting after requestTimeoutMs; an entry answered later is counted in stats and told to onError, not lost silently", async () => {
+    const { fetch, sent } = fakeFetch();
+    const held = heldCounter();
+    const { instance, errors } = client({ fetch, counter: held.counter, requestTimeoutMs: 20 });
+    const work = instance.withExclusivity("late", () => "done");
+    await instance.close();
+    expect(sent).toEqual([]);
+    held.answerAll();
+    expect(await work).toBe("done");
+    expect(instance.stats()).toMatchObject({ increments: 1, sent: 0 });
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/entry into key "late" was answered after close\(\) had stopped reporting/)]);
+  });
+
+  it("returns the same promise when called twice", async () => {
+    const { fetch } = fakeFetch();
+    const { instance } = client({ fetch });
+    expect(instance.close()).toBe(instance.close());
+    await instance.close();
+  });
+});
+
+describe("withExclusivity's edges", () => {
+  it("runs fn when the backend rejects with something that is not an Error, and says so", async () => {
+    const { fetch } = fakeFetch();
+    const odd: CounterBackend = { enter: () => Promise.reject(undefined), exit: async () => undefined };
+    const { instance, errors } = client({ fetch, counter: odd });
+    expect(await instance.withExclusivity("k", (entry) => entry)).toEqual({ counter: null, isViolation: false });
+    expect(errors.map((e) => e.message)).toEqual(['exclusivity counter enter failed for key "k": undefined']);
+    await instance.close();
+  });
+
+  it("runs fn when the backend throws instead of rejecting", async () => {
+    const { fetch } = fakeFetch();
+    const throwing: CounterBackend = {
+      enter: () => {
+        throw new Error("sync boom");
+      },
+      exit: async () => undefined,
+    };
+    const { instance, errors } = client({ fetch, counter: throwing });
+    expect(await instance.withExclusivity("k", () => "ran")).toBe("ran");
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/enter failed for key "k": sync boom/)]);
+    await instance.close();
+  });
+
+  it("awaits a thenable that is not a promise, and exits only after it settled", async () => {
+    const { fetch } = fakeFetch();
+    const { instance } = client({ fetch });
+    let settle!: (value: string) => void;
+    // biome-ignore lint/suspicious/noThenProperty: the test is of a thenable that is not a promise
+    const thenable = { then: (onFulfilled: (value: string) => void) => void (settle = onFulfilled) };
+    const running = instance.withExclusivity("k", () => thenable as unknown as Promise<string>);
+    await expect.poll(() => settle).toBeTypeOf("function");
+    // Still inside: a second entry sees it.
+    expect(await instance.withExclusivity("k", (entry) => entry.counter)).toBe(1);
+    settle("late result");
+    expect(await running).toBe("late result");
+    expect(await instance.withExclusivity("k", (entry) => entry.counter)).toBe(0);
+    await instance.close();
+  });
+
+  it("passes fn's synchronous throw on, after exiting", async () => {
+    const { fetch } = fakeFetch();
+    const { instance } = client({ fetch });
+    await expect(
+      instance.withExclusivity("k", () => {
+        throw new Error("sync fn boom");
+      }),
+    ).rejects.toThrow("sync fn boom");
+    expect((await instance.withExclusivity("k", (e) => e)).counter).toBe(0);
+    await instance.close();
+  });
+});
+
 describe("reporting", () => {
   it("sends full batches of maxBatch events", async () => {
     const { fetch, sent } = fakeFetch();
