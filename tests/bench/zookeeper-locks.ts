@@ -8,9 +8,11 @@
 //    30 s apart, so what is measured is the watches'. Target: p95 under 1 s.
 // 3. 1,000 leader nodes (the node itself is the lock): 500 Helix clusters' controller nodes named
 //    one by one in the configuration, and 500 Patroni clusters found under one namespace (each
-//    with its leader node and two members, whose JSON is read): discovery and three full reads
-//    by one source (the first is cold: nothing read yet; the next are answered from what the
-//    first read and watched, as long as nothing changed).
+//    with its leader node and two members, whose JSON is read): discovery and a full read by each
+//    of six sources in turn, each on a new session (cold: nothing read yet, as at a worker's
+//    start or after a new session; the first also meets a server and a process that have not
+//    run these reads before), and two more by the last (answered from what its first read
+//    and watched, as long as nothing changed).
 // 4. Leader changes among those 1,000, through the worker's poller (polls 30 s apart: the watches
 //    carry them) and PostgreSQL: `trials` leaders, Helix and Patroni in turn, each held by a
 //    session of its own. The leader's session is closed (its node goes at once: the clock starts
@@ -72,42 +74,58 @@ function startVictim(connectString: string, path: string, name: string): Promise
   });
 }
 
-/** A full read's figures: discovery and one read of every lock found, three times over by one source. */
+/**
+ * A full read's figures: discovery and one read of every lock found, by `sources` sources in turn,
+ * each on a session of its own (its first read is cold: nothing read yet, as at a worker's start);
+ * the last reads three times over.
+ */
 async function measureReads(
   server: TestZookeeperServer,
   input: Record<string, unknown>,
   describeRead: (observations: Awaited<ReturnType<ReturnType<typeof createZookeeperSource>["observe"]>>["observations"]) => string,
+  sources = 1,
 ): Promise<void> {
   const config = {
     ...parseZookeeperClusterConfig({ kind: "zookeeper", name: "bench", connectString: server.connectString, requestsPerSecond: 1_000_000, ...input }),
     digestSecret: undefined,
   };
-  const source = createZookeeperSource(config);
-  try {
-    for (let pass = 1; pass <= 3; pass++) {
-      let cpuBefore = server.cpuMs();
-      let started = performance.now();
-      const found = await source.discover();
-      const discoverMs = performance.now() - started;
-      const discoverRequests = source.takeRequestCount();
-      const discoverCpu = server.cpuMs() - cpuBefore;
-      cpuBefore = server.cpuMs();
-      const clientCpuBefore = process.cpuUsage();
-      started = performance.now();
-      const read = await source.observe(found.keys);
-      const readMs = performance.now() - started;
-      const clientCpu = process.cpuUsage(clientCpuBefore);
-      const readRequests = source.takeRequestCount();
-      const readCpu = server.cpuMs() - cpuBefore;
-      console.log(
-        `  pass ${pass}: discovery ${found.keys.length} locks: ${discoverRequests} requests, ${discoverMs.toFixed(0)} ms, server CPU ${discoverCpu} ms; ` +
-          `full read: ${readRequests} requests (a dump counts 1), ${readMs.toFixed(0)} ms (${(readMs / found.keys.length).toFixed(2)} ms a lock), ` +
-          `server CPU ${readCpu} ms, this process's CPU ${((clientCpu.user + clientCpu.system) / 1000).toFixed(0)} ms; ` +
-          `${describeRead(read.observations)}, ${read.errors.length} errors`,
-      );
+  const firstReadsMs: number[] = [];
+  for (let sourceNumber = 1; sourceNumber <= sources; sourceNumber++) {
+    const source = createZookeeperSource(config);
+    try {
+      for (let pass = 1; pass <= (sourceNumber === sources ? 3 : 1); pass++) {
+        let cpuBefore = server.cpuMs();
+        let started = performance.now();
+        const found = await source.discover();
+        const discoverMs = performance.now() - started;
+        const discoverRequests = source.takeRequestCount();
+        const discoverCpu = server.cpuMs() - cpuBefore;
+        cpuBefore = server.cpuMs();
+        const clientCpuBefore = process.cpuUsage();
+        started = performance.now();
+        const read = await source.observe(found.keys);
+        const readMs = performance.now() - started;
+        const clientCpu = process.cpuUsage(clientCpuBefore);
+        const readRequests = source.takeRequestCount();
+        const readCpu = server.cpuMs() - cpuBefore;
+        if (pass === 1) firstReadsMs.push(readMs / found.keys.length);
+        console.log(
+          `  ${sources === 1 ? "" : `source ${sourceNumber} `}pass ${pass}: discovery ${found.keys.length} locks: ${discoverRequests} requests, ${discoverMs.toFixed(0)} ms, server CPU ${discoverCpu} ms; ` +
+            `full read: ${readRequests} requests (a dump counts 1), ${readMs.toFixed(0)} ms (${(readMs / found.keys.length).toFixed(2)} ms a lock), ` +
+            `server CPU ${readCpu} ms, this process's CPU ${((clientCpu.user + clientCpu.system) / 1000).toFixed(0)} ms; ` +
+            `${describeRead(read.observations)}, ${read.errors.length} errors`,
+        );
+      }
+    } finally {
+      await source.close();
     }
-  } finally {
-    await source.close();
+  }
+  if (sources > 2) {
+    const later = firstReadsMs.slice(1).sort((a, b) => a - b);
+    console.log(
+      `  first read of a new session: ${firstReadsMs[0]!.toFixed(2)} ms a lock for the first source; ` +
+        `median ${percentile(later, 50).toFixed(2)} ms a lock (${later[0]!.toFixed(2)}-${later.at(-1)!.toFixed(2)}) for the ${later.length} after it`,
+    );
   }
 }
 
@@ -228,11 +246,16 @@ async function benchLeaderNodes(server: TestZookeeperServer, databaseUrl: string
     console.log(
       `ZooKeeper 3.9.3, ${leaderCount} leader nodes (the node is the lock): ${Math.floor(leaderCount / 2)} Helix controllers configured one by one, ${leaderCount - Math.floor(leaderCount / 2)} Patroni clusters (2 members each) found under one namespace:`,
     );
-    await measureReads(server, { systems: leaders.systems }, (observations) => {
-      const held = observations.filter((o) => o.holder !== null).length;
-      const withStandby = observations.filter((o) => o.details.system === "patroni" && o.waiters.length === 1).length;
-      return `${held} held, ${withStandby} Patroni clusters with their standby`;
-    });
+    await measureReads(
+      server,
+      { systems: leaders.systems },
+      (observations) => {
+        const held = observations.filter((o) => o.holder !== null).length;
+        const withStandby = observations.filter((o) => o.details.system === "patroni" && o.waiters.length === 1).length;
+        return `${held} held, ${withStandby} Patroni clusters with their standby`;
+      },
+      6,
+    );
 
     const cluster = loadConfig({
       BATON_CLUSTERS: JSON.stringify([

@@ -28,6 +28,8 @@ export type TestZookeeperServer = {
   resume(): void;
   /** CPU time the server's JVM has used so far (from /proc), in ms. */
   cpuMs(): number;
+  /** What the server has logged so far (INFO: it says "Expiring session 0x..." of each session it expires). */
+  log(): string;
   dispose(): Promise<void>;
 };
 
@@ -138,6 +140,7 @@ export async function startZookeeperServer(options: { tickTimeMs?: number; fourL
     pause: () => void signalProcessGroup(pid, "SIGSTOP"),
     resume: () => void signalProcessGroup(pid, "SIGCONT"),
     cpuMs: () => readJvmCpuMs(pid),
+    log: () => readFileSync(logFile, "utf8"),
     async dispose() {
       await stop();
       rmSync(dir, { recursive: true, force: true });

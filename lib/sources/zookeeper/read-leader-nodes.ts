@@ -1,10 +1,10 @@
 import type { HoldReadError, LockRef } from "@/lib/poller/contract/hold-source";
 
 import type { LeaderNodeReading } from "./leader-observation";
-import type { SystemRole } from "./systems/system-role";
+import type { SideNode, SystemRole } from "./systems/system-role";
 import { readEachRef } from "./read-each-ref";
 import type { WatchedReads } from "./watched-reads";
-import { joinPath } from "./znode-path";
+import { joinPath, parentOf } from "./znode-path";
 import type { ZookeeperConnection } from "./zookeeper-connection";
 
 // One read of nodes that are themselves the lock: the node (`getData` with a watch, which fires
@@ -27,6 +27,26 @@ const MAX_COUNT_READS = 3;
 function parseCount(data: Buffer | null): number | null {
   const text = data?.toString("utf8").trim() ?? "";
   return /^\d+$/.test(text) ? Number(text) : null;
+}
+
+/**
+ * A system's side nodes, each watched also while it does not exist (Patroni creates its failover
+ * node at the first switchover): the directories holding them are listed with a child watch (it
+ * fires when one is created or deleted), and only the nodes listed are read (with a data watch).
+ * A side node that is absent, as Patroni's failover is between switchovers, costs no request of
+ * its own, where reading it would cost two (`getData`, then `exists` for the watch).
+ */
+async function readSideNodes(reads: WatchedReads, sidePaths: [string, string][], watch: LeaderReadOptions["watch"]): Promise<(readonly [string, SideNode])[]> {
+  const directories = [...new Set(sidePaths.map(([, path]) => parentOf(path)))];
+  const listings = new Map(await Promise.all(directories.map(async (directory) => [directory, await reads.getChildren(directory, watch)] as const)));
+  return Promise.all(
+    sidePaths.map(async ([name, path]) => {
+      const listed = listings.get(parentOf(path));
+      if (listed === null || listed === undefined || !listed.includes(path.slice(path.lastIndexOf("/") + 1))) return [name, null] as const;
+      const side = await reads.readNode(path, watch);
+      return [name, side === null ? null : { data: side.data, mzxid: side.stat.mzxid ?? null }] as const;
+    }),
+  );
 }
 
 export async function readLeaderNodes(
@@ -74,13 +94,7 @@ export async function readLeaderNodes(
       named === null || standbysPath === undefined || !isStandbyDataRead
         ? null
         : Promise.all(named.map(async ({ child, name }) => ({ name, data: (await reads.readNode(joinPath(standbysPath, child)))?.data ?? null }))),
-      Promise.all(
-        sidePaths.map(async ([name, path]) => {
-          // Watched also while it does not exist: Patroni creates its failover node at the first switchover.
-          const side = await reads.readNode(path, options.watch);
-          return [name, side === null ? null : { data: side.data, mzxid: side.stat.mzxid ?? null }] as const;
-        }),
-      ),
+      readSideNodes(reads, sidePaths, options.watch),
     ]);
     return {
       path: ref.key,

@@ -1,6 +1,6 @@
 import net from "node:net";
 
-import type { HolderLiveness } from "@/lib/poller/contract/hold-observation";
+import type { HoldObservation, HolderLiveness } from "@/lib/poller/contract/hold-observation";
 
 // What only the server knows about other clients' sessions: the `dump` four-letter word. On the
 // leader (or a standalone server) it lists each live session's expiry deadline, in the buckets
@@ -68,6 +68,38 @@ export function judgeHolderSessions(tokens: string[], dump: SessionDump, ownSess
     judged.set(token, dump.deadlines.has(session) || dump.sessionsWithEphemerals.has(session) ? "alive" : "gone");
   }
   return judged;
+}
+
+/** Per lock, its holder's session and the deadline the dump of the lock's last read listed for it. */
+export type ListedDeadlines = Map<string, { session: string; deadline: number }>;
+
+/**
+ * The dump as one read's observations use it. The dump is asked for beside the nodes' reads, so a
+ * holder's session can end between the two: its node read as there, its session no longer listed.
+ * Such a hold keeps the deadline its lock's previous read listed for the session (for this read
+ * only: `listed` keeps only what a dump listed), so that its ending, seen by the next read, is
+ * judged against it: a session closed before its deadline released its hold. Without it the hold
+ * would have no deadline, and every such ending would read as expired.
+ */
+export function keepDeadlinesOfEndedSessions(dump: SessionDump | null, listed: ListedDeadlines): SessionDump | null {
+  if (dump === null) return null;
+  let deadlines: Map<string, number> | null = null;
+  for (const { session, deadline } of listed.values()) {
+    if (dump.deadlines.has(session)) continue;
+    deadlines ??= new Map(dump.deadlines);
+    deadlines.set(session, deadline);
+  }
+  return deadlines === null ? dump : { ...dump, deadlines };
+}
+
+/** Remembers, for each lock observed, the deadline the dump lists for its holder's session (its details' `holderSessionId`); forgets it where none is listed. */
+export function rememberListedDeadlines(listed: ListedDeadlines, observations: readonly HoldObservation[], dump: SessionDump | null): void {
+  for (const observation of observations) {
+    const session = observation.details.holderSessionId;
+    const deadline = typeof session === "string" ? dump?.deadlines.get(session) : undefined;
+    if (typeof session === "string" && deadline !== undefined) listed.set(observation.resourceKey, { session, deadline });
+    else listed.delete(observation.resourceKey);
+  }
 }
 
 /** The server refused the command: it is not on its whitelist. */

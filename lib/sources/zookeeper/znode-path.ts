@@ -15,6 +15,12 @@ export function joinPath(parent: string, ...names: string[]): string {
   return parent === "/" ? `/${rest}` : `${parent}/${rest}`;
 }
 
+/** The directory holding `path` ("/a/b" -> "/a", "/a" -> "/"). */
+export function parentOf(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash <= 0 ? "/" : path.slice(0, slash);
+}
+
 /** The path's segments ("/a/b" -> ["a", "b"]). */
 export function segmentsOf(path: string): string[] {
   return path.split("/").filter(Boolean);

@@ -10,10 +10,19 @@ import { readLockPaths } from "./read-lock-paths";
 import { createWatchedReads } from "./watched-reads";
 import { toZookeeperHint } from "./watch-hint";
 import { SEMAPHORE_LEASES } from "./recipe-layout";
-import { DUMP_WHITELIST_NOTE, judgeHolderSessions, readSessionDump, type SessionDump } from "./session-dump";
+import {
+  DUMP_WHITELIST_NOTE,
+  judgeHolderSessions,
+  keepDeadlinesOfEndedSessions,
+  type ListedDeadlines,
+  readSessionDump,
+  rememberListedDeadlines,
+  type SessionDump,
+} from "./session-dump";
 import type { SystemInterpreter, SystemRole } from "./systems/system-role";
 import type { ZookeeperClusterConfig } from "./zookeeper-config";
 import { createZookeeperConnection } from "./zookeeper-connection";
+import { parentOf } from "./znode-path";
 
 // The ZooKeeper source as the shared hold cycles read it: discovery, reads of lock nodes (each
 // arming a child watch, or for a node that is itself the lock a data or `exists` watch), the
@@ -59,6 +68,8 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
   /** The refusal of `dump` is said once, at the first read (start-up), not every minute it is asked again. */
   let hasSaidDumpRefused = false;
   let dump: { value: SessionDump | null; atMs: number } | null = null;
+  /** Per lock, its holder's session deadline as its last read's dump listed it (keepDeadlinesOfEndedSessions). */
+  const listedDeadlines: ListedDeadlines = new Map();
   let onHints: ((hints: HoldHint[]) => void) | null = null;
 
   // One function for every lock node, so the client keeps one registration per node.
@@ -79,7 +90,11 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
   /** What the system's interpreter makes of a read (its standbys' order, its details, how the last hold ended); the observation as is without one. */
   function interpret(role: SystemRole, reading: LeaderNodeReading, observation: HoldObservation): HoldObservation {
     // Their watches (armed by the read) bring a read of this lock.
-    for (const path of Object.values(role.sideNodes?.(reading.path) ?? {})) watchedFor.set(path, reading.path);
+    for (const path of Object.values(role.sideNodes?.(reading.path) ?? {})) {
+      watchedFor.set(path, reading.path);
+      // Listed for which of them exist (read-leader-nodes.ts): a child watch fires on it.
+      watchedFor.set(parentOf(path), reading.path);
+    }
     if (role.standbys?.isDataRead) watchedFor.set(role.standbys.path(reading.path), reading.path);
     if (role.createInterpreter === undefined) return observation;
     let interpreter = interpreters.get(role);
@@ -148,7 +163,7 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
           : readLeaderNodes(connection, watchedReads, nodeKeys, { roleOf: (ref) => discovery.targetOf(ref).role, watch }),
         readDump(),
       ]);
-      const facts = { dump: sessions.value, batonSessionTimeoutMs: connection.session().timeoutMs };
+      const facts = { dump: keepDeadlinesOfEndedSessions(sessions.value, listedDeadlines), batonSessionTimeoutMs: connection.session().timeoutMs };
       const observations: HoldObservation[] = queues.readings.map((reading) => {
         const observation = toLockObservation(reading, facts);
         const role = discovery.targetOf({ key: reading.path, pattern: reading.pattern }).role;
@@ -170,6 +185,7 @@ export function createZookeeperSource(config: ZookeeperSourceConfig, log?: (line
         tallies.set(reading.path, tally);
         observations.push({ ...interpreted, details: { ...interpreted.details, electionsMissed: tally.missed } });
       }
+      rememberListedDeadlines(listedDeadlines, observations, sessions.value);
       const errors = [...queues.errors, ...nodes.errors];
       return { observations, errors: sessions.error ? [...errors, sessions.error] : errors };
     },

@@ -220,6 +220,23 @@ describe("a node that is the lock", () => {
       (row) => row?.holder === "pg1",
       "pg1 to be the orders primary",
     );
+
+    // The failover node, created and deleted after the cluster was read (its side nodes are read
+    // only where the scope's listing has them; the listing is kept until its child watch fires).
+    const failoverPath = `${patroniNamespace}/orders/failover`;
+    await pg1.create(failoverPath, '{"leader":"pg1","member":"pg0"}', "persistent");
+    const asked = await waitFor(
+      () => lockRow(patroniLeader),
+      (row) => (sourceOf(row)?.failover as { member?: string } | null | undefined)?.member === "pg0",
+      "the switchover request to pg0 to show",
+    );
+    expect(sourceOf(asked)?.failover).toMatchObject({ leader: "pg1", member: "pg0" });
+    await new Promise<void>((resolve, reject) => pg1.client.remove(failoverPath, (error) => (error ? reject(error) : resolve())));
+    await waitFor(
+      () => lockRow(patroniLeader),
+      (row) => row !== null && sourceOf(row)?.failover === null,
+      "the switchover request to be gone",
+    );
   });
 
   it("a ZooKeeper that does not answer leaves the node's hold stale with its holder, never free", async () => {
