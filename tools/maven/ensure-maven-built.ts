@@ -5,11 +5,13 @@ import path from "node:path";
 
 import { resolveJavaCommand } from "../pulsar/prerequisites";
 import { readLogTail } from "../pulsar/read-log-tail";
+import { withBuildLock } from "./build-lock";
 import { runMaven } from "./run-maven";
 
 // Builds a Maven project of tools/ (the ZooKeeper server's pom, the Curator and Redisson
 // contenders) the way tools/pulsar/build-launcher.ts builds the Pulsar launcher: Maven offline first, then Maven
-// Central; the classpath is cached under target/ until the pom or the sources change.
+// Central; the classpath is cached under target/ until the pom or the sources change. One build
+// of a project at a time across processes (build-lock.ts).
 
 export type MavenBuild = {
   java: string;
@@ -87,33 +89,45 @@ export async function ensureMavenBuilt(dir: string, label: string, options: Mave
   const stampFile = path.join(buildDir, "baton-build.json");
   const hasSources = existsSync(path.join(dir, "src"));
   const key = buildKey(dir);
-  if (existsSync(stampFile) && existsSync(classpathArgFile) && existsSync(classpathFile)) {
+  const isBuilt = () => {
+    if (!existsSync(stampFile) || !existsSync(classpathArgFile) || !existsSync(classpathFile)) return false;
     const stamp = JSON.parse(readFileSync(stampFile, "utf8")) as { key?: string };
     // A cleaned ~/.m2 must send us back to Maven rather than to a ClassNotFoundException.
-    if (stamp.key === key && readJars(classpathFile).every((jar) => existsSync(jar))) {
-      // Built before, but the JDK may have gone since: say so in one line, not as a server that never answers.
-      assertJavaRuns(java, label);
-      return { java, classpathArgFile, source: "cached" };
-    }
-  }
+    return stamp.key === key && readJars(classpathFile).every((jar) => existsSync(jar));
+  };
+  const cached = () => {
+    // Built before, but the JDK may have gone since: say so in one line, not as a server that never answers.
+    assertJavaRuns(java, label);
+    return { java, classpathArgFile, source: "cached" as const };
+  };
+  if (isBuilt()) return cached();
 
   assertJavaAndMaven(java, label);
   mkdirSync(buildDir, { recursive: true });
-  const mavenLog = path.join(buildDir, "maven.log");
-  const goals = options.goals ?? (hasSources ? ["compile"] : []);
-  const scope = options.includeTestScope ? ["-Dmdep.includeScope=test"] : [];
-  const mavenArgs = ["-B", "--no-transfer-progress", ...goals, "dependency:build-classpath", `-Dmdep.outputFile=${classpathFile}`, ...scope];
-  options.log?.(`Building ${label} with Maven (offline first)...`);
-  let source: MavenBuild["source"] = "offline";
-  if ((await runMaven(["-o", ...mavenArgs], { cwd: dir, logFile: mavenLog })) !== 0) {
-    options.log?.(`Resolving ${label} from Maven Central (first run)...`);
-    source = "online";
-    const exitCode = await runMaven(mavenArgs, { cwd: dir, logFile: mavenLog });
-    if (exitCode !== 0) throw new Error(`Maven failed (exit ${exitCode}) building ${label}; see ${mavenLog}:\n${readLogTail(mavenLog, 30)}`);
+  return withBuildLock(
+    path.join(buildDir, "baton-build.lock"),
+    // Another process may have built it while this one waited.
+    async () => (isBuilt() ? cached() : build()),
+    { onWait: (pid) => options.log?.(`Waiting for process ${pid}, which is building ${label}...`) },
+  );
+
+  async function build(): Promise<MavenBuild> {
+    const mavenLog = path.join(buildDir, "maven.log");
+    const goals = options.goals ?? (hasSources ? ["compile"] : []);
+    const scope = options.includeTestScope ? ["-Dmdep.includeScope=test"] : [];
+    const mavenArgs = ["-B", "--no-transfer-progress", ...goals, "dependency:build-classpath", `-Dmdep.outputFile=${classpathFile}`, ...scope];
+    options.log?.(`Building ${label} with Maven (offline first)...`);
+    let source: MavenBuild["source"] = "offline";
+    if ((await runMaven(["-o", ...mavenArgs], { cwd: dir, logFile: mavenLog })) !== 0) {
+      options.log?.(`Resolving ${label} from Maven Central (first run)...`);
+      source = "online";
+      const exitCode = await runMaven(mavenArgs, { cwd: dir, logFile: mavenLog });
+      if (exitCode !== 0) throw new Error(`Maven failed (exit ${exitCode}) building ${label}; see ${mavenLog}:\n${readLogTail(mavenLog, 30)}`);
+    }
+    const classDirs = options.classDirs ?? (hasSources ? ["classes"] : []);
+    const classpath = [...classDirs.map((entry) => path.join(buildDir, entry)), ...readJars(classpathFile)].join(path.delimiter);
+    writeFileSync(classpathArgFile, `-cp "${classpath.replaceAll("\\", "\\\\")}"\n`);
+    writeFileSync(stampFile, JSON.stringify({ key }, null, 2));
+    return { java, classpathArgFile, source };
   }
-  const classDirs = options.classDirs ?? (hasSources ? ["classes"] : []);
-  const classpath = [...classDirs.map((entry) => path.join(buildDir, entry)), ...readJars(classpathFile)].join(path.delimiter);
-  writeFileSync(classpathArgFile, `-cp "${classpath.replaceAll("\\", "\\\\")}"\n`);
-  writeFileSync(stampFile, JSON.stringify({ key }, null, 2));
-  return { java, classpathArgFile, source };
 }
