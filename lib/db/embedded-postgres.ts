@@ -6,6 +6,7 @@ import path from "node:path";
 import pg from "pg";
 
 import { EMBEDDED_PASSWORD, EMBEDDED_USER } from "@/lib/db/database-url";
+import { isProcessAlive } from "@/lib/is-process-alive";
 
 export type EmbeddedPostgresHandle = {
   url: string;
@@ -25,15 +26,6 @@ type Options = {
   /** Server settings (`name=value`) on top of Baton's own, e.g. a benchmark's pg_stat_statements. */
   extraSettings?: readonly string[];
 };
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** The pid in postmaster.pid when that server is still running, else null. */
 function findRunningServer(dataDir: string): number | null {

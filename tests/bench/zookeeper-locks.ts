@@ -74,17 +74,40 @@ function startVictim(connectString: string, path: string, name: string): Promise
   });
 }
 
+type BenchSource = ReturnType<typeof createZookeeperSource>;
+type DescribeRead = (observations: Awaited<ReturnType<BenchSource["observe"]>>["observations"]) => string;
+
+/** One discovery and one read of every lock found, printed under `label`; answers the read's time a lock, in ms. */
+async function measurePass(server: TestZookeeperServer, source: BenchSource, label: string, describeRead: DescribeRead): Promise<number> {
+  let cpuBefore = server.cpuMs();
+  let started = performance.now();
+  const found = await source.discover();
+  const discoverMs = performance.now() - started;
+  const discoverRequests = source.takeRequestCount();
+  const discoverCpu = server.cpuMs() - cpuBefore;
+  cpuBefore = server.cpuMs();
+  const clientCpuBefore = process.cpuUsage();
+  started = performance.now();
+  const read = await source.observe(found.keys);
+  const readMs = performance.now() - started;
+  const clientCpu = process.cpuUsage(clientCpuBefore);
+  const readRequests = source.takeRequestCount();
+  const readCpu = server.cpuMs() - cpuBefore;
+  console.log(
+    `  ${label}: discovery ${found.keys.length} locks: ${discoverRequests} requests, ${discoverMs.toFixed(0)} ms, server CPU ${discoverCpu} ms; ` +
+      `full read: ${readRequests} requests (a dump counts 1), ${readMs.toFixed(0)} ms (${(readMs / found.keys.length).toFixed(2)} ms a lock), ` +
+      `server CPU ${readCpu} ms, this process's CPU ${((clientCpu.user + clientCpu.system) / 1000).toFixed(0)} ms; ` +
+      `${describeRead(read.observations)}, ${read.errors.length} errors`,
+  );
+  return readMs / found.keys.length;
+}
+
 /**
  * A full read's figures: discovery and one read of every lock found, by `sources` sources in turn,
  * each on a session of its own (its first read is cold: nothing read yet, as at a worker's start);
  * the last reads three times over.
  */
-async function measureReads(
-  server: TestZookeeperServer,
-  input: Record<string, unknown>,
-  describeRead: (observations: Awaited<ReturnType<ReturnType<typeof createZookeeperSource>["observe"]>>["observations"]) => string,
-  sources = 1,
-): Promise<void> {
+async function measureReads(server: TestZookeeperServer, input: Record<string, unknown>, describeRead: DescribeRead, sources = 1): Promise<void> {
   const config = {
     ...parseZookeeperClusterConfig({ kind: "zookeeper", name: "bench", connectString: server.connectString, requestsPerSecond: 1_000_000, ...input }),
     digestSecret: undefined,
@@ -92,29 +115,11 @@ async function measureReads(
   const firstReadsMs: number[] = [];
   for (let sourceNumber = 1; sourceNumber <= sources; sourceNumber++) {
     const source = createZookeeperSource(config);
+    const passes = sourceNumber === sources ? 3 : 1;
     try {
-      for (let pass = 1; pass <= (sourceNumber === sources ? 3 : 1); pass++) {
-        let cpuBefore = server.cpuMs();
-        let started = performance.now();
-        const found = await source.discover();
-        const discoverMs = performance.now() - started;
-        const discoverRequests = source.takeRequestCount();
-        const discoverCpu = server.cpuMs() - cpuBefore;
-        cpuBefore = server.cpuMs();
-        const clientCpuBefore = process.cpuUsage();
-        started = performance.now();
-        const read = await source.observe(found.keys);
-        const readMs = performance.now() - started;
-        const clientCpu = process.cpuUsage(clientCpuBefore);
-        const readRequests = source.takeRequestCount();
-        const readCpu = server.cpuMs() - cpuBefore;
-        if (pass === 1) firstReadsMs.push(readMs / found.keys.length);
-        console.log(
-          `  ${sources === 1 ? "" : `source ${sourceNumber} `}pass ${pass}: discovery ${found.keys.length} locks: ${discoverRequests} requests, ${discoverMs.toFixed(0)} ms, server CPU ${discoverCpu} ms; ` +
-            `full read: ${readRequests} requests (a dump counts 1), ${readMs.toFixed(0)} ms (${(readMs / found.keys.length).toFixed(2)} ms a lock), ` +
-            `server CPU ${readCpu} ms, this process's CPU ${((clientCpu.user + clientCpu.system) / 1000).toFixed(0)} ms; ` +
-            `${describeRead(read.observations)}, ${read.errors.length} errors`,
-        );
+      for (let pass = 1; pass <= passes; pass++) {
+        const msALock = await measurePass(server, source, `${sources === 1 ? "" : `source ${sourceNumber} `}pass ${pass}`, describeRead);
+        if (pass === 1) firstReadsMs.push(msALock);
       }
     } finally {
       await source.close();

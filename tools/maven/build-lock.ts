@@ -1,4 +1,7 @@
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+
+import { isProcessAlive } from "@/lib/is-process-alive";
 
 // One build of a project at a time across processes: a test run and the demo, or two benches,
 // started together would otherwise run Maven in the same target/ at once and leave a classpath
@@ -8,17 +11,11 @@ import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "
 /** A lock file still empty this long after it was made lost its maker between creating and writing it. */
 const EMPTY_LOCK_STALE_MS = 10_000;
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** The process holding the lock, "stale" when it is gone, or null when there is no lock file (any more). */
-function holderOf(lockPath: string): number | "stale" | null {
+/**
+ * The process holding the lock; "unwritten" while its maker has yet to write its id, "stale" when
+ * it is gone; null when there is no lock file (any more).
+ */
+function holderOf(lockPath: string): number | "unwritten" | "stale" | null {
   let text: string;
   let ageMs: number;
   try {
@@ -29,8 +26,8 @@ function holderOf(lockPath: string): number | "stale" | null {
     throw error;
   }
   const pid = Number(text);
-  if (text === "" || !Number.isInteger(pid) || pid <= 0) return ageMs > EMPTY_LOCK_STALE_MS ? "stale" : Number.NaN;
-  return isAlive(pid) ? pid : "stale";
+  if (text === "" || !Number.isInteger(pid) || pid <= 0) return ageMs > EMPTY_LOCK_STALE_MS ? "stale" : "unwritten";
+  return isProcessAlive(pid) ? pid : "stale";
 }
 
 function tryCreate(lockPath: string): boolean {
@@ -65,11 +62,11 @@ export async function withBuildLock<T>(
       rmSync(lockPath, { force: true });
       continue;
     }
-    if (holder !== null && !hasSaidWaiting) {
+    if (typeof holder === "number" && !hasSaidWaiting) {
       hasSaidWaiting = true;
       options.onWait?.(holder);
     }
-    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
+    await delay(options.pollMs ?? 200);
   }
   try {
     return await build();
